@@ -1,0 +1,136 @@
+"""``cometlocal``: validate plans and print the plan schema, without a browser.
+
+Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
+missing path, nothing to validate).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .contract.schema import plan_json_schema
+from .contract.validator import InvalidPlan, ValidationContext, validate_path
+
+DEFAULT_GLOBS = ("*.actions.yaml", "*.actions.yml")
+_ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
+class UsageError(Exception):
+    """Bad arguments or nothing to do: exit code 2."""
+
+
+def find_root(paths: Sequence[Path]) -> Path:
+    """Like pytest's rootdir: the nearest ancestor of the arguments with a config file."""
+    resolved = [p.resolve() for p in paths] or [Path.cwd().resolve()]
+    common = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in resolved]))
+    for folder in (common, *common.parents):
+        if any((folder / m).is_file() for m in _ROOT_MARKERS):
+            return folder
+    return common
+
+
+def plan_files(paths: Sequence[Path], globs: Sequence[str]) -> list[Path]:
+    found: list[Path] = []
+    for path in paths:
+        if not path.exists():
+            raise UsageError(f"no such file or folder: {path}")
+        if path.is_file():
+            found.append(path)
+            continue
+        for candidate in sorted(path.rglob("*")):
+            if candidate.is_file() and any(fnmatch.fnmatch(candidate.name, g) for g in globs):
+                if not any(part.startswith(".") for part in candidate.relative_to(path).parts[:-1]):
+                    found.append(candidate)
+    return found
+
+
+def _shown(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    paths = [Path(p) for p in args.paths]
+    files = plan_files(paths, args.glob or DEFAULT_GLOBS)
+    if not files:
+        raise UsageError("no plan files found under " + ", ".join(map(str, paths)))
+    root = Path(args.root).resolve() if args.root else find_root(paths)
+    report: list[dict] = []
+    invalid_count = valid_count = 0
+    for path in files:
+        ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url)
+        for result in validate_path(path, ctx, shown=_shown(path)):
+            entry = {"file": result.source.file, "plan": result.name, "line": result.source.mark.line}
+            if isinstance(result, InvalidPlan):
+                invalid_count += 1
+                entry["valid"] = False
+                entry["problems"] = [p.as_dict() for p in result.problems]
+                if args.format == "text":
+                    for problem in result.problems:
+                        print(f"{problem.format()}  [{problem.rule}]")
+            else:
+                valid_count += 1
+                entry["valid"] = True
+                entry["steps"] = len(result.plan.steps)
+            report.append(entry)
+    if args.format == "json":
+        print(json.dumps({"valid": valid_count, "invalid": invalid_count, "plans": report}, indent=2))
+    else:
+        summary = f"{valid_count + invalid_count} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
+        print(summary, file=sys.stderr if invalid_count else sys.stdout)
+    return 1 if invalid_count else 0
+
+
+def cmd_schema(args: argparse.Namespace) -> int:
+    text = json.dumps(plan_json_schema(), indent=2)
+    if args.output:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    else:
+        print(text)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cometlocal", description="Browser action plans for pytest.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("validate", help="validate plan files or folders (no browser)")
+    v.add_argument("paths", nargs="+", help="plan files or folders to search")
+    v.add_argument("--root", help="folder that confines uploads_root (default: like pytest's rootdir)")
+    v.add_argument("--base-url", help="base URL for relative navigate URLs (as pytest's --base-url)")
+    v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
+    v.add_argument("--format", choices=("text", "json"), default="text")
+    v.set_defaults(func=cmd_validate)
+    s = sub.add_parser("schema", help="print the JSON Schema of the plan format")
+    s.add_argument("--output", "-o", help="write to this file instead of standard output")
+    s.set_defaults(func=cmd_schema)
+    return parser
+
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return args.func(args)
+    except UsageError as exc:
+        print(f"cometlocal: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # pragma: no cover - `| head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

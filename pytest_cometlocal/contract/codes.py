@@ -1,0 +1,54 @@
+"""Error codes, stages and severities: the stable vocabulary of failures."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Literal
+
+
+class ErrorCode(StrEnum):
+    """The 13 canonical codes of the errors contract, plus documented extensions."""
+
+    TARGET_NOT_FOUND = "TARGET_NOT_FOUND"
+    TARGET_NOT_UNIQUE = "TARGET_NOT_UNIQUE"
+    INVALID_ACTIONSPEC = "INVALID_ACTIONSPEC"
+    PRECONDITION_FAILED = "PRECONDITION_FAILED"
+    POSTCONDITION_FAILED = "POSTCONDITION_FAILED"
+    POLICY_HALT = "POLICY_HALT"
+    DOMAIN_BLOCKED = "DOMAIN_BLOCKED"
+    ACTION_CRITICAL_BLOCKED = "ACTION_CRITICAL_BLOCKED"
+    NAVIGATION_TIMEOUT = "NAVIGATION_TIMEOUT"
+    UPLOAD_FAILED = "UPLOAD_FAILED"
+    DOWNLOAD_FAILED = "DOWNLOAD_FAILED"
+    OVERLAY_BLOCKING = "OVERLAY_BLOCKING"
+    AUTH_FAILED = "AUTH_FAILED"
+    # Extension codes (plan-format v1, "Extension codes").
+    NAVIGATION_FAILED = "NAVIGATION_FAILED"
+    BROWSER_CRASHED = "BROWSER_CRASHED"
+
+
+CANONICAL_CODES: tuple[ErrorCode, ...] = tuple(list(ErrorCode)[:13])
+EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED)
+
+ErrorCodeName = Literal[
+    "TARGET_NOT_FOUND",
+    "TARGET_NOT_UNIQUE",
+    "INVALID_ACTIONSPEC",
+    "PRECONDITION_FAILED",
+    "POSTCONDITION_FAILED",
+    "POLICY_HALT",
+    "DOMAIN_BLOCKED",
+    "ACTION_CRITICAL_BLOCKED",
+    "NAVIGATION_TIMEOUT",
+    "UPLOAD_FAILED",
+    "DOWNLOAD_FAILED",
+    "OVERLAY_BLOCKING",
+    "AUTH_FAILED",
+    "NAVIGATION_FAILED",
+    "BROWSER_CRASHED",
+]
+"""The same codes as a Literal, for strict plan-file fields (``retry_on``, ``expect``)."""
+
+Stage = Literal["proposal_validation", "precondition", "execution", "postcondition", "policy", "evidence"]
+Severity = Literal["warning", "error", "critical"]
+Criticality = Literal["normal", "critical"]

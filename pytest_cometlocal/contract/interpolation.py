@@ -1,0 +1,73 @@
+"""``${vars.NAME}`` and ``${secrets.NAME}`` in plan strings.
+
+Vars are substituted at load time. Secrets are *checked* at load time (the
+name is declared and its environment variable is set) but stay as
+``${secrets.NAME}`` references in the validated plan: the executor resolves
+them at the moment it types them, so no validated plan, trace line or report
+can carry a secret value. Nothing else is evaluated: there are no expressions,
+filters or defaults inside ``${...}``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Mapping
+
+REFERENCE = re.compile(r"\$\{([^{}]*)\}")
+_NAME = re.compile(r"^(vars|secrets)\.([A-Za-z_][A-Za-z0-9_]*)$")
+SECRET_REFERENCE = re.compile(r"\$\{secrets\.([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+class InterpolationError(ValueError):
+    """A reference that cannot be resolved; the message names it, never a value."""
+
+
+def interpolate(
+    text: str,
+    vars: Mapping[str, object],
+    secret_names: Callable[[str], None],
+) -> str:
+    """Substitute vars in ``text``; ``secret_names`` checks each secret reference.
+
+    ``secret_names(name)`` raises InterpolationError when the secret is not
+    usable. Raises InterpolationError for an unknown var or a malformed
+    reference.
+    """
+    if "${" not in text:
+        return text
+    errors: list[str] = []
+
+    def replace(match: re.Match[str]) -> str:
+        inner = match.group(1).strip()
+        m = _NAME.match(inner)
+        if not m:
+            errors.append(
+                f"cannot interpolate '${{{match.group(1)}}}': use ${{vars.NAME}} or ${{secrets.NAME}}"
+            )
+            return match.group(0)
+        space, name = m.groups()
+        if space == "vars":
+            if name not in vars:
+                known = ", ".join(sorted(vars)) or "none declared"
+                errors.append(f"unknown var '{name}' (vars: {known})")
+                return match.group(0)
+            return str(vars[name])
+        try:
+            secret_names(name)
+        except InterpolationError as exc:
+            errors.append(str(exc))
+        return "${secrets." + name + "}"
+
+    out = REFERENCE.sub(replace, text)
+    if errors:
+        raise InterpolationError("; ".join(errors))
+    return out
+
+
+def resolve_secrets(text: str, values: Mapping[str, str]) -> str:
+    """Executor side: replace ``${secrets.NAME}`` with the value (at the last moment)."""
+    return SECRET_REFERENCE.sub(lambda m: values[m.group(1)], text)
+
+
+def has_secret(text: str) -> bool:
+    return SECRET_REFERENCE.search(text) is not None

@@ -1,0 +1,328 @@
+"""Safe YAML loading that remembers where every value came from.
+
+Plans are untrusted input, so this module does not use PyYAML's constructors at
+all. It reads the *event* stream (libyaml's C parser when available) and builds
+plain Python values itself, which lets it:
+
+* give YAML 1.2 core-schema meaning to scalars (only ``true``/``false`` are
+  booleans, ``0123`` and ``11:30`` stay strings, no timestamps, no merge keys);
+* refuse every tag beyond the core ones, so ``!!python/object`` is an error and
+  never constructed;
+* keep the line and column of every mapping key, value and sequence item, so a
+  validation error can name ``file:line:col`` and the key path;
+* bound the work an alias can cause: aliases are shared, never copied, and the
+  expanded size of the document is counted while it is built, so a
+  "billion laughs" file fails after a few hundred events with bounded memory;
+* bound file size and nesting depth, since the parser is iterative but the
+  validators that walk the result are not.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+import yaml
+
+try:  # libyaml's C parser: same events, about ten times faster.
+    from yaml._yaml import CParser as _Parser  # type: ignore[attr-defined]
+except ImportError:  # pragma: no cover - pure-Python fallback
+    from yaml import SafeLoader as _Parser  # type: ignore[assignment]
+
+from .problems import Mark, Problem
+
+MAX_FILE_BYTES = 2 * 1024 * 1024
+MAX_EXPANDED_NODES = 200_000
+MAX_DEPTH = 64
+
+_CORE = "tag:yaml.org,2002:"
+_ALLOWED_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
+
+_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
+_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
+# Decimal integers without leading zeros: "0123" is a string, as the spec says.
+_INT10 = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
+_INT8 = re.compile(r"^0o[0-7]+$")
+_INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
+_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
+_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
+_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
+
+
+class YamlError(Exception):
+    """The text is not a usable plan document; carries a located Problem."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+class YDict(dict):
+    """A mapping that knows where it and each of its keys and values start."""
+
+    __slots__ = ("mark", "key_marks", "value_marks")
+
+    def __init__(self, mark: Mark):
+        super().__init__()
+        self.mark = mark
+        self.key_marks: dict[str, Mark] = {}
+        self.value_marks: dict[str, Mark] = {}
+
+
+class YList(list):
+    """A sequence that knows where it and each item start."""
+
+    __slots__ = ("mark", "item_marks")
+
+    def __init__(self, mark: Mark):
+        super().__init__()
+        self.mark = mark
+        self.item_marks: list[Mark] = []
+
+
+@dataclass(frozen=True)
+class Document:
+    """One YAML document of a file: its value and where it starts."""
+
+    index: int
+    value: Any
+    mark: Mark
+
+
+def _mark(event: Any) -> Mark:
+    return Mark(event.start_mark.line + 1, event.start_mark.column + 1)
+
+
+def resolve_scalar(value: str, tag: str | None, style: str | None, implicit: Any) -> Any:
+    """YAML 1.2 core schema resolution for one scalar."""
+    plain = implicit[0] if isinstance(implicit, tuple) else bool(implicit)
+    if tag in (None, "!") and not plain:
+        return value  # quoted or block scalar without a tag: always a string
+    if tag in (None, "!"):
+        tag = _implicit_tag(value)
+    kind = tag[len(_CORE):]
+    if kind == "str":
+        return value
+    if kind == "null":
+        if not _NULL.match(value):
+            raise ValueError(f"{value!r} is not a null")
+        return None
+    if kind == "bool":
+        if value not in _BOOL:
+            raise ValueError(f"{value!r} is not a boolean (only true/false)")
+        return _BOOL[value]
+    if kind == "int":
+        if _INT10.match(value):
+            return int(value)
+        if _INT8.match(value):
+            return int(value[2:], 8)
+        if _INT16.match(value):
+            return int(value[2:], 16)
+        raise ValueError(f"{value!r} is not an integer")
+    if kind == "float":
+        if _INF.match(value):
+            return -math.inf if value.startswith("-") else math.inf
+        if _NAN.match(value):
+            return math.nan
+        if _FLOAT.match(value) or _INT10.match(value):
+            return float(value)
+        raise ValueError(f"{value!r} is not a float")
+    raise ValueError(f"tag !!{kind} is not allowed on a scalar")
+
+
+def _implicit_tag(value: str) -> str:
+    if _NULL.match(value):
+        return _CORE + "null"
+    if value in _BOOL:
+        return _CORE + "bool"
+    if _INT10.match(value) or _INT8.match(value) or _INT16.match(value):
+        return _CORE + "int"
+    if _FLOAT.match(value) or _INF.match(value) or _NAN.match(value):
+        return _CORE + "float"
+    return _CORE + "str"
+
+
+class _Builder:
+    """Turns one document's events into YDict/YList/scalars, with budgets."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.expanded = 0
+
+    def fail(self, mark: Mark, message: str, key_path: str = "") -> YamlError:
+        return YamlError(Problem(self.path, mark, key_path, message, rule="YAML"))
+
+    def _charge(self, n: int, mark: Mark) -> None:
+        self.expanded += n
+        if self.expanded > MAX_EXPANDED_NODES:
+            raise self.fail(
+                mark,
+                f"document expands to more than {MAX_EXPANDED_NODES} nodes through aliases; "
+                "aliases are limited to keep loading bounded",
+            )
+
+    def _check_tag(self, tag: str | None, mark: Mark, expected: str) -> None:
+        if tag in (None, "!"):
+            return
+        if tag not in _ALLOWED_TAGS:
+            shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
+            raise self.fail(mark, f"tag {shown} is not allowed (only YAML core tags are accepted)")
+        if tag != _CORE + expected:
+            raise self.fail(mark, f"tag {tag.replace(_CORE, '!!')} cannot be used on a {expected}")
+
+    def build(self, events: Iterator[Any]) -> Any:
+        """Consume events up to and including the end of one node.
+
+        Iterative, with an explicit stack, so nesting depth is a checked
+        limit rather than a Python recursion error.
+        """
+        # Each frame: [container, size, pending_key, pending_key_mark, anchor, mark]
+        stack: list[list[Any]] = []
+        result: Any = None
+        have_result = False
+        for event in events:
+            kind = type(event).__name__
+            mark = _mark(event)
+            size = 1
+            if kind == "ScalarEvent":
+                self._charge(1, mark)
+                try:
+                    value = resolve_scalar(event.value, event.tag, event.style, event.implicit)
+                except ValueError as exc:
+                    tag = event.tag or ""
+                    if tag and tag not in _ALLOWED_TAGS:
+                        shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
+                        raise self.fail(
+                            mark, f"tag {shown} is not allowed (only YAML core tags are accepted)"
+                        ) from None
+                    raise self.fail(mark, str(exc)) from None
+                if event.anchor:
+                    self.anchors[event.anchor] = (value, 1)
+            elif kind == "AliasEvent":
+                if event.anchor not in self.anchors:
+                    raise self.fail(mark, f"alias *{event.anchor} has no anchor before it")
+                value, size = self.anchors[event.anchor]
+                self._charge(size, mark)
+            elif kind in ("MappingStartEvent", "SequenceStartEvent"):
+                self._charge(1, mark)
+                is_map = kind == "MappingStartEvent"
+                self._check_tag(event.tag, mark, "map" if is_map else "seq")
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(mark, f"nesting deeper than {MAX_DEPTH} levels")
+                container = YDict(mark) if is_map else YList(mark)
+                stack.append([container, 1, None, None, event.anchor, mark])
+                continue
+            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
+                container, size, _k, _km, anchor, start = stack.pop()
+                value, mark = container, start
+                if anchor:
+                    self.anchors[anchor] = (value, size)
+            else:  # pragma: no cover - document/stream events never reach here
+                raise self.fail(mark, f"unexpected YAML event {kind}")
+
+            if not stack:
+                result, have_result = value, True
+                break
+            frame = stack[-1]
+            frame[1] += size
+            parent = frame[0]
+            if isinstance(parent, YList):
+                parent.append(value)
+                parent.item_marks.append(mark)
+            elif frame[3] is None:  # this node is a key
+                if kind != "ScalarEvent":
+                    raise self.fail(mark, "mapping keys must be plain scalars")
+                key = event.value  # keys are strings: "1:" is the key "1"
+                if key in parent:
+                    raise self.fail(mark, f"duplicate key {key!r}")
+                frame[2], frame[3] = key, mark
+            else:
+                key = frame[2]
+                parent[key] = value
+                parent.key_marks[key] = frame[3]
+                parent.value_marks[key] = mark
+                frame[2] = frame[3] = None
+        if not have_result:  # pragma: no cover - parser guarantees balance
+            raise self.fail(Mark(1, 1), "unexpected end of document")
+        return result
+
+
+def _problem_from_yaml_error(path: str, exc: yaml.YAMLError) -> Problem:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    where = Mark(mark.line + 1, mark.column + 1) if mark is not None else Mark(1, 1)
+    parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
+    message = "YAML syntax error: " + ("; ".join(parts) if parts else str(exc).splitlines()[0])
+    return Problem(path, where, "", message, rule="YAML")
+
+
+def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
+    """Parse every document of a plan file, or raise YamlError with its location.
+
+    ``text`` may be bytes; it must then be UTF-8 (a BOM is accepted).
+    """
+    if isinstance(text, bytes):
+        if len(text) > MAX_FILE_BYTES:
+            raise YamlError(
+                Problem(path, Mark(1, 1), "", f"file is {len(text)} bytes; the limit is {MAX_FILE_BYTES}", rule="YAML")
+            )
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            line = text[: exc.start].count(b"\n") + 1
+            raise YamlError(
+                Problem(path, Mark(line, 1), "", f"file is not valid UTF-8 (byte 0x{text[exc.start]:02x} at offset {exc.start})", rule="YAML")
+            ) from None
+    elif len(text) > MAX_FILE_BYTES:
+        raise YamlError(
+            Problem(path, Mark(1, 1), "", f"file is {len(text)} characters; the limit is {MAX_FILE_BYTES}", rule="YAML")
+        )
+    text = text.lstrip("\ufeff")
+    parser = _Parser(text)
+    docs: list[Document] = []
+
+    def events() -> Iterator[Any]:
+        while True:
+            try:
+                event = parser.get_event()
+            except yaml.YAMLError as exc:
+                raise YamlError(_problem_from_yaml_error(path, exc)) from None
+            if event is None:
+                return
+            yield event
+
+    stream = events()
+    try:
+        for event in stream:
+            kind = type(event).__name__
+            if kind == "DocumentStartEvent":
+                start = _mark(event)
+                builder = _Builder(path)
+                value = builder.build(stream)
+                end = next(stream)  # DocumentEndEvent
+                assert type(end).__name__ == "DocumentEndEvent"
+                docs.append(Document(len(docs), value, start))
+    finally:
+        dispose = getattr(parser, "dispose", None)
+        if dispose is not None:
+            dispose()
+    return docs
+
+
+def load_file(path: Path | str) -> list[Document]:
+    """Read and parse a plan file, enforcing the size limit before reading it all."""
+    p = Path(path)
+    shown = str(path)
+    try:
+        size = p.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise YamlError(
+                Problem(shown, Mark(1, 1), "", f"file is {size} bytes; the limit is {MAX_FILE_BYTES}", rule="YAML")
+            )
+        data = p.read_bytes()
+    except OSError as exc:
+        raise YamlError(Problem(shown, Mark(1, 1), "", f"cannot read file: {exc.strerror}", rule="YAML")) from None
+    return load_documents(data, shown)

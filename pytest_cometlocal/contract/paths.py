@@ -1,0 +1,34 @@
+"""Path confinement: a plan can name files only inside its allowed root.
+
+Used for ``uploads_root`` (inside the suite's root folder) and ``file_ref``
+(inside ``uploads_root``). Absolute paths and ``..`` components are refused
+outright, before touching the disk; symlinks are resolved and must still land
+inside the root. The check is repeated by the executor right before it uses a
+file, since the disk can change between validation and upload.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath, PureWindowsPath
+
+
+class ConfinementError(ValueError):
+    """The path would leave its root; the message says how."""
+
+
+def confine(relative: str, root: Path) -> Path:
+    """Return ``root / relative`` resolved, or raise ConfinementError."""
+    if not relative or relative.strip() != relative:
+        raise ConfinementError("path must be a non-empty relative path without surrounding spaces")
+    if "\x00" in relative:
+        raise ConfinementError("path contains a NUL byte")
+    if PurePosixPath(relative).is_absolute() or PureWindowsPath(relative).is_absolute() or relative.startswith(("\\", "~")):
+        raise ConfinementError(f"absolute path '{relative}' is not allowed; give a path relative to the root")
+    parts = relative.replace("\\", "/").split("/")
+    if ".." in parts:
+        raise ConfinementError(f"'..' in '{relative}' is not allowed")
+    root_real = root.resolve()
+    candidate = (root_real / relative).resolve()
+    if candidate != root_real and root_real not in candidate.parents:
+        raise ConfinementError(f"'{relative}' resolves outside its root (through a symlink)")
+    return candidate

@@ -1,0 +1,83 @@
+"""Plan v1: one YAML document of a ``*.actions.yaml`` file.
+
+Every key of docs/plan-format.md is here; anything else is rejected. ``Plan``
+is the validated form (defaults merged, vars substituted); what users may
+write before that is described by :func:`pytest_cometlocal.contract.schema.plan_json_schema`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from .actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN
+from .base import ContractModel
+from .codes import ErrorCodeName
+from .policy import Policy
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
+# Hosts: "example.com", "*.example.com", "127.0.0.1", "[::1]"; no scheme, port or path.
+HOST_PATTERN = r"^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$"
+VAR_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# pytest's own markers: a plan tag with one of these names would change how pytest runs it.
+RESERVED_TAGS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"})
+
+
+class SecretRef(ContractModel):
+    """Where a secret comes from: an environment variable, never the file."""
+
+    env: Annotated[str, Field(pattern=ENV_NAME_PATTERN)]
+
+
+class Recovery(ContractModel):
+    """Steps to run when one of ``on_error`` occurs, before the failed step is retried."""
+
+    on_error: Annotated[list[ErrorCodeName], Field(min_length=1)]
+    steps: Annotated[list[ActionSpec], Field(min_length=1)]
+
+
+class AuthSignals(ContractModel):
+    """What marks an authentication failure (AUTH_FAILED)."""
+
+    url_pattern: NonEmpty | None = None
+    texts: list[NonEmpty] = []
+    status: list[Annotated[int, Field(ge=100, le=599)]] = []
+
+
+class Expect(ContractModel):
+    """A negative test: the plan passes only if this code is raised (at ``step``)."""
+
+    error_code: ErrorCodeName
+    step: StepId | None = None
+
+
+class Plan(ContractModel):
+    """A validated plan: what a pytest item runs."""
+
+    name: NonEmpty
+    description: str | None = None
+    tags: list[PlanTag] = []
+    base_url: NonEmpty | None = None
+    allowlist: list[Annotated[str, Field(pattern=HOST_PATTERN)]] | None = None
+    mode: Literal["live", "dry_run"] = "live"
+    policy: Policy = Policy()
+    vars: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], str | int | float] = {}
+    secrets: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], SecretRef] = {}
+    defaults: StepDefaults | None = None
+    recovery: Recovery | None = None
+    uploads_root: NonEmpty | None = None
+    auth_signals: AuthSignals | None = None
+    toast_selector: NonEmpty | None = None
+    overlay_selectors: list[NonEmpty] = []
+    expect: Expect | None = None
+    steps: Annotated[list[ActionSpec], Field(min_length=1)]
+
+    def all_steps(self) -> list[ActionSpec]:
+        """Normal steps then recovery steps: every ActionSpec the plan holds."""
+        return list(self.steps) + (list(self.recovery.steps) if self.recovery else [])
+
+
+PLAN_KEYS: tuple[str, ...] = tuple(Plan.model_fields)

@@ -1,0 +1,57 @@
+"""Located validation problems: what went wrong, where, and under which rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+
+class Mark(NamedTuple):
+    """1-based line and column in a plan file."""
+
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One reason a plan is not valid.
+
+    ``rule`` is a stable identifier (``U1``..``U5``, ``SCHEMA``, ``YAML``, ...)
+    listed in ``details.violated_rules`` of the INVALID_ACTIONSPEC error; the
+    catalogue is in docs/validation-rules.md.
+    """
+
+    file: str
+    mark: Mark
+    key_path: str
+    message: str
+    rule: str = "SCHEMA"
+
+    def format(self) -> str:
+        """``file:line:col key.path: message`` — the one format used everywhere."""
+        where = f"{self.file}:{self.mark.line}:{self.mark.col}"
+        if self.key_path:
+            return f"{where} {self.key_path}: {self.message}"
+        return f"{where}: {self.message}"
+
+    def as_dict(self) -> dict:
+        return {
+            "file": self.file,
+            "line": self.mark.line,
+            "col": self.mark.col,
+            "key_path": self.key_path,
+            "message": self.message,
+            "rule": self.rule,
+        }
+
+
+def format_key_path(loc: tuple) -> str:
+    """``("steps", 2, "target")`` -> ``steps[2].target``."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out

@@ -1,0 +1,163 @@
+"""Target v1: how a step names an element, without heuristics.
+
+Nine types, discriminated on ``type``. A step's ``target`` may also be a list
+of alternatives, tried in the U4 order. Rules that need context (U2 exactness,
+U3 rationale, frame depth, ``url`` only for ``navigate``) are checked by the
+validator, which knows where the target sits; the models check shape only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union
+
+from pydantic import Discriminator, Field, Tag
+
+from .base import ContractModel
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+ARIA_ROLES: tuple[str, ...] = (
+    "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption",
+    "cell", "checkbox", "code", "columnheader", "combobox", "complementary", "contentinfo",
+    "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure",
+    "form", "generic", "grid", "gridcell", "group", "heading", "img", "insertion", "link", "list",
+    "listbox", "listitem", "log", "main", "marquee", "math", "menu", "menubar", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option",
+    "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup",
+    "rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status",
+    "strong", "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term",
+    "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+)
+AriaRole = Literal[ARIA_ROLES]  # type: ignore[valid-type]
+
+# U4: the deterministic order in which alternative targets are tried.
+U4_ORDER: tuple[str, ...] = ("testid", "role", "label", "css", "xpath", "text")
+
+
+class TestIdTarget(ContractModel):
+    """``data-testid`` (or the configured attribute) equal to ``id``."""
+
+    __test__ = False  # not a pytest test class
+    type: Literal["testid"]
+    id: NonEmpty
+
+
+class RoleTarget(ContractModel):
+    """ARIA role plus optional accessible name."""
+
+    type: Literal["role"]
+    role: AriaRole
+    name: NonEmpty | None = None
+    exact: bool | None = None
+
+
+class LabelTarget(ContractModel):
+    """Form control by its label text. U2: ``exact`` or ``normalize_ws`` must be true."""
+
+    type: Literal["label"]
+    text: NonEmpty
+    exact: bool | None = None
+    normalize_ws: bool | None = None
+
+
+class CssTarget(ContractModel):
+    type: Literal["css"]
+    selector: NonEmpty
+
+
+class XPathTarget(ContractModel):
+    type: Literal["xpath"]
+    selector: NonEmpty
+
+
+class TextTarget(ContractModel):
+    """Element by its text. U2: ``exact`` or ``normalize_ws`` must be true."""
+
+    type: Literal["text"]
+    text: NonEmpty
+    exact: bool | None = None
+    normalize_ws: bool | None = None
+
+
+class FrameTarget(ContractModel):
+    """An element inside the iframe ``selector``; one level only."""
+
+    type: Literal["frame"]
+    selector: NonEmpty
+    inner: "Target"
+
+
+class NthTarget(ContractModel):
+    """The ``index``-th (0-based) match of ``base``. U3: needs a rationale."""
+
+    type: Literal["nth"]
+    base: "Target"
+    index: Annotated[int, Field(ge=0)]
+
+
+class UrlTarget(ContractModel):
+    """A page address; only for ``navigate``. Absolute, or relative to the base URL."""
+
+    type: Literal["url"]
+    url: NonEmpty
+
+
+Target = Annotated[
+    Union[
+        TestIdTarget, RoleTarget, LabelTarget, CssTarget, XPathTarget, TextTarget,
+        FrameTarget, NthTarget, UrlTarget,
+    ],
+    Field(discriminator="type"),
+]
+
+TARGET_TYPES: tuple[str, ...] = ("testid", "role", "label", "css", "xpath", "text", "frame", "nth", "url")
+
+AnyTarget = Union[
+    TestIdTarget, RoleTarget, LabelTarget, CssTarget, XPathTarget, TextTarget,
+    FrameTarget, NthTarget, UrlTarget,
+]
+
+
+def _single_or_list(value: object) -> str:
+    return "alternatives" if isinstance(value, list) else "single"
+
+
+TargetSpec = Annotated[
+    Union[
+        Annotated[Target, Tag("single")],
+        Annotated[list[Target], Field(min_length=1), Tag("alternatives")],
+    ],
+    Discriminator(_single_or_list),
+]
+"""What a step's ``target`` holds: one target, or a non-empty list of alternatives."""
+
+FrameTarget.model_rebuild()
+NthTarget.model_rebuild()
+
+
+def u4_rank(target: AnyTarget) -> int:
+    """Position of a target in the U4 order; composite targets rank by what they wrap."""
+    inner = target
+    while isinstance(inner, (FrameTarget, NthTarget)):
+        inner = inner.inner if isinstance(inner, FrameTarget) else inner.base
+    return U4_ORDER.index(inner.type) if inner.type in U4_ORDER else len(U4_ORDER)
+
+
+def describe_target(target: AnyTarget | list) -> str:
+    """Short human form used in reports: ``role=button[name="Sign in"]``."""
+    if isinstance(target, list):
+        return " | ".join(describe_target(t) for t in target)
+    t = target
+    if isinstance(t, TestIdTarget):
+        return f"testid={t.id}"
+    if isinstance(t, RoleTarget):
+        return f"role={t.role}" + (f'[name="{t.name}"]' if t.name is not None else "")
+    if isinstance(t, (LabelTarget, TextTarget)):
+        return f'{t.type}="{t.text}"'
+    if isinstance(t, (CssTarget, XPathTarget)):
+        return f"{t.type}={t.selector}"
+    if isinstance(t, FrameTarget):
+        return f"frame={t.selector} >> {describe_target(t.inner)}"
+    if isinstance(t, NthTarget):
+        return f"{describe_target(t.base)} >> nth={t.index}"
+    return f"url={t.url}"

@@ -1,0 +1,702 @@
+"""From a loaded YAML document to a validated Plan, or a list of located problems.
+
+The order is fixed and each stage only sees what the previous one accepted:
+
+1. shape of the blocks other stages depend on (``vars``, ``secrets``, ``defaults``);
+2. interpolation of ``${vars.X}`` and checking of ``${secrets.X}``;
+3. ``defaults`` merged into every step (recovery steps included), keeping the
+   position of the default so an error in it points at the ``defaults`` line;
+4. the pydantic models (types, unknown keys, required keys);
+5. the rules that need context: U1-U5, ids, inputs per kind, frames, URLs,
+   regular expressions, path confinement.
+
+Every problem carries a stable rule id; docs/validation-rules.md lists them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+from urllib.parse import urlsplit
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from . import conditions as C
+from . import targets as T
+from .actionspec import (
+    DEFAULTABLE_KEYS,
+    SINGLE_TARGET_KINDS,
+    TARGETLESS_KINDS,
+    ActionSpec,
+    StepDefaults,
+)
+from .base import ContractModel
+from .interpolation import InterpolationError, has_secret, interpolate
+from .loader import Document, YamlError, YDict, YList, load_documents, load_file
+from .locate import locate
+from .paths import ConfinementError, confine
+from .plan import RESERVED_TAGS, Expect, Plan, SecretRef
+from .problems import Mark, Problem
+
+Loc = tuple[Any, ...]
+
+# Codes that a retry or a recovery can never change.
+_NOT_RETRYABLE = frozenset({"INVALID_ACTIONSPEC", "POLICY_HALT", "ACTION_CRITICAL_BLOCKED"})
+_NAME_FORBIDDEN = re.compile(r"::|[\[\]\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class ValidationContext:
+    """What validation needs to know beyond the document itself.
+
+    ``root`` confines ``uploads_root`` (pytest's rootdir); ``plan_path`` is
+    the file the plan came from (relative paths resolve from its folder);
+    ``base_url`` is the command-line override and ``default_base_url`` the
+    suite default (ini), so relative URLs can be checked; ``env`` is where
+    secrets are looked up.
+    """
+
+    root: Path
+    plan_path: Path | None = None
+    base_url: str | None = None
+    default_base_url: str | None = None
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+
+
+@dataclass(frozen=True)
+class PlanSource:
+    """Where a plan and each of its steps are written."""
+
+    file: str
+    doc_index: int
+    mark: Mark
+    step_marks: Mapping[str, Mark] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ValidPlan:
+    plan: Plan
+    source: PlanSource
+    base_url: str | None
+    allowlist: tuple[str, ...]
+    uploads_root: Path
+
+    @property
+    def name(self) -> str:
+        return self.plan.name
+
+
+@dataclass(frozen=True)
+class InvalidPlan:
+    name: str
+    source: PlanSource
+    problems: tuple[Problem, ...]
+    expect: Expect | None = None
+    tags: tuple[str, ...] = ()
+    problem_steps: tuple[str, ...] = ()
+
+    @property
+    def violated_rules(self) -> list[str]:
+        return sorted({p.rule for p in self.problems})
+
+
+PlanResult = ValidPlan | InvalidPlan
+
+
+def _all_model_keys() -> set[str]:
+    keys: set[str] = set()
+    todo: list[type[BaseModel]] = [ContractModel]
+    while todo:
+        cls = todo.pop()
+        keys.update(getattr(cls, "model_fields", {}))
+        todo.extend(cls.__subclasses__())
+    return keys
+
+
+_KNOWN_KEYS = sorted(_all_model_keys())
+
+
+class _Collector:
+    """Accumulates problems for one document, located in its YAML tree."""
+
+    def __init__(self, file: str, root: Any, fallback: Mark):
+        self.file, self.root, self.fallback = file, root, fallback
+        self.problems: list[Problem] = []
+        self._seen: dict[str, int] = {}
+
+    def add(self, loc: Loc, message: str, rule: str, key: bool = False, tree: Any = None) -> None:
+        mark, path = locate(self.root if tree is None else tree, loc, self.fallback, key=key)
+        if path in self._seen and rule == "SCHEMA":
+            # Union members each report the same value; one line is enough.
+            prev = self.problems[self._seen[path]]
+            if prev.rule == "SCHEMA" and message not in prev.message:
+                self.problems[self._seen[path]] = Problem(
+                    prev.file, prev.mark, prev.key_path, f"{prev.message}; or {message}", prev.rule
+                )
+            return
+        self._seen.setdefault(path, len(self.problems))
+        self.problems.append(Problem(self.file, mark, path, message, rule))
+
+    def add_pydantic(self, exc: ValidationError, prefix: Loc = (), tree: Any = None) -> None:
+        for err in exc.errors(include_url=False):
+            loc = prefix + tuple(err["loc"])
+            message, rule, key = _describe(err)
+            self.add(loc, message, rule, key=key, tree=tree)
+
+
+def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
+    """A pydantic error as (message, rule, points-at-key) in the plan's words."""
+    kind = err["type"]
+    loc = err["loc"]
+    last = loc[-1] if loc else ""
+    ctx = err.get("ctx") or {}
+    if kind == "extra_forbidden":
+        hint = difflib.get_close_matches(str(last), _KNOWN_KEYS, n=1)
+        more = f"; did you mean '{hint[0]}'?" if hint else ""
+        return f"unknown key '{last}' (unknown keys are rejected){more}", "SCHEMA", True
+    if kind == "missing":
+        if last in ("preconditions", "postconditions"):
+            return f"'{last}' is required (on the step or in the plan's `defaults`)", "CONDITIONS_REQUIRED", False
+        if last in DEFAULTABLE_KEYS:
+            return f"'{last}' is required (on the step or in the plan's `defaults`)", "SCHEMA", False
+        return f"required key '{last}' is missing", "SCHEMA", False
+    if kind == "too_short" and last in ("preconditions", "postconditions"):
+        return f"'{last}' must not be empty (after defaults)", "CONDITIONS_REQUIRED", False
+    if kind == "too_short":
+        return "must not be empty", "SCHEMA", False
+    if kind == "union_tag_invalid":
+        expected = ctx.get("expected_tags", "")
+        disc = str(ctx.get("discriminator", "")).strip("'")
+        what = {"type": "target type", "kind": "kind"}.get(disc, disc)
+        return f"unknown {what} '{ctx.get('tag')}'; expected one of: {expected}", "SCHEMA", False
+    if kind == "union_tag_not_found":
+        disc = str(ctx.get("discriminator", "")).strip("'")
+        return f"'{disc}' is required here", "SCHEMA", False
+    if kind == "literal_error":
+        expected = str(ctx.get("expected", ""))
+        if len(expected) <= 160:
+            return f"must be one of: {expected}", "SCHEMA", False
+        options = re.findall(r"'([^']*)'", expected)
+        close = difflib.get_close_matches(str(err.get("input")), options, n=3)
+        hint = f"; close matches: {', '.join(close)}" if close else ""
+        return f"{err.get('input')!r} is not one of the {len(options)} allowed values{hint}", "SCHEMA", False
+    if kind == "string_pattern_mismatch":
+        return f"{err.get('input')!r} does not match the pattern {ctx.get('pattern')}", "SCHEMA", False
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return "must be a mapping", "SCHEMA", False
+    if kind == "list_type":
+        return "must be a list", "SCHEMA", False
+    msg = err.get("msg", kind)
+    return msg[0].lower() + msg[1:] if msg else kind, "SCHEMA", False
+
+
+# ---------------------------------------------------------------------------
+# Stage helpers on the raw YAML tree
+
+
+def _copy(node: Any, fn) -> Any:
+    """Deep copy of a YDict/YList tree, applying ``fn(path, str)`` to strings."""
+
+    def walk(n: Any, path: Loc) -> Any:
+        if isinstance(n, YDict):
+            out = YDict(n.mark)
+            for k, v in n.items():
+                out[k] = walk(v, path + (k,))
+                out.key_marks[k] = n.key_marks[k]
+                out.value_marks[k] = n.value_marks[k]
+            return out
+        if isinstance(n, YList):
+            out_l = YList(n.mark)
+            for i, v in enumerate(n):
+                out_l.append(walk(v, path + (i,)))
+            out_l.item_marks.extend(n.item_marks)
+            return out_l
+        if isinstance(n, str):
+            return fn(path, n)
+        return n
+
+    return walk(node, ())
+
+
+def _merge_defaults(step: Any, defaults: YDict) -> Any:
+    if not isinstance(step, YDict):
+        return step
+    merged = _copy(step, lambda _p, s: s)
+    for key in DEFAULTABLE_KEYS:
+        if key in defaults and key not in merged:
+            merged[key] = _copy(defaults[key], lambda _p, s: s)
+            merged.key_marks[key] = defaults.key_marks[key]
+            merged.value_marks[key] = defaults.value_marks[key]
+    return merged
+
+
+def _iter_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
+    """Every target inside ``target`` with its loc and frame depth."""
+    stack: list[tuple[Any, Loc, int]] = []
+    if isinstance(target, list):
+        stack.extend((t, loc + (i,), 0) for i, t in enumerate(target))
+    elif target is not None:
+        stack.append((target, loc, 0))
+    while stack:
+        t, tloc, depth = stack.pop()
+        if isinstance(t, T.FrameTarget):
+            depth += 1
+            yield t, tloc, depth
+            stack.append((t.inner, tloc + ("inner",), depth))
+        elif isinstance(t, T.NthTarget):
+            yield t, tloc, depth
+            stack.append((t.base, tloc + ("base",), depth))
+        else:
+            yield t, tloc, depth
+
+
+def _is_absolute_http(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+# ---------------------------------------------------------------------------
+# Rules on validated models
+
+
+def check_step(
+    step: ActionSpec,
+    loc: Loc,
+    add,
+    *,
+    has_base_url: bool,
+    uploads_root: Path | None,
+    in_recovery: bool = False,
+) -> None:
+    """The context rules for one ActionSpec; ``add(loc, message, rule)`` reports."""
+    kind = step.kind
+    if step.target is None and kind not in TARGETLESS_KINDS:
+        add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
+    if kind == "navigate":
+        if step.target is not None and not isinstance(step.target, T.UrlTarget):
+            add(loc + ("target",), "navigate takes a single {type: url} target", "URL_TARGET")
+        elif isinstance(step.target, T.UrlTarget):
+            url = step.target.url
+            if not has_secret(url):
+                parts = urlsplit(url)
+                if parts.scheme and parts.scheme not in ("http", "https"):
+                    add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
+                elif not parts.scheme and parts.netloc:
+                    add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
+                elif not _is_absolute_http(url) and not has_base_url:
+                    add(loc + ("target", "url"), f"relative URL '{url}' needs a base_url (plan, --base-url or ini)", "URL")
+    else:
+        for t, tloc, _d in _iter_targets(step.target, loc + ("target",)):
+            if isinstance(t, T.UrlTarget):
+                add(tloc, "url targets are only for navigate", "URL_TARGET")
+
+    # Inputs by kind.
+    if kind in ("fill", "select"):
+        if step.value is None:
+            add(loc + ("value",), f"'{kind}' needs a value", "INPUTS")
+    elif step.value is not None:
+        add(loc + ("value",), f"'value' is not used by '{kind}' (only fill and select)", "INPUTS")
+    if kind == "upload":
+        if not step.file_refs:
+            add(loc + ("file_ref",), "'upload' needs a file_ref", "INPUTS")
+        elif uploads_root is not None:
+            for i, ref in enumerate(step.file_refs):
+                ref_loc = loc + ("file_ref",) + ((i,) if isinstance(step.file_ref, list) else ())
+                try:
+                    confine(ref, uploads_root)
+                except ConfinementError as exc:
+                    add(ref_loc, f"{exc} (uploads_root)", "PATH_CONFINEMENT")
+    elif step.file_ref is not None:
+        add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
+    if in_recovery and kind == "stop":
+        add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
+
+    # Targets: U2, U3, frame depth, alternatives (U4).
+    all_targets: list[tuple[Any, Loc]] = []
+    all_targets.append((step.target, loc + ("target",)))
+    for phase in ("preconditions", "postconditions"):
+        for i, cond in enumerate(getattr(step, phase)):
+            ctarget = getattr(cond.args, "target", None)
+            if ctarget is not None:
+                all_targets.append((ctarget, loc + (phase, i, "args", "target")))
+    rationale = step.metadata.get("target_rationale")
+    for spec, sloc in all_targets:
+        if isinstance(spec, list):
+            seen: dict[str, int] = {}
+            for i, alt in enumerate(spec):
+                key = alt.model_dump_json()
+                if key in seen:
+                    add(sloc + (i,), f"alternative {i} repeats alternative {seen[key]}", "U4")
+                seen.setdefault(key, i)
+        for t, tloc, depth in _iter_targets(spec, sloc):
+            if isinstance(t, (T.TextTarget, T.LabelTarget)) and not (t.exact or t.normalize_ws):
+                add(tloc, f"a {t.type} target needs exact: true or normalize_ws: true", "U2")
+            if isinstance(t, T.FrameTarget):
+                if depth > 1:
+                    add(tloc, "frames nest one level only", "FRAME_DEPTH")
+                if isinstance(t.inner, T.UrlTarget):
+                    add(tloc + ("inner",), "a frame's inner target cannot be a url", "URL_TARGET")
+            if isinstance(t, T.NthTarget):
+                if not isinstance(rationale, str) or not rationale.strip():
+                    add(tloc, "an nth target needs metadata.target_rationale on its step", "U3")
+                if isinstance(t.base, (T.NthTarget, T.UrlTarget)):
+                    add(tloc + ("base",), f"an nth target's base must be a stable element target, not {t.base.type}", "U3")
+
+    # Conditions: targets available, regexes, U1.
+    step_has_element_target = step.target is not None and kind != "navigate"
+    for phase in ("preconditions", "postconditions"):
+        for i, cond in enumerate(getattr(step, phase)):
+            cloc = loc + (phase, i)
+            ctarget = getattr(cond.args, "target", None)
+            if cond.kind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
+                add(cloc, f"{cond.kind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
+            pattern = getattr(cond.args, "pattern", None) if cond.kind == "url_matches" else None
+            if cond.kind == "download_started":
+                pattern = cond.args.filename
+            if pattern is not None:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    add(cloc + ("args",), f"invalid regular expression: {exc}", "REGEX")
+            if (
+                cond.kind == "element_count_equals"
+                and ctarget is None
+                and kind in SINGLE_TARGET_KINDS
+                and cond.args.count != 1
+            ):
+                add(cloc + ("args", "count"), f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
+
+    # U5.
+    if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
+        add(
+            loc + ("postconditions",),
+            "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+            "upload_completed, or toast_contains/element_text_contains with severity critical)",
+            "U5",
+        )
+    try:
+        json.dumps(step.metadata, allow_nan=False)
+    except ValueError:
+        add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
+
+
+def _check_plan(plan: Plan, ctx: ValidationContext, add, uploads_root: Path | None, has_base_url: bool) -> None:
+    if _NAME_FORBIDDEN.search(plan.name) or plan.name != plan.name.strip():
+        add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
+    for i, tag in enumerate(plan.tags):
+        if tag in RESERVED_TAGS:
+            add(("tags", i), f"'{tag}' is one of pytest's own markers and cannot be a plan tag", "TAG_NAME")
+    if plan.base_url is not None and not _is_absolute_http(plan.base_url):
+        add(("base_url",), "base_url must be an absolute http(s) URL", "URL")
+    ids: dict[str, Loc] = {}
+    steps = [(s, ("steps", i), False) for i, s in enumerate(plan.steps)]
+    if plan.recovery:
+        steps += [(s, ("recovery", "steps", i), True) for i, s in enumerate(plan.recovery.steps)]
+        for i, code in enumerate(plan.recovery.on_error):
+            if code in _NOT_RETRYABLE:
+                add(("recovery", "on_error", i), f"{code} cannot be recovered from", "RECOVERY")
+    for step, loc, in_recovery in steps:
+        if step.id in ids:
+            add(loc + ("id",), f"step id '{step.id}' is already used", "UNIQUE_ID")
+        ids.setdefault(step.id, loc)
+        check_step(step, loc, add, has_base_url=has_base_url, uploads_root=uploads_root, in_recovery=in_recovery)
+    for i, code in enumerate(plan.policy.retry_on):
+        if code in _NOT_RETRYABLE:
+            add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
+    if plan.auth_signals and plan.auth_signals.url_pattern is not None:
+        try:
+            re.compile(plan.auth_signals.url_pattern)
+        except re.error as exc:
+            add(("auth_signals", "url_pattern"), f"invalid regular expression: {exc}", "REGEX")
+    if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
+        add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
+
+
+# ---------------------------------------------------------------------------
+# Entry points
+
+
+_VARS = TypeAdapter(Plan.model_fields["vars"].annotation)
+_SECRETS = TypeAdapter(dict[str, SecretRef])
+
+
+def _raw_name(value: Any, fallback: str) -> str:
+    name = value.get("name") if isinstance(value, dict) else None
+    if isinstance(name, str) and name.strip() and not _NAME_FORBIDDEN.search(name):
+        return name.strip()
+    return fallback
+
+
+def _raw_expect(value: Any) -> Expect | None:
+    raw = value.get("expect") if isinstance(value, dict) else None
+    try:
+        return Expect.model_validate(raw) if raw is not None else None
+    except ValidationError:
+        return None
+
+
+def _raw_tags(value: Any) -> tuple[str, ...]:
+    tags = value.get("tags") if isinstance(value, dict) else None
+    if not isinstance(tags, list):
+        return ()
+    return tuple(t for t in tags if isinstance(t, str) and re.fullmatch(r"[a-z][a-z0-9_]*", t) and t not in RESERVED_TAGS)
+
+
+_STEP_PATH = re.compile(r"^(steps|recovery\.steps)\[(\d+)\]")
+
+
+def _problem_steps(raw: Any, problems: Iterable[Problem]) -> tuple[str, ...]:
+    """Ids (as written) of the steps the problems are in, for ``expect.step``."""
+    found: list[str] = []
+    for problem in problems:
+        m = _STEP_PATH.match(problem.key_path)
+        if not m or not isinstance(raw, dict):
+            continue
+        block = raw.get("steps") if m.group(1) == "steps" else (raw.get("recovery") or {}).get("steps")
+        index = int(m.group(2))
+        if isinstance(block, list) and index < len(block) and isinstance(block[index], dict):
+            sid = block[index].get("id")
+            if isinstance(sid, str) and sid not in found:
+                found.append(sid)
+    return tuple(found)
+
+
+def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback_name: str) -> PlanResult:
+    """Validate one YAML document of a plan file."""
+    raw = doc.value
+    col = _Collector(file, raw, doc.mark)
+    name = _raw_name(raw, fallback_name)
+    source = PlanSource(file, doc.index, getattr(raw, "mark", doc.mark))
+
+    def invalid() -> InvalidPlan:
+        problems = tuple(col.problems)
+        return InvalidPlan(name, source, problems, _raw_expect(raw), _raw_tags(raw), _problem_steps(raw, problems))
+
+    if not isinstance(raw, YDict):
+        what = "empty" if raw is None else type(raw).__name__
+        col.problems.append(Problem(file, doc.mark, "", f"a plan must be a mapping of plan keys, not {what}", "SCHEMA"))
+        return invalid()
+
+    # Stage 1: the blocks interpolation and merging depend on.
+    vars_: dict[str, Any] = {}
+    secrets: dict[str, SecretRef] = {}
+    if "vars" in raw:
+        try:
+            vars_ = _VARS.validate_python(raw["vars"], strict=True)
+        except ValidationError as exc:
+            col.add_pydantic(exc, ("vars",))
+        for name_, value in vars_.items():
+            if isinstance(value, str) and "${" in value:
+                col.add(("vars", name_), "var values cannot contain ${...} references", "INTERPOLATION")
+            if isinstance(value, float) and not math.isfinite(value):
+                col.add(("vars", name_), "var values must be finite numbers or strings", "SCHEMA")
+    if "secrets" in raw:
+        try:
+            secrets = _SECRETS.validate_python(raw["secrets"])
+        except ValidationError as exc:
+            col.add_pydantic(exc, ("secrets",))
+        for name_, ref in secrets.items():
+            if not ctx.env.get(ref.env):
+                col.add(
+                    ("secrets", name_),
+                    f"secret '{name_}' needs environment variable {ref.env}, which is not set",
+                    "SECRET_ENV",
+                )
+    defaults = raw.get("defaults")
+    if defaults is not None:
+        try:
+            StepDefaults.model_validate(defaults)
+        except ValidationError as exc:
+            col.add_pydantic(exc, ("defaults",))
+            defaults = None
+    if col.problems:
+        return invalid()
+
+    # Stage 2: interpolation.
+    def check_secret(secret: str) -> None:
+        if secret not in secrets:
+            known = ", ".join(sorted(secrets)) or "none declared"
+            raise InterpolationError(f"unknown secret '{secret}' (secrets: {known})")
+
+    def interp(path: Loc, text: str) -> str:
+        if path and path[0] in ("vars", "secrets"):
+            return text
+        try:
+            return interpolate(text, vars_, check_secret)
+        except InterpolationError as exc:
+            col.add(path, str(exc), "INTERPOLATION")
+            return text
+
+    tree = _copy(raw, interp)
+    if col.problems:
+        return invalid()
+
+    # Stage 3: defaults.
+    if isinstance(defaults, YDict):
+        if isinstance(tree.get("steps"), YList):
+            steps = tree["steps"]
+            for i in range(len(steps)):
+                steps[i] = _merge_defaults(steps[i], defaults)
+        recovery = tree.get("recovery")
+        if isinstance(recovery, YDict) and isinstance(recovery.get("steps"), YList):
+            rsteps = recovery["steps"]
+            for i in range(len(rsteps)):
+                rsteps[i] = _merge_defaults(rsteps[i], defaults)
+    col.root = tree
+
+    # Stage 4: models.
+    try:
+        plan = Plan.model_validate(tree)
+    except ValidationError as exc:
+        col.add_pydantic(exc)
+        return invalid()
+
+    # Stage 5: context rules.
+    uploads_root: Path | None = None
+    plan_dir = (ctx.plan_path.parent if ctx.plan_path else ctx.root).resolve()
+    try:
+        uploads_root = resolve_uploads_root(plan.uploads_root, plan_dir, ctx.root)
+    except ConfinementError as exc:
+        col.add(("uploads_root",), str(exc), "PATH_CONFINEMENT")
+    effective_base = ctx.base_url or plan.base_url or ctx.default_base_url
+    _check_plan(plan, ctx, lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root, bool(effective_base))
+    if col.problems:
+        return invalid()
+
+    step_marks: dict[str, Mark] = {}
+    for key in ("steps",):
+        for i, step in enumerate(plan.steps):
+            step_marks[step.id] = tree[key].item_marks[i]
+    if plan.recovery:
+        for i, step in enumerate(plan.recovery.steps):
+            step_marks[step.id] = tree["recovery"]["steps"].item_marks[i]
+    allowlist: tuple[str, ...]
+    if plan.allowlist is not None:
+        allowlist = tuple(h.lower() for h in plan.allowlist)
+    elif effective_base and _is_absolute_http(effective_base):
+        allowlist = ((urlsplit(effective_base).hostname or "").lower(),)
+    else:
+        allowlist = ()
+    source = PlanSource(file, doc.index, tree.mark, step_marks)
+    ordered = _u4_sorted(plan)
+    return ValidPlan(ordered, source, effective_base, allowlist, uploads_root or plan_dir)
+
+
+def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:
+    """``uploads_root`` is relative to the plan's folder and must stay inside ``root``.
+
+    Unlike ``file_ref``, it may climb with ``..`` (``../fixtures``) as long as
+    the resolved folder, symlinks followed, is still inside the suite's root.
+    """
+    if value is None:
+        return plan_dir
+    if os.path.isabs(value) or value.startswith(("~", "\\")):
+        raise ConfinementError(f"absolute path '{value}' is not allowed; give a folder relative to the plan file")
+    root_real = root.resolve()
+    candidate = (plan_dir / value).resolve()
+    if candidate != root_real and root_real not in candidate.parents:
+        raise ConfinementError(f"'{value}' resolves outside the suite's root folder {root_real}")
+    return candidate
+
+
+def _u4_sorted(plan: Plan) -> Plan:
+    """Alternatives in U4 order (stable for equal types), so the executor just iterates."""
+
+    def fix(step: ActionSpec) -> ActionSpec:
+        if isinstance(step.target, list):
+            ordered = sorted(step.target, key=T.u4_rank)
+            if ordered != list(step.target):
+                return step.model_copy(update={"target": ordered})
+        return step
+
+    steps = [fix(s) for s in plan.steps]
+    update: dict[str, Any] = {"steps": steps}
+    if plan.recovery:
+        update["recovery"] = plan.recovery.model_copy(update={"steps": [fix(s) for s in plan.recovery.steps]})
+    return plan.model_copy(update=update)
+
+
+def file_stem(path: str) -> str:
+    """Item name for a file that does not parse: the file name without its suffixes."""
+    name = Path(path).name
+    for suffix in (".actions.yaml", ".actions.yml", ".yaml", ".yml"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
+
+
+def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) -> list[PlanResult]:
+    """Validate every document; also enforce unique plan names within the file."""
+    results: list[PlanResult] = []
+    names: dict[str, int] = {}
+    multi = len(docs) > 1
+    for doc in docs:
+        fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
+        result = validate_document(doc, ctx, file, fallback)
+        if result.name in names:
+            problem = Problem(
+                file,
+                result.source.mark,
+                "name",
+                f"plan name '{result.name}' is already used by document {names[result.name] + 1} of this file",
+                "UNIQUE_NAME",
+            )
+            result = InvalidPlan(
+                f"{result.name}@doc{doc.index + 1}",
+                result.source,
+                (problem,) + (result.problems if isinstance(result, InvalidPlan) else ()),
+                result.expect if isinstance(result, InvalidPlan) else result.plan.expect,
+                result.tags if isinstance(result, InvalidPlan) else tuple(result.plan.tags),
+                result.problem_steps if isinstance(result, InvalidPlan) else (),
+            )
+        else:
+            names[result.name] = doc.index
+        results.append(result)
+    if not docs:
+        results.append(
+            InvalidPlan(file_stem(file), PlanSource(file, 0, Mark(1, 1)), (Problem(file, Mark(1, 1), "", "file holds no plan", "SCHEMA"),))
+        )
+    return results
+
+
+def validate_text(text: str | bytes, ctx: ValidationContext, file: str = "<string>") -> list[PlanResult]:
+    """Load and validate plan text; a YAML error gives one InvalidPlan named after the file."""
+    try:
+        docs = load_documents(text, file)
+    except YamlError as exc:
+        return [InvalidPlan(file_stem(file), PlanSource(file, 0, exc.problem.mark), (exc.problem,))]
+    return validate_documents(docs, ctx, file)
+
+
+def validate_path(path: Path, ctx: ValidationContext, shown: str | None = None) -> list[PlanResult]:
+    """Load and validate a plan file."""
+    file = shown or str(path)
+    try:
+        docs = load_file(path)
+    except YamlError as exc:
+        problem = Problem(file, exc.problem.mark, exc.problem.key_path, exc.problem.message, exc.problem.rule)
+        return [InvalidPlan(file_stem(file), PlanSource(file, 0, problem.mark), (problem,))]
+    return validate_documents(docs, ctx, file)
+
+
+def validate_action_spec(raw: Any, *, uploads_root: Path | None = None, has_base_url: bool = True, file: str = "<proposal>") -> ActionSpec | list[Problem]:
+    """Validate one proposed step (from a planner), with the same rules as a plan step."""
+    fallback = getattr(raw, "mark", Mark(1, 1))
+    col = _Collector(file, raw, fallback)
+    try:
+        step = ActionSpec.model_validate(raw)
+    except ValidationError as exc:
+        col.add_pydantic(exc)
+        return col.problems
+    check_step(step, (), lambda loc, msg, rule: col.add(loc, msg, rule), has_base_url=has_base_url, uploads_root=uploads_root)
+    if col.problems:
+        return col.problems
+    if isinstance(step.target, list):
+        step = step.model_copy(update={"target": sorted(step.target, key=T.u4_rank)})
+    return step

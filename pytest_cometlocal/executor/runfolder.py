@@ -1,0 +1,106 @@
+"""One folder per run: run_manifest.json, trace.jsonl, evidence_manifest.json, evidence/.
+
+Folders are created with ``exist_ok=False`` under a unique run id, so parallel
+workers and reruns never share or wipe one. The manifest is written when the
+run starts and rewritten (atomically) when it finishes.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import secrets as _secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..contract.policy import Policy
+from .clock import utc_now_iso
+from .evidence import EvidenceStore, write_json_atomic
+from .redaction import Redactor
+from .trace import TraceWriter
+
+RUN_MANIFEST = "run_manifest.json"
+TRACE = "trace.jsonl"
+
+
+def new_run_id(name: str) -> str:
+    """Sortable, readable and unique without coordination between processes."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:40] or "plan"
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    return f"{stamp}-{slug}-{_secrets.token_hex(4)}"
+
+
+@dataclass
+class RunFolder:
+    """The artifacts of one run, open for writing."""
+
+    path: Path
+    run_id: str
+    manifest: dict[str, Any]
+    trace: TraceWriter
+    evidence: EvidenceStore
+    redactor: Redactor = field(default_factory=Redactor)
+
+    @classmethod
+    def create(
+        cls,
+        output: Path,
+        name: str,
+        *,
+        mode: str,
+        policy: Policy,
+        allowlist: tuple[str, ...] | list[str],
+        plan_info: dict[str, Any],
+        redactor: Redactor | None = None,
+        profile: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> "RunFolder":
+        redactor = redactor or Redactor()
+        output.mkdir(parents=True, exist_ok=True)
+        for _ in range(5):
+            run_id = new_run_id(name)
+            path = output / run_id
+            try:
+                path.mkdir(exist_ok=False)
+                break
+            except FileExistsError:  # pragma: no cover - 32 random bits
+                continue
+        else:  # pragma: no cover
+            raise RuntimeError("could not create a unique run folder")
+        manifest: dict[str, Any] = {
+            "schema_version": "v1",
+            "run_id": run_id,
+            "started_at": utc_now_iso(),
+            "finished_at": None,
+            "status": "running",
+            "execution_profile": profile or {"name": "default"},
+            "execution_mode": mode,
+            "policy_defaults": Policy().model_dump(mode="json"),
+            "policy": policy.model_dump(mode="json"),
+            "app_version": {"pytest_cometlocal": __version__},
+            "platform": {
+                "python": platform.python_version(),
+                "system": platform.platform(),
+                "pid": os.getpid(),
+                "worker": os.environ.get("PYTEST_XDIST_WORKER"),
+            },
+            "domain_allowlist": list(allowlist),
+            "redaction_policy": redactor.describe(),
+            "plan": plan_info,
+        }
+        if extra:
+            manifest.update(extra)
+        write_json_atomic(path / RUN_MANIFEST, manifest)
+        trace = TraceWriter(path / TRACE, run_id, redactor)
+        evidence = EvidenceStore(path, run_id, redactor)
+        return cls(path, run_id, manifest, trace, evidence, redactor)
+
+    def finish(self, status: str, **fields: Any) -> None:
+        """Close the trace and record the outcome in the manifest."""
+        self.trace.close()
+        self.manifest.update(status=status, finished_at=utc_now_iso(), **fields)
+        write_json_atomic(self.path / RUN_MANIFEST, self.manifest)

@@ -1,0 +1,100 @@
+"""trace.jsonl: one event per line, append-only, seq without gaps.
+
+Every line is flushed to the operating system as it is written, so a run
+killed at any point (the pytest process included) leaves a file whose lines
+all parse. ``close`` fsyncs. Lines are redacted before they are written.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable
+
+from ..contract.records import EvidenceRef, ExecutorError, StateSignature, TraceEvent
+from .clock import MonotonicClock
+from .redaction import Redactor
+
+_OPTIONAL = ("action_spec", "result", "error", "evidence_refs", "metadata")
+
+
+class TraceWriter:
+    """Appends TraceEvent v1 lines for one run."""
+
+    def __init__(self, path: Path, run_id: str, redactor: Redactor | None = None):
+        self.path = path
+        self.run_id = run_id
+        self.redactor = redactor or Redactor()
+        self.clock = MonotonicClock()
+        self.seq = 0
+        self.closed = False
+        self._fh = open(path, "a", encoding="utf-8")
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the next event will get (errors record it before they are emitted)."""
+        return self.seq + 1
+
+    def emit(
+        self,
+        event_type: str,
+        step_id: str | None = None,
+        *,
+        before: StateSignature | None = None,
+        after: StateSignature | None = None,
+        action_spec: dict[str, Any] | None = None,
+        result: dict[str, Any] | None = None,
+        error: ExecutorError | None = None,
+        evidence_refs: Iterable[EvidenceRef] = (),
+        metadata: dict[str, Any] | None = None,
+    ) -> TraceEvent:
+        if self.closed:
+            raise RuntimeError("trace is closed")
+        event = TraceEvent(
+            run_id=self.run_id,
+            seq=self.seq + 1,
+            ts_utc=self.clock.now(),
+            event_type=event_type,
+            step_id=step_id,
+            state_signature_before=before,
+            state_signature_after=after,
+            action_spec=action_spec,
+            result=result,
+            error=error,
+            evidence_refs=list(evidence_refs),
+            metadata=metadata or {},
+        )
+        data = event.model_dump(mode="json")
+        for key in _OPTIONAL:
+            if data.get(key) in (None, [], {}) and key != "metadata":
+                data.pop(key, None)
+        line = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        if self.redactor:
+            line = self.redactor.text(line)
+        self._fh.write(line + "\n")
+        self._fh.flush()
+        self.seq += 1
+        return event
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        try:
+            self._fh.flush()
+            os.fsync(self._fh.fileno())
+        finally:
+            self._fh.close()
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """Parse a trace file; raises ValueError naming the first bad line."""
+    events = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+    return events

@@ -1,0 +1,132 @@
+"""Plan files become pytest items: one per YAML document.
+
+Items are ``pytest.Function`` subclasses built with ``callobj``, so they get
+fixtures (the runner, a user's conftest overrides, ``usefixtures`` marks)
+through pytest's public API alone. A file that does not parse or a plan that
+fails validation is still an item; it fails with INVALID_ACTIONSPEC when run
+and never requests a browser fixture.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from ..contract.codes import ErrorCode
+from ..contract.records import ExecutorError
+from ..contract.validator import InvalidPlan, PlanResult, ValidationContext, ValidPlan, validate_path
+from ..executor.rejection import record_invalid_plan
+from .options import settings
+from .outcome import Verdict, invalid_plan_text, judge
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    globs = settings(parent.config).globs
+    if any(fnmatch.fnmatch(file_path.name, g) for g in globs):
+        return PlanFile.from_parent(parent, path=file_path)
+    return None
+
+
+class PlanFile(pytest.File):
+    """A ``*.actions.yaml`` file; collects one item per plan document."""
+
+    def collect(self) -> Iterator[pytest.Item]:
+        opts = settings(self.config)
+        ctx = ValidationContext(
+            root=self.config.rootpath,
+            plan_path=self.path,
+            base_url=opts.base_url,
+            default_base_url=opts.default_base_url,
+        )
+        shown = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(self.config.rootpath) else str(self.path)
+        for result in validate_path(self.path, ctx, shown=shown):
+            tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
+            for tag in tags:
+                # Registered before use, so --strict-markers accepts plan tags.
+                self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
+            callobj = _run_valid_plan if isinstance(result, ValidPlan) else _run_invalid_plan
+            yield PlanItem.from_parent(self, name=result.name, callobj=callobj, result=result)
+
+
+def _run_valid_plan(request: pytest.FixtureRequest, cometlocal_runner: Any) -> None:
+    request.node.run_valid(cometlocal_runner)
+
+
+def _run_invalid_plan(request: pytest.FixtureRequest) -> None:
+    request.node.run_invalid()
+
+
+class PlanItem(pytest.Function):
+    """One plan. ``result`` is its validated plan or its validation problems."""
+
+    def __init__(self, *, result: PlanResult, **kwargs: Any) -> None:
+        self.result = result
+        super().__init__(**kwargs)
+        tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
+        for tag in tags:
+            self.add_marker(tag)
+        self.add_marker("cometlocal")
+        self.cometlocal_error: ExecutorError | None = None
+        self.cometlocal_run_dir: Path | None = None
+
+    @property
+    def plan_line(self) -> int:
+        return self.result.source.mark.line
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.plan_line - 1, f"plan: {self.result.name}"
+
+    # -- outcomes -----------------------------------------------------------
+
+    def record_error(self, error: ExecutorError, run_dir: Path | None) -> None:
+        """Marker, JUnit properties: set on every item that raised an error."""
+        self.cometlocal_error = error
+        self.add_marker(pytest.mark.cometlocal_error_code(error.error_code.value))
+        expected = self.result.expect if isinstance(self.result, InvalidPlan) else self.result.plan.expect
+        self.user_properties.append(("cometlocal.error_code", error.error_code.value))
+        self.user_properties.append(("cometlocal.step_id", error.action_id or ""))
+        if run_dir is not None:
+            self.user_properties.append(("cometlocal.run_dir", str(run_dir)))
+        if expected is not None:
+            self.user_properties.append(("cometlocal.expected_error_code", expected.error_code))
+
+    def conclude(self, verdict: Verdict) -> None:
+        if verdict.outcome == "failed":
+            pytest.fail(verdict.message, pytrace=False)
+        if verdict.outcome == "skipped":
+            pytest.skip(verdict.message)
+
+    def run_invalid(self) -> None:
+        assert isinstance(self.result, InvalidPlan)
+        opts = settings(self.config)
+        run, error = record_invalid_plan(self.result, opts.output, mode="dry_run" if opts.dry_run else "live")
+        self.cometlocal_run_dir = run.path
+        self.record_error(error, run.path)
+        self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
+
+    def run_valid(self, runner: Any) -> None:
+        assert isinstance(self.result, ValidPlan)
+        outcome = runner(self.result, self)
+        error, run_dir, failure_text = _unpack(outcome)
+        self.cometlocal_run_dir = run_dir
+        if error is not None:
+            self.record_error(error, run_dir)
+        self.conclude(judge(self.result.plan.expect, error, failure_text))
+
+
+def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:
+    """A runner returns None (pass), or an object with error/run_dir/failure_text."""
+    if outcome is None:
+        return None, None, ""
+    error = getattr(outcome, "error", None)
+    run_dir = getattr(outcome, "run_dir", None)
+    text = getattr(outcome, "failure_text", "") or (
+        f"{error.error_code.value}: {error.message}" if error is not None else ""
+    )
+    return error, run_dir, text
+
+
+__all__ = ["PlanFile", "PlanItem", "ErrorCode"]

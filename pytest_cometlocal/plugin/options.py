@@ -1,0 +1,101 @@
+"""Command-line options and ini keys, and the settings object built from them.
+
+Option names are prefixed ``--cometlocal-`` so they never clash with
+pytest-playwright's (``--browser``, ``--headed``, ...). ``--base-url`` and the
+``base_url`` ini key belong to pytest-base-url when it is installed; only
+without it does this plugin register them itself, with the same meaning.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+DEFAULT_GLOBS = ["*.actions.yaml", "*.actions.yml"]
+DEFAULT_OUTPUT = "cometlocal-runs"
+
+
+def _base_url_plugin_installed() -> bool:
+    return importlib.util.find_spec("pytest_base_url") is not None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("cometlocal", "cometlocal browser action plans")
+    group.addoption(
+        "--cometlocal-output",
+        metavar="DIR",
+        default=None,
+        help=f"folder for run folders (trace, evidence); default: ini cometlocal_output or {DEFAULT_OUTPUT}/",
+    )
+    group.addoption(
+        "--cometlocal-dry-run",
+        action="store_true",
+        default=False,
+        help="run every plan in dry_run mode: stop before the first critical step",
+    )
+    parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=DEFAULT_GLOBS)
+    parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
+    parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
+    if not _base_url_plugin_installed():
+        group.addoption("--base-url", metavar="URL", default=None, help="base URL for relative plan URLs")
+        parser.addini("base_url", "base URL for relative plan URLs", default=None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "cometlocal_error_code(code): set on a plan item that raised an ExecutorError, with its error code",
+    )
+    config.addinivalue_line("markers", "cometlocal: a browser action plan item")
+    config.stash[SETTINGS_KEY] = Settings.from_config(config)
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the plugin reads from options and ini, resolved once."""
+
+    globs: tuple[str, ...]
+    output: Path
+    dry_run: bool
+    base_url: str | None
+    default_base_url: str | None
+    testid_attribute: str
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> "Settings":
+        cli_output = config.getoption("cometlocal_output", None)
+        if cli_output:
+            output = Path(cli_output)
+            if not output.is_absolute():
+                output = Path(config.invocation_params.dir) / output
+        else:
+            base = config.inipath.parent if config.inipath else config.rootpath
+            output = base / str(config.getini("cometlocal_output") or DEFAULT_OUTPUT)
+        ini_base = config.getini("base_url") if _has_ini(config, "base_url") else None
+        return cls(
+            globs=tuple(config.getini("cometlocal_glob") or DEFAULT_GLOBS),
+            output=output,
+            dry_run=bool(config.getoption("cometlocal_dry_run", False)),
+            base_url=config.getoption("base_url", None) or os.environ.get("COMETLOCAL_BASE_URL") or None,
+            default_base_url=ini_base or None,
+            testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
+        )
+
+
+def _has_ini(config: pytest.Config, name: str) -> bool:
+    try:
+        config.getini(name)
+    except ValueError:
+        return False
+    return True
+
+
+SETTINGS_KEY = pytest.StashKey[Settings]()
+
+
+def settings(config: pytest.Config) -> Settings:
+    return config.stash[SETTINGS_KEY]

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Prepare everything the tests and the demo need, idempotently:
+#   - a virtual environment in .venv with the package and its test extras;
+#   - a Chromium: Playwright's own when it can be installed, else Debian's
+#     `chromium` package when apt is available.
+# Sourced by scripts/test.sh and scripts/demo.sh; safe to run again.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${COMETLOCAL_VENV:-$ROOT/.venv}"
+PY="${PYTHON:-python3}"
+
+log() { printf '[setup] %s\n' "$*" >&2; }
+
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+  log "Python 3.11 or newer is required ($("$PY" --version 2>&1))"; exit 1
+fi
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating virtual environment $VENV"
+  "$PY" -m venv "$VENV"
+fi
+log "installing pytest-cometlocal and test dependencies"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[test]" 2>&1 \
+  | grep -v "^WARNING: Location" >&2 || true
+"$VENV/bin/python" -c 'import pytest_cometlocal, playwright, pydantic, yaml, allure_pytest' \
+  || { log "dependency installation failed"; exit 1; }
+
+have_chromium() {
+  "$VENV/bin/python" - <<'PY' 2>/dev/null
+import os, shutil, sys
+from pathlib import Path
+env = os.environ.get("COMETLOCAL_CHROMIUM")
+if env and Path(env).exists():
+    sys.exit(0)
+cache = Path(os.environ.get("PLAYWRIGHT_BROWSERS_PATH", Path.home() / ".cache" / "ms-playwright"))
+if any(cache.glob("chromium-*/chrome-linux*/chrome")):
+    sys.exit(0)
+for name in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+    if shutil.which(name):
+        sys.exit(0)
+sys.exit(1)
+PY
+}
+
+if have_chromium; then
+  log "Chromium found"
+else
+  log "no Chromium found; trying Playwright's own build"
+  if timeout 300 "$VENV/bin/python" -m playwright install chromium >/dev/null 2>&1 && have_chromium; then
+    log "installed Playwright's Chromium"
+  elif command -v apt-get >/dev/null 2>&1; then
+    log "Playwright's download is not available; installing Debian's chromium with apt-get"
+    SUDO=""
+    if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+    $SUDO apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+    have_chromium || { log "chromium was installed but cannot be found"; exit 1; }
+    log "installed Debian's chromium"
+  else
+    log "no Chromium could be installed: set COMETLOCAL_CHROMIUM to a Chromium binary"; exit 1
+  fi
+fi
