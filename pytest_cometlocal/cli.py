@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
+from .contract.expectation import expectation_met
 from .contract.schema import plan_json_schema
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
 
@@ -65,15 +66,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError("no plan files found under " + ", ".join(map(str, paths)))
     root = Path(args.root).resolve() if args.root else find_root(paths)
     report: list[dict] = []
-    invalid_count = valid_count = 0
+    invalid_count = valid_count = expected_count = 0
     for path in files:
         ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url)
         for result in validate_path(path, ctx, shown=_shown(path)):
             entry = {"file": result.source.file, "plan": result.name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
-                invalid_count += 1
                 entry["valid"] = False
                 entry["problems"] = [p.as_dict() for p in result.problems]
+                if result.expect is not None and expectation_met(
+                    result.expect, "INVALID_ACTIONSPEC", None, result.problem_steps
+                ):
+                    # A negative plan: pytest passes it, so validation does too.
+                    expected_count += 1
+                    entry["expected_invalid"] = True
+                    if args.format == "text":
+                        print(f"{result.source.file}:{result.source.mark.line}: plan '{result.name}' is invalid as expected")
+                    report.append(entry)
+                    continue
+                invalid_count += 1
                 if args.format == "text":
                     for problem in result.problems:
                         print(f"{problem.format()}  [{problem.rule}]")
@@ -83,9 +94,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 entry["steps"] = len(result.plan.steps)
             report.append(entry)
     if args.format == "json":
-        print(json.dumps({"valid": valid_count, "invalid": invalid_count, "plans": report}, indent=2))
+        print(json.dumps(
+            {"valid": valid_count, "invalid": invalid_count, "expected_invalid": expected_count, "plans": report},
+            indent=2,
+        ))
     else:
-        summary = f"{valid_count + invalid_count} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
+        total = valid_count + invalid_count + expected_count
+        summary = f"{total} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
+        if expected_count:
+            summary += f", {expected_count} invalid as expected"
         print(summary, file=sys.stderr if invalid_count else sys.stdout)
     return 1 if invalid_count else 0
 

@@ -23,9 +23,17 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
+from yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 
 try:  # libyaml's C parser: same events, about ten times faster.
     from yaml._yaml import CParser as _Parser  # type: ignore[attr-defined]
@@ -96,12 +104,17 @@ def _mark(event: Any) -> Mark:
     return Mark(event.start_mark.line + 1, event.start_mark.column + 1)
 
 
+_NOT_SPECIAL_START = frozenset("abcdeghijklmopqrsuvwxyzABCDEGHIJKLMOPQRSUVWXYZ_/\"'$%&*()[]{}<>=?!@#`|:;,^ ")
+
+
 def resolve_scalar(value: str, tag: str | None, style: str | None, implicit: Any) -> Any:
     """YAML 1.2 core schema resolution for one scalar."""
     plain = implicit[0] if isinstance(implicit, tuple) else bool(implicit)
-    if tag in (None, "!") and not plain:
-        return value  # quoted or block scalar without a tag: always a string
-    if tag in (None, "!"):
+    if tag is None or tag == "!":
+        if not plain:
+            return value  # quoted or block scalar without a tag: always a string
+        if value and value[0] in _NOT_SPECIAL_START:
+            return value  # fast path: cannot be null, bool, int or float
         tag = _implicit_tag(value)
     kind = tag[len(_CORE):]
     if kind == "str":
@@ -174,22 +187,42 @@ class _Builder:
         if tag != _CORE + expected:
             raise self.fail(mark, f"tag {tag.replace(_CORE, '!!')} cannot be used on a {expected}")
 
-    def build(self, events: Iterator[Any]) -> Any:
+    def build(self, get_event: Any) -> Any:
         """Consume events up to and including the end of one node.
 
         Iterative, with an explicit stack, so nesting depth is a checked
-        limit rather than a Python recursion error.
+        limit rather than a Python recursion error. This loop runs once per
+        YAML event of every plan, so it is written for speed: class identity
+        checks, keys taken as text without resolution, locals for hot names.
         """
+        anchors = self.anchors
+        limit = MAX_EXPANDED_NODES
+        expanded = self.expanded
         # Each frame: [container, size, pending_key, pending_key_mark, anchor, mark]
         stack: list[list[Any]] = []
-        result: Any = None
-        have_result = False
-        for event in events:
-            kind = type(event).__name__
-            mark = _mark(event)
+        while True:
+            event = get_event()
+            cls = type(event)
+            sm = event.start_mark
+            mark = Mark(sm.line + 1, sm.column + 1)
             size = 1
-            if kind == "ScalarEvent":
-                self._charge(1, mark)
+            if cls is ScalarEvent:
+                frame = stack[-1] if stack else None
+                expanded += 1
+                if frame is not None and frame[3] is None and type(frame[0]) is YDict:
+                    # A mapping key: always the text as written ("1:" is the key "1").
+                    tag = event.tag
+                    if tag is not None and tag != "!" and tag != _CORE + "str":
+                        self._check_tag(tag, mark, "str")
+                    key = event.value
+                    parent = frame[0]
+                    if key in parent:
+                        raise self.fail(mark, f"duplicate key {key!r}")
+                    frame[2], frame[3] = key, mark
+                    continue
+                if expanded > limit:
+                    self.expanded = expanded
+                    self._charge(0, mark)
                 try:
                     value = resolve_scalar(event.value, event.tag, event.style, event.implicit)
                 except ValueError as exc:
@@ -201,54 +234,52 @@ class _Builder:
                         ) from None
                     raise self.fail(mark, str(exc)) from None
                 if event.anchor:
-                    self.anchors[event.anchor] = (value, 1)
-            elif kind == "AliasEvent":
-                if event.anchor not in self.anchors:
-                    raise self.fail(mark, f"alias *{event.anchor} has no anchor before it")
-                value, size = self.anchors[event.anchor]
-                self._charge(size, mark)
-            elif kind in ("MappingStartEvent", "SequenceStartEvent"):
-                self._charge(1, mark)
-                is_map = kind == "MappingStartEvent"
-                self._check_tag(event.tag, mark, "map" if is_map else "seq")
+                    anchors[event.anchor] = (value, 1)
+            elif cls is MappingStartEvent or cls is SequenceStartEvent:
+                expanded += 1
+                is_map = cls is MappingStartEvent
+                if event.tag is not None:
+                    self._check_tag(event.tag, mark, "map" if is_map else "seq")
                 if len(stack) >= MAX_DEPTH:
                     raise self.fail(mark, f"nesting deeper than {MAX_DEPTH} levels")
+                if stack and stack[-1][3] is None and type(stack[-1][0]) is YDict:
+                    raise self.fail(mark, "mapping keys must be plain scalars")
                 container = YDict(mark) if is_map else YList(mark)
                 stack.append([container, 1, None, None, event.anchor, mark])
                 continue
-            elif kind in ("MappingEndEvent", "SequenceEndEvent"):
-                container, size, _k, _km, anchor, start = stack.pop()
-                value, mark = container, start
+            elif cls is MappingEndEvent or cls is SequenceEndEvent:
+                container, size, _k, _km, anchor, mark = stack.pop()
+                value = container
                 if anchor:
-                    self.anchors[anchor] = (value, size)
+                    anchors[anchor] = (value, size)
+            elif cls is AliasEvent:
+                if stack and stack[-1][3] is None and type(stack[-1][0]) is YDict:
+                    raise self.fail(mark, "mapping keys must be plain scalars")
+                if event.anchor not in anchors:
+                    raise self.fail(mark, f"alias *{event.anchor} has no anchor before it")
+                value, size = anchors[event.anchor]
+                expanded += size
+                if expanded > limit:
+                    self.expanded = expanded
+                    self._charge(0, mark)
             else:  # pragma: no cover - document/stream events never reach here
-                raise self.fail(mark, f"unexpected YAML event {kind}")
+                raise self.fail(mark, f"unexpected YAML event {cls.__name__}")
 
             if not stack:
-                result, have_result = value, True
-                break
+                self.expanded = expanded
+                return value
             frame = stack[-1]
             frame[1] += size
             parent = frame[0]
-            if isinstance(parent, YList):
+            if type(parent) is YList:
                 parent.append(value)
                 parent.item_marks.append(mark)
-            elif frame[3] is None:  # this node is a key
-                if kind != "ScalarEvent":
-                    raise self.fail(mark, "mapping keys must be plain scalars")
-                key = event.value  # keys are strings: "1:" is the key "1"
-                if key in parent:
-                    raise self.fail(mark, f"duplicate key {key!r}")
-                frame[2], frame[3] = key, mark
             else:
                 key = frame[2]
                 parent[key] = value
                 parent.key_marks[key] = frame[3]
                 parent.value_marks[key] = mark
                 frame[2] = frame[3] = None
-        if not have_result:  # pragma: no cover - parser guarantees balance
-            raise self.fail(Mark(1, 1), "unexpected end of document")
-        return result
 
 
 def _problem_from_yaml_error(path: str, exc: yaml.YAMLError) -> Problem:
@@ -283,28 +314,20 @@ def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
     text = text.lstrip("\ufeff")
     parser = _Parser(text)
     docs: list[Document] = []
-
-    def events() -> Iterator[Any]:
-        while True:
-            try:
-                event = parser.get_event()
-            except yaml.YAMLError as exc:
-                raise YamlError(_problem_from_yaml_error(path, exc)) from None
-            if event is None:
-                return
-            yield event
-
-    stream = events()
+    get_event = parser.get_event
     try:
-        for event in stream:
-            kind = type(event).__name__
-            if kind == "DocumentStartEvent":
+        while True:
+            event = get_event()
+            if event is None:
+                break
+            if type(event).__name__ == "DocumentStartEvent":
                 start = _mark(event)
                 builder = _Builder(path)
-                value = builder.build(stream)
-                end = next(stream)  # DocumentEndEvent
-                assert type(end).__name__ == "DocumentEndEvent"
+                value = builder.build(get_event)
+                get_event()  # DocumentEndEvent
                 docs.append(Document(len(docs), value, start))
+    except yaml.YAMLError as exc:
+        raise YamlError(_problem_from_yaml_error(path, exc)) from None
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:

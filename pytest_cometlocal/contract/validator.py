@@ -200,37 +200,46 @@ def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
 # Stage helpers on the raw YAML tree
 
 
-def _copy(node: Any, fn) -> Any:
-    """Deep copy of a YDict/YList tree, applying ``fn(path, str)`` to strings."""
+def _interpolate_in_place(node: Any, fn, path: Loc = ()) -> None:
+    """Apply ``fn(path, text)`` to every string value containing ``${``.
 
-    def walk(n: Any, path: Loc) -> Any:
-        if isinstance(n, YDict):
-            out = YDict(n.mark)
-            for k, v in n.items():
-                out[k] = walk(v, path + (k,))
-                out.key_marks[k] = n.key_marks[k]
-                out.value_marks[k] = n.value_marks[k]
-            return out
-        if isinstance(n, YList):
-            out_l = YList(n.mark)
-            for i, v in enumerate(n):
-                out_l.append(walk(v, path + (i,)))
-            out_l.item_marks.extend(n.item_marks)
-            return out_l
-        if isinstance(n, str):
-            return fn(path, n)
-        return n
-
-    return walk(node, ())
+    In place: the tree was built for this validation alone. Aliased subtrees
+    may be visited twice, which is harmless because the result of
+    interpolation never contains a var reference.
+    """
+    stack: list[tuple[Any, Loc]] = [(node, path)]
+    while stack:
+        current, loc = stack.pop()
+        if isinstance(current, dict):
+            items = current.items()
+        elif isinstance(current, list):
+            items = enumerate(current)
+        else:
+            continue
+        for key, value in items:
+            if isinstance(value, str):
+                if "${" in value:
+                    current[key] = fn(loc + (key,), value)
+            elif isinstance(value, (dict, list)):
+                if not (loc == () and key in ("vars", "secrets")):
+                    stack.append((value, loc + (key,)))
 
 
 def _merge_defaults(step: Any, defaults: YDict) -> Any:
-    if not isinstance(step, YDict):
+    """A shallow copy of ``step`` with the missing defaultable keys taken from ``defaults``.
+
+    The default's subtree is shared, not copied (nothing mutates it later), and
+    keeps the marks of the ``defaults`` block, so an error in it points there.
+    """
+    if not isinstance(step, YDict) or not any(k in defaults and k not in step for k in DEFAULTABLE_KEYS):
         return step
-    merged = _copy(step, lambda _p, s: s)
+    merged = YDict(step.mark)
+    merged.update(step)
+    merged.key_marks.update(step.key_marks)
+    merged.value_marks.update(step.value_marks)
     for key in DEFAULTABLE_KEYS:
         if key in defaults and key not in merged:
-            merged[key] = _copy(defaults[key], lambda _p, s: s)
+            merged[key] = defaults[key]
             merged.key_marks[key] = defaults.key_marks[key]
             merged.value_marks[key] = defaults.value_marks[key]
     return merged
@@ -270,7 +279,6 @@ def check_step(
     loc: Loc,
     add,
     *,
-    has_base_url: bool,
     uploads_root: Path | None,
     in_recovery: bool = False,
 ) -> None:
@@ -289,8 +297,8 @@ def check_step(
                     add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
                 elif not parts.scheme and parts.netloc:
                     add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
-                elif not _is_absolute_http(url) and not has_base_url:
-                    add(loc + ("target", "url"), f"relative URL '{url}' needs a base_url (plan, --base-url or ini)", "URL")
+                # A relative URL without a known base URL is not an error here: the
+                # base URL may come at run time from a `base_url` fixture.
     else:
         for t, tloc, _d in _iter_targets(step.target, loc + ("target",)):
             if isinstance(t, T.UrlTarget):
@@ -386,7 +394,7 @@ def check_step(
         add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
 
 
-def _check_plan(plan: Plan, ctx: ValidationContext, add, uploads_root: Path | None, has_base_url: bool) -> None:
+def _check_plan(plan: Plan, add, uploads_root: Path | None) -> None:
     if _NAME_FORBIDDEN.search(plan.name) or plan.name != plan.name.strip():
         add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
     for i, tag in enumerate(plan.tags):
@@ -405,7 +413,7 @@ def _check_plan(plan: Plan, ctx: ValidationContext, add, uploads_root: Path | No
         if step.id in ids:
             add(loc + ("id",), f"step id '{step.id}' is already used", "UNIQUE_ID")
         ids.setdefault(step.id, loc)
-        check_step(step, loc, add, has_base_url=has_base_url, uploads_root=uploads_root, in_recovery=in_recovery)
+        check_step(step, loc, add, uploads_root=uploads_root, in_recovery=in_recovery)
     for i, code in enumerate(plan.policy.retry_on):
         if code in _NOT_RETRYABLE:
             add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
@@ -533,7 +541,8 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
             col.add(path, str(exc), "INTERPOLATION")
             return text
 
-    tree = _copy(raw, interp)
+    tree = raw
+    _interpolate_in_place(tree, interp)
     if col.problems:
         return invalid()
 
@@ -565,7 +574,7 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
     except ConfinementError as exc:
         col.add(("uploads_root",), str(exc), "PATH_CONFINEMENT")
     effective_base = ctx.base_url or plan.base_url or ctx.default_base_url
-    _check_plan(plan, ctx, lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root, bool(effective_base))
+    _check_plan(plan, lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root)
     if col.problems:
         return invalid()
 
@@ -685,7 +694,7 @@ def validate_path(path: Path, ctx: ValidationContext, shown: str | None = None) 
     return validate_documents(docs, ctx, file)
 
 
-def validate_action_spec(raw: Any, *, uploads_root: Path | None = None, has_base_url: bool = True, file: str = "<proposal>") -> ActionSpec | list[Problem]:
+def validate_action_spec(raw: Any, *, uploads_root: Path | None = None, file: str = "<proposal>") -> ActionSpec | list[Problem]:
     """Validate one proposed step (from a planner), with the same rules as a plan step."""
     fallback = getattr(raw, "mark", Mark(1, 1))
     col = _Collector(file, raw, fallback)
@@ -694,7 +703,7 @@ def validate_action_spec(raw: Any, *, uploads_root: Path | None = None, has_base
     except ValidationError as exc:
         col.add_pydantic(exc)
         return col.problems
-    check_step(step, (), lambda loc, msg, rule: col.add(loc, msg, rule), has_base_url=has_base_url, uploads_root=uploads_root)
+    check_step(step, (), lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root=uploads_root)
     if col.problems:
         return col.problems
     if isinstance(step.target, list):

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..contract.expectation import expectation_met
 from ..contract.plan import Expect
 from ..contract.records import ExecutorError
 from ..contract.validator import InvalidPlan
@@ -36,12 +37,11 @@ def judge(expect: Expect | None, error: ExecutorError | None, failure_text: str 
             "failed",
             f"expected {code}{where}, got {error.error_code.value}{actual_where}\n{failure_text}".rstrip(),
         )
-    if expect.step is not None and error.action_id != expect.step:
-        if not (error.error_code == "INVALID_ACTIONSPEC" and expect.step in error.details.get("steps", [])):
-            return Verdict(
-                "failed",
-                f"expected {code}{where}, got it{actual_where or ' outside any step'}\n{failure_text}".rstrip(),
-            )
+    if not expectation_met(expect, error.error_code.value, error.action_id, error.details.get("steps", ())):
+        return Verdict(
+            "failed",
+            f"expected {code}{where}, got it{actual_where or ' outside that step'}\n{failure_text}".rstrip(),
+        )
     return Verdict("passed")
 
 

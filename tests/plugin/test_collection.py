@@ -1,0 +1,313 @@
+"""Collection and outcomes of plan items, through a real pytest run (pytester)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import VALID_PLAN
+
+BROKEN_PLAN = """\
+name: broken
+steps:
+  - id: a
+    kind: clik
+"""
+
+
+def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
+    path = pytester.path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def test_each_document_is_an_item_with_file_and_plan_name(pytester: pytest.Pytester) -> None:
+    write(pytester, "plans/login.actions.yaml", VALID_PLAN + "---\n" + VALID_PLAN.replace("name: minimal", "name: second one"))
+    result = pytester.runpytest("--collect-only", "-q", "plans")
+    result.stdout.fnmatch_lines([
+        "plans/login.actions.yaml::minimal",
+        "plans/login.actions.yaml::second one",
+    ])
+    assert result.ret == 0
+
+
+def test_valid_plan_is_skipped_with_reason_until_executor(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("-rs")
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*plan 'minimal' is valid (2 steps)*not available in this version*"])
+
+
+def test_invalid_plan_fails_with_code_and_locations_and_others_still_run(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", BROKEN_PLAN)
+    write(pytester, "b.actions.yaml", VALID_PLAN)
+    write(pytester, "test_plain.py", "def test_ok():\n    assert True\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1, skipped=1, passed=1)
+    result.stdout.fnmatch_lines([
+        "INVALID_ACTIONSPEC: plan 'broken' is not valid (*",
+        "  a.actions.yaml:4:11 steps[[]0].kind: must be one of*[[]SCHEMA]",
+        "  run folder: *cometlocal-runs*broken-*",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    assert "pytest_cometlocal" not in result.stdout.str()
+
+
+def test_unparsable_file_is_one_failing_item_named_after_the_file(pytester: pytest.Pytester) -> None:
+    write(pytester, "bad.actions.yaml", "name: x\nsteps: [a, b\n")
+    write(pytester, "good.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("-v")
+    result.assert_outcomes(failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*bad.actions.yaml::bad FAILED*", "*bad.actions.yaml:3:1: YAML syntax error*"])
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # not an internal or collection error
+
+
+def test_python_tag_is_rejected_not_executed(pytester: pytest.Pytester) -> None:
+    marker = pytester.path / "pwned"
+    write(pytester, "evil.actions.yaml", f'name: !!python/object/apply:os.system ["touch {marker}"]\n')
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*evil.actions.yaml:1:7: tag !!python/object/apply:os.system is not allowed*"])
+    assert not marker.exists()
+
+
+def test_tags_are_markers_and_pass_strict_markers(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", VALID_PLAN.replace("name: minimal", "name: tagged\ntags: [smoke, auth]"))
+    write(pytester, "b.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("--strict-markers", "-m", "smoke", "--collect-only", "-q")
+    result.stdout.fnmatch_lines(["a.actions.yaml::tagged", "*1/2 tests collected (1 deselected)*"])
+    assert result.ret == 0
+
+
+def test_tags_of_an_invalid_plan_still_select_it(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", "name: broken\ntags: [smoke]\nsteps: []\n")
+    result = pytester.runpytest("--strict-markers", "-m", "smoke")
+    result.assert_outcomes(failed=1)
+
+
+def test_glob_is_configurable_by_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ncometlocal_glob = *.plan.yaml\n")
+    write(pytester, "x.plan.yaml", VALID_PLAN)
+    write(pytester, "y.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["x.plan.yaml::minimal"])
+    assert "y.actions.yaml" not in result.stdout.str()
+
+
+def test_location_points_at_the_plan_line(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", "# comment\n" + VALID_PLAN + "---\n" + VALID_PLAN.replace("minimal", "two"))
+    items = pytester.getitems(pytester.path / "a.actions.yaml")
+    assert [i.name for i in items] == ["minimal", "two"]
+    assert items[0].location[1] == 1  # 0-based: line 2 of the file
+    second_start = 1 + VALID_PLAN.count("\n") + 1  # comment + first plan + '---'
+    assert items[1].location[1] == second_start
+    assert items[0].reportinfo()[2] == "plan: minimal"
+
+
+def test_runner_fixture_can_be_overridden_and_uses_other_fixtures(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+        CALLS = []
+
+        @pytest.fixture
+        def portal_url():
+            return "http://127.0.0.1:1"
+
+        @pytest.fixture
+        def cometlocal_runner(portal_url):
+            def run(plan, item):
+                CALLS.append((plan.name, portal_url, item.nodeid))
+            return run
+
+        def pytest_sessionfinish(session):
+            print("CALLS", CALLS)
+        """
+    )
+    write(pytester, "a.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*CALLS *('minimal', 'http://127.0.0.1:1', 'a.actions.yaml::minimal')*"])
+
+
+def test_invalid_plan_requests_no_runner(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture
+        def cometlocal_runner():
+            raise RuntimeError("a browser would start here")
+        """
+    )
+    write(pytester, "a.actions.yaml", BROKEN_PLAN)
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    assert "a browser would start here" not in result.stdout.str()
+
+
+def test_conftest_autouse_fixtures_apply_to_plan_items(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture(autouse=True)
+        def seeded(request):
+            print("SEEDED", request.node.name)
+        """
+    )
+    write(pytester, "a.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("-s")
+    result.stdout.fnmatch_lines(["*SEEDED minimal*"])
+
+
+def test_junit_properties_and_marker_on_error(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        def pytest_runtest_makereport(item, call):
+            if call.when == "call":
+                m = item.get_closest_marker("cometlocal_error_code")
+                print("MARK", m.args if m else None)
+        """
+    )
+    write(pytester, "a.actions.yaml", BROKEN_PLAN)
+    result = pytester.runpytest("--junitxml=out.xml", "-s")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*MARK ('INVALID_ACTIONSPEC',)"])
+    tree = ET.parse(pytester.path / "out.xml")
+    props = {p.get("name"): p.get("value") for p in tree.iter("property")}
+    assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"
+    assert props["cometlocal.step_id"] == ""
+    run_dir = Path(props["cometlocal.run_dir"])
+    assert (run_dir / "trace.jsonl").is_file()
+
+
+def test_invalid_plan_run_folder_has_trace_and_hashed_report(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", BROKEN_PLAN)
+    result = pytester.runpytest("--cometlocal-output", "out")
+    result.assert_outcomes(failed=1)
+    (run_dir,) = (pytester.path / "out").iterdir()
+    events = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+    assert [e["event_type"] for e in events] == [
+        "run_started", "proposal_rejected", "evidence_captured", "error_raised", "run_finished",
+    ]
+    assert [e["seq"] for e in events] == [1, 2, 3, 4, 5]
+    error = events[3]["error"]
+    assert error["error_code"] == "INVALID_ACTIONSPEC" and error["stage"] == "proposal_validation"
+    assert "SCHEMA" in error["details"]["violated_rules"]
+    manifest = json.loads((run_dir / "evidence_manifest.json").read_text())
+    import hashlib
+
+    for entry in manifest["files"]:
+        assert hashlib.sha256((run_dir / entry["uri"]).read_bytes()).hexdigest() == entry["sha256"]
+    assert json.loads((run_dir / "run_manifest.json").read_text())["status"] == "failed"
+
+
+def test_expect_invalid_actionspec_passes_and_records_properties(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "a.actions.yaml",
+        """\
+        name: negative
+        expect: {error_code: INVALID_ACTIONSPEC, step: a}
+        steps:
+          - id: a
+            kind: clik
+        """,
+    )
+    result = pytester.runpytest("--junitxml=out.xml")
+    result.assert_outcomes(passed=1)
+    props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "out.xml").iter("property")}
+    assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"
+    assert props["cometlocal.expected_error_code"] == "INVALID_ACTIONSPEC"
+
+
+def test_expect_other_code_on_invalid_plan_fails_naming_both(pytester: pytest.Pytester) -> None:
+    write(pytester, "a.actions.yaml", "name: n\nexpect: {error_code: TARGET_NOT_FOUND}\nsteps: []\n")
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*expected TARGET_NOT_FOUND, got INVALID_ACTIONSPEC*"])
+
+
+def test_expect_on_the_wrong_step_fails(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "a.actions.yaml",
+        """\
+        name: negative
+        expect: {error_code: INVALID_ACTIONSPEC, step: other}
+        defaults: {criticality: normal, timeout_ms: 100, preconditions: [{kind: network_idle}], postconditions: [{kind: network_idle}]}
+        steps:
+          - id: a
+            kind: clik
+          - {id: other, kind: click, target: {type: css, selector: b}}
+        """,
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*expected INVALID_ACTIONSPEC at step 'other'*"])
+
+
+def test_secret_values_never_reach_output_or_files(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PORTAL_PW", "s3cr3t-value-42")
+    write(
+        pytester,
+        "a.actions.yaml",
+        """\
+        name: uses secret
+        secrets: {pw: {env: PORTAL_PW}}
+        steps:
+          - id: a
+            kind: fill
+            value: ${secrets.pw}
+        """,
+    )
+    result = pytester.runpytest("-v", "--junitxml=out.xml")
+    result.assert_outcomes(failed=1)
+    assert "s3cr3t-value-42" not in result.stdout.str() + result.stderr.str()
+    for path in pytester.path.rglob("*"):
+        if path.is_file():
+            assert b"s3cr3t-value-42" not in path.read_bytes(), path
+
+
+def test_base_url_precedence_cli_over_plan_over_ini(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.fixture
+        def cometlocal_runner():
+            def run(plan, item):
+                print("BASE", item.name, plan.base_url, plan.allowlist)
+            return run
+        """
+    )
+    pytester.makeini("[pytest]\nbase_url = http://ini.example:1\n")
+    write(pytester, "a.actions.yaml", VALID_PLAN.replace("base_url: http://127.0.0.1:8000\n", ""))
+    write(pytester, "b.actions.yaml", VALID_PLAN.replace("name: minimal", "name: own"))
+    result = pytester.runpytest("-s", "-p", "no:randomly")
+    result.stdout.fnmatch_lines([
+        "*BASE minimal http://ini.example:1 ('ini.example',)*",
+        "*BASE own http://127.0.0.1:8000 ('127.0.0.1',)*",
+    ])
+    result = pytester.runpytest("-s", "--base-url", "http://cli.example:2")
+    result.stdout.fnmatch_lines([
+        "*BASE minimal http://cli.example:2 ('cli.example',)*",
+        "*BASE own http://cli.example:2 ('cli.example',)*",
+    ])
+
+
+def test_xdist_gives_same_outcomes(pytester: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    for i in range(4):
+        write(pytester, f"ok{i}.actions.yaml", VALID_PLAN)
+        write(pytester, f"bad{i}.actions.yaml", BROKEN_PLAN)
+    result = pytester.runpytest("-n", "2", "-p", "xdist")
+    result.assert_outcomes(failed=4, skipped=4)
+    runs = list((pytester.path / "cometlocal-runs").iterdir())
+    assert len(runs) == 4 and len({r.name for r in runs}) == 4

@@ -1,0 +1,40 @@
+"""Layering rules that keep the architecture honest."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_cometlocal"
+
+
+def _imports(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_contract_layer_imports_no_browser_and_no_pytest() -> None:
+    for path in (PACKAGE / "contract").glob("*.py"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in {"playwright", "pytest", "_pytest", "allure"}}
+        assert not bad, f"{path.name} imports {bad}"
+
+
+def test_contract_import_loads_no_browser_library() -> None:
+    code = (
+        "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'pytest', '_pytest')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_no_private_pytest_imports_anywhere() -> None:
+    for path in PACKAGE.rglob("*.py"):
+        assert not any(n.split(".")[0] == "_pytest" for n in _imports(path)), path

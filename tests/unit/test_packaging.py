@@ -1,0 +1,55 @@
+"""``pip install .`` in a clean virtual environment gives the CLI and the plugin.
+
+Slow-ish (it installs the runtime dependencies into a new venv, from pip's
+cache after the first run), but it is the only test that sees what a user
+gets from the package metadata: entry points, package data, dependencies.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(os.environ.get("COMETLOCAL_SKIP_PACKAGING") == "1", reason="COMETLOCAL_SKIP_PACKAGING=1")
+def test_pip_install_gives_cli_and_plugin(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    py = venv / "bin" / "python"
+    install = subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", str(REPO)],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert install.returncode == 0, install.stderr[-3000:]
+
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "pytest.ini").write_text("[pytest]\n")
+    (suite / "ok.actions.yaml").write_text(textwrap.dedent("""\
+        name: ok
+        base_url: http://127.0.0.1:1
+        defaults: {criticality: normal, timeout_ms: 100, preconditions: [{kind: network_idle}], postconditions: [{kind: network_idle}]}
+        steps:
+          - {id: open, kind: navigate, target: {type: url, url: /}}
+        """))
+    (suite / "bad.actions.yaml").write_text("name: bad\nsteps: []\n")
+    cli = venv / "bin" / "cometlocal"
+    ok = subprocess.run([str(cli), "validate", "ok.actions.yaml"], cwd=suite, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    bad = subprocess.run([str(cli), "validate", "."], cwd=suite, capture_output=True, text=True)
+    assert bad.returncode == 1 and "bad.actions.yaml:2:8 steps: must not be empty" in bad.stdout
+
+    run = subprocess.run(
+        [str(py), "-m", "pytest", "-p", "no:cacheprovider", "-q", "--collect-only"],
+        cwd=suite, capture_output=True, text=True,
+    )
+    assert "ok.actions.yaml::ok" in run.stdout and "bad.actions.yaml::bad" in run.stdout, run.stdout + run.stderr
+    plugins = subprocess.run([str(py), "-m", "pytest", "--version", "--version"], cwd=suite, capture_output=True, text=True)
+    assert "pytest-cometlocal" in plugins.stdout + plugins.stderr
