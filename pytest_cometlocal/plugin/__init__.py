@@ -7,12 +7,32 @@ report properties. Contract rules live in ``contract/``; running lives in
 """
 
 from .collection import PlanFile, PlanItem, pytest_collect_file
-from .fixtures import cometlocal_runner
+from .fixtures import (
+    cometlocal_base_url,
+    cometlocal_browser,
+    cometlocal_browser_manager,
+    cometlocal_context,
+    cometlocal_context_args,
+    cometlocal_launch_args,
+    cometlocal_network_guard,
+    cometlocal_page,
+    cometlocal_plan_settings,
+    cometlocal_runner,
+)
 from .options import pytest_addoption, pytest_configure
 
 __all__ = [
     "PlanFile",
     "PlanItem",
+    "cometlocal_base_url",
+    "cometlocal_browser",
+    "cometlocal_browser_manager",
+    "cometlocal_context",
+    "cometlocal_context_args",
+    "cometlocal_launch_args",
+    "cometlocal_network_guard",
+    "cometlocal_page",
+    "cometlocal_plan_settings",
     "cometlocal_runner",
     "pytest_addoption",
     "pytest_collect_file",

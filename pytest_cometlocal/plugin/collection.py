@@ -111,10 +111,18 @@ class PlanItem(pytest.Function):
         assert isinstance(self.result, ValidPlan)
         outcome = runner(self.result, self)
         error, run_dir, failure_text = _unpack(outcome)
-        self.cometlocal_run_dir = run_dir
+        self.cometlocal_run_dir = run_dir or self.cometlocal_run_dir
         if error is not None:
             self.record_error(error, run_dir)
-        self.conclude(judge(self.result.plan.expect, error, failure_text))
+        expect = self.result.plan.expect
+        if (
+            error is not None
+            and error.error_code == ErrorCode.ACTION_CRITICAL_BLOCKED
+            and error.details.get("critical_reason") == "dry_run"
+            and not (expect is not None and expect.error_code == ErrorCode.ACTION_CRITICAL_BLOCKED)
+        ):
+            self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}"))
+        self.conclude(judge(expect, error, failure_text))
 
 
 def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:

@@ -1,33 +1,206 @@
-"""Fixtures a plan item uses; each can be overridden in a user's conftest.py."""
+"""Fixtures a plan item uses; each can be overridden in a user's conftest.py.
+
+Chain: cometlocal_browser (one Chromium per session, relaunched if it dies)
+-> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
+-> cometlocal_network_guard (the allowlist proxy of this item)
+-> cometlocal_context (a fresh context per item; cometlocal_context_args adds
+viewport, locale, storage_state, http_credentials, ...)
+-> cometlocal_page -> cometlocal_runner (runs the plan, returns its outcome).
+Names are prefixed so they never clash with pytest-playwright's fixtures.
+"""
 
 from __future__ import annotations
 
-from typing import Protocol
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
 from ..contract.validator import ValidPlan
+from ..executor.allowlist import url_host
+from ..executor.engine import Executor, ExecutorSettings, RunResult
+from ..executor.guard import NetworkGuard
+from ..executor.redaction import Redactor
+from ..executor.runfolder import RunFolder
+from .options import settings
+from .report import failure_text
 
 
-class PlanRunner(Protocol):
-    """Runs one validated plan for one item.
+class BrowserManager:
+    """One Playwright and one Chromium per session, relaunched when it has died."""
 
-    Returns an ExecutorError (or None on success) and the run folder; the
-    item turns that into a pytest outcome. May call ``pytest.skip``.
-    """
+    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None):
+        self.launch_kwargs = launch_kwargs
+        self.explicit_path = explicit_path
+        self._playwright = None
+        self._browser = None
+        self.launches = 0
 
-    def __call__(self, plan: ValidPlan, item: pytest.Item): ...
+    def browser(self):
+        from playwright.sync_api import sync_playwright
+
+        from ..executor.browser import LAUNCH_ARGS, find_chromium
+
+        if self._browser is not None and self._browser.is_connected():
+            return self._browser
+        if self._playwright is None:
+            self._playwright = sync_playwright().start()
+        path = find_chromium(self._playwright, self.explicit_path)
+        kwargs = dict(self.launch_kwargs)
+        kwargs.setdefault("args", [])
+        kwargs["args"] = LAUNCH_ARGS + list(kwargs["args"])
+        if path:
+            kwargs["executable_path"] = path
+        self._browser = self._playwright.chromium.launch(**kwargs)
+        self.launches += 1
+        return self._browser
+
+    def close(self) -> None:
+        try:
+            if self._browser is not None and self._browser.is_connected():
+                self._browser.close()
+        except Exception:
+            pass
+        finally:
+            self._browser = None
+            if self._playwright is not None:
+                try:
+                    self._playwright.stop()
+                except Exception:
+                    pass
+                self._playwright = None
 
 
-def _validation_only(plan: ValidPlan, item: pytest.Item):
-    pytest.skip(
-        f"cometlocal: plan '{plan.name}' is valid ({len(plan.plan.steps)} steps); "
-        "running plans in a browser is not available in this version"
-    )
+@pytest.fixture(scope="session")
+def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
+    """Keyword arguments for chromium.launch (override to add args, proxy, ...)."""
+    opts = settings(pytestconfig)
+    return {"headless": not opts.headed, "slow_mo": opts.slowmo}
+
+
+@pytest.fixture(scope="session")
+def cometlocal_browser_manager(pytestconfig: pytest.Config, cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
+    manager = BrowserManager(cometlocal_launch_args, settings(pytestconfig).chromium)
+    yield manager
+    manager.close()
 
 
 @pytest.fixture
-def cometlocal_runner() -> PlanRunner:
-    """What runs a valid plan. Until the browser executor lands, it skips with
-    a reason that says so; plans are still fully validated at collection."""
-    return _validation_only
+def cometlocal_browser(cometlocal_browser_manager: BrowserManager):
+    """The session's Chromium (a new one if the previous one crashed)."""
+    return cometlocal_browser_manager.browser()
+
+
+@pytest.fixture
+def cometlocal_base_url(pytestconfig: pytest.Config) -> str | None:
+    """The suite's default base URL (ini ``base_url``); override it to serve a portal from a fixture."""
+    return settings(pytestconfig).default_base_url
+
+
+@dataclass(frozen=True)
+class PlanSettings:
+    """The effective settings of one plan item."""
+
+    plan: ValidPlan
+    base_url: str | None
+    allowlist: tuple[str, ...]
+    mode: str
+    secrets: dict[str, str]
+
+
+@pytest.fixture
+def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytest.Config, cometlocal_base_url: str | None) -> PlanSettings:
+    """Base URL precedence: --base-url > the plan's base_url > cometlocal_base_url (ini)."""
+    result = getattr(request.node, "result", None)
+    if not isinstance(result, ValidPlan):
+        raise pytest.UsageError("cometlocal fixtures are for plan items")
+    opts = settings(pytestconfig)
+    plan = result.plan
+    base = opts.base_url or plan.base_url or cometlocal_base_url
+    if plan.allowlist is not None:
+        allowlist = tuple(h.lower() for h in plan.allowlist)
+    else:
+        allowlist = (url_host(base),) if base and url_host(base) else ()
+    secrets = {name: os.environ.get(ref.env, "") for name, ref in plan.secrets.items()}
+    mode = "dry_run" if opts.dry_run else plan.mode
+    return PlanSettings(result, base, allowlist, mode, secrets)
+
+
+@pytest.fixture
+def cometlocal_network_guard(cometlocal_plan_settings: PlanSettings) -> Iterator[NetworkGuard]:
+    guard = NetworkGuard(cometlocal_plan_settings.allowlist).start()
+    yield guard
+    guard.stop()
+
+
+@pytest.fixture
+def cometlocal_context_args() -> dict[str, Any]:
+    """Extra keyword arguments for browser.new_context (viewport, locale, storage_state, http_credentials, ...)."""
+    return {}
+
+
+@pytest.fixture
+def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard, pytestconfig: pytest.Config):
+    args = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
+    args.update(cometlocal_context_args)
+    args["proxy"] = cometlocal_network_guard.proxy_settings()  # the guard is not optional
+    context = cometlocal_browser.new_context(**args)
+    context.set_default_timeout(30_000)
+    testid = settings(pytestconfig).testid_attribute
+    if testid != "data-testid":
+        from playwright.sync_api import sync_playwright  # noqa: F401 - selectors live on the driver
+
+        cometlocal_browser.browser_type._playwright.selectors.set_test_id_attribute(testid)  # type: ignore[attr-defined]
+    yield context
+    try:
+        context.close()
+    except Exception:
+        pass
+
+
+@pytest.fixture
+def cometlocal_page(cometlocal_context):
+    page = cometlocal_context.new_page()
+    yield page
+
+
+@dataclass
+class PlanOutcome:
+    """What the item needs from a run: the typed error, the run folder, the failure text."""
+
+    error: Any
+    run_dir: Path | None
+    failure_text: str
+    result: RunResult | None = None
+
+
+@pytest.fixture
+def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: PlanSettings, cometlocal_network_guard: NetworkGuard, pytestconfig: pytest.Config):
+    """Runs the item's plan in the page and returns a PlanOutcome."""
+    opts = settings(pytestconfig)
+
+    def run(plan: ValidPlan, item: pytest.Item) -> PlanOutcome:
+        ps = cometlocal_plan_settings
+        redactor = Redactor(ps.secrets.values())
+        run_folder = RunFolder.create(
+            opts.output, plan.name, mode=ps.mode, policy=plan.plan.policy, allowlist=ps.allowlist,
+            plan_info={"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
+                       "doc_index": plan.source.doc_index, "nodeid": item.nodeid},
+            redactor=redactor,
+            profile={"name": "pytest", "base_url": ps.base_url, "browser": "chromium",
+                     "headless": not opts.headed},
+        )
+        item.cometlocal_run_dir = run_folder.path
+        executor = Executor(
+            cometlocal_page, run_folder,
+            ExecutorSettings.for_plan(plan.plan, base_url=ps.base_url, allowlist=ps.allowlist, mode=ps.mode,
+                                      uploads_root=plan.uploads_root, secrets=ps.secrets),
+            guard=cometlocal_network_guard,
+        )
+        result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})
+        text = failure_text(plan, result.error, run_folder.path) if result.error else ""
+        return PlanOutcome(result.error, run_folder.path, redactor.text(text), result)
+
+    return run

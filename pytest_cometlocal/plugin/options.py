@@ -37,6 +37,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="run every plan in dry_run mode: stop before the first critical step",
     )
+    group.addoption(
+        "--cometlocal-chromium",
+        metavar="PATH",
+        default=None,
+        help="Chromium binary to launch (default: ini cometlocal_chromium, COMETLOCAL_CHROMIUM, "
+        "Playwright's own build, then a system Chromium)",
+    )
+    group.addoption("--cometlocal-headed", action="store_true", default=False, help="show the browser window")
+    group.addoption("--cometlocal-slowmo", metavar="MS", type=float, default=0, help="slow every browser operation down by MS")
+    parser.addini("cometlocal_chromium", "Chromium binary to launch", default=None)
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=DEFAULT_GLOBS)
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
@@ -64,6 +74,9 @@ class Settings:
     base_url: str | None
     default_base_url: str | None
     testid_attribute: str
+    chromium: str | None = None
+    headed: bool = False
+    slowmo: float = 0
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -83,6 +96,9 @@ class Settings:
             base_url=config.getoption("base_url", None) or os.environ.get("COMETLOCAL_BASE_URL") or None,
             default_base_url=ini_base or None,
             testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
+            chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
+            headed=bool(config.getoption("cometlocal_headed", False)),
+            slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
         )
 
 

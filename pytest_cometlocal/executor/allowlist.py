@@ -1,0 +1,40 @@
+"""Which hosts a run may touch.
+
+Hosts match literally and case-insensitively, ports ignored, no DNS
+resolution (``localhost`` is not ``127.0.0.1``); ``*.x`` matches subdomains
+of ``x`` only. Pure functions: the network guard (guard.py) and the
+``host_in_allowlist`` condition both use them.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+
+def url_host(url: str) -> str:
+    """Lower-case host of a URL ('' for URLs without one, such as about:blank)."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    return host.lower()
+
+
+def host_allowed(host: str, allowlist: tuple[str, ...] | list[str]) -> bool:
+    host = host.lower().strip("[]").rstrip(".")
+    for pattern in allowlist:
+        pattern = pattern.lower().strip("[]").rstrip(".")
+        if pattern.startswith("*."):
+            if host.endswith(pattern[1:]) and host != pattern[2:]:
+                return True
+        elif host == pattern:
+            return True
+    return False
+
+
+def url_allowed(url: str, allowlist: tuple[str, ...] | list[str]) -> bool:
+    """Non-network URLs (about:, data:, blob:) are always allowed: they leave no host."""
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in ("http", "https", "ws", "wss"):
+        return True
+    return host_allowed(url_host(url), allowlist)

@@ -1,0 +1,148 @@
+"""Observations: the state signature and the partial DOM snapshot of a page.
+
+One ``evaluate`` collects everything the signature and the snapshot need
+(title, visible text, the structure of interactive elements, visible anchors
+and inputs), and one viewport screenshot gives the screenshot hash. Values of
+hidden and password inputs never leave the page: the structure used for
+``key_elements_hash`` has no values at all, and the snapshot masks them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from ..contract.records import StateSignature
+from .clock import utc_now_iso
+
+MAX_ELEMENTS = 400
+
+OBSERVE_JS = r"""
+(maxElements) => {
+  const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false;
+    const st = getComputedStyle(el);
+    return st.visibility !== "hidden" && st.display !== "none";
+  };
+  const labelOf = (el) => {
+    if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
+    const by = el.getAttribute("aria-labelledby");
+    if (by) return by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || "").join(" ");
+    if (el.labels && el.labels.length) return Array.from(el.labels).map(l => l.textContent).join(" ");
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return el.getAttribute("placeholder") || el.getAttribute("title") || "";
+    return el.innerText || el.getAttribute("title") || el.getAttribute("alt") || "";
+  };
+  const sel = "a[href],button,input,select,textarea,[role],[tabindex],[data-testid],[contenteditable=true]";
+  const all = Array.from(document.querySelectorAll(sel)).slice(0, maxElements);
+  const key = all.map(el => [
+    el.tagName.toLowerCase(),
+    el.getAttribute("role") || "",
+    clip(labelOf(el), 80),
+    el.getAttribute("data-testid") || "",
+    (el.getAttribute("type") || "").toLowerCase(),
+    el.disabled === true || el.getAttribute("aria-disabled") === "true",
+  ]);
+  const maskValue = (el) => {
+    const t = (el.getAttribute("type") || "").toLowerCase();
+    if (t === "password") return el.value ? "***" : "";
+    if (t === "hidden") return null;
+    if (t === "file") return Array.from(el.files || []).map(f => f.name).join(", ");
+    if (el.tagName === "SELECT") return el.value;
+    return clip(el.value, 200);
+  };
+  const anchors = [], inputs = [];
+  for (const el of all) {
+    if (!visible(el) && (el.getAttribute("type") || "").toLowerCase() !== "hidden") continue;
+    if (el.tagName === "A" && anchors.length < 100) {
+      anchors.push({text: clip(el.innerText, 80), href: el.getAttribute("href"), testid: el.getAttribute("data-testid")});
+    } else if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && inputs.length < 100) {
+      const t = (el.getAttribute("type") || "").toLowerCase();
+      if (t === "hidden") { inputs.push({tag: "input", type: "hidden", name: el.getAttribute("name")}); continue; }
+      inputs.push({
+        tag: el.tagName.toLowerCase(), type: t || null, name: el.getAttribute("name"), id: el.id || null,
+        label: clip(labelOf(el), 80), testid: el.getAttribute("data-testid"),
+        value: maskValue(el), disabled: !!el.disabled, readonly: !!el.readOnly,
+      });
+    }
+  }
+  return {
+    url: location.href,
+    title: document.title,
+    text: document.body ? document.body.innerText : "",
+    key,
+    anchors,
+    inputs,
+  };
+}
+"""
+
+TARGET_CONTEXT_JS = r"""
+(el) => {
+  const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
+  const describe = (e) => e && e.nodeType === 1 ? {
+    tag: e.tagName.toLowerCase(), id: e.id || null, classes: clip(e.className && e.className.baseVal === undefined ? e.className : "", 80),
+    role: e.getAttribute("role"), testid: e.getAttribute("data-testid"), name: e.getAttribute("name"),
+    text: clip(e.innerText, 80),
+  } : null;
+  const ancestors = [];
+  for (let p = el.parentElement; p && ancestors.length < 5; p = p.parentElement) ancestors.push(describe(p));
+  const siblings = el.parentElement ? Array.from(el.parentElement.children).filter(c => c !== el).slice(0, 10).map(describe) : [];
+  return {target: describe(el), ancestors, siblings};
+}
+"""
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Observation:
+    """One look at the page: its signature, the snapshot data and the screenshot bytes."""
+
+    signature: StateSignature
+    snapshot: dict[str, Any]
+    screenshot: bytes | None
+
+    @property
+    def state_key(self) -> str:
+        return self.signature.state_key
+
+
+def observe(page, *, screenshot: bool = True) -> Observation:
+    """Capture a StateSignature v1 and the data of a dom_snapshot_partial."""
+    data = page.evaluate(OBSERVE_JS, MAX_ELEMENTS)
+    shot = None
+    if screenshot:
+        shot = page.screenshot(type="png", animations="disabled", caret="hide", timeout=10_000)
+    key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
+    signature = StateSignature(
+        url=data["url"],
+        url_hash=sha256_text(data["url"]),
+        title_hash=sha256_text(data["title"]),
+        key_elements_hash=sha256_text(key_json),
+        visible_text_hash=sha256_text(data["text"]),
+        screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
+        created_at=utc_now_iso(),
+        metadata={"key_elements": len(data["key"])},
+    )
+    snapshot = {
+        "schema_version": "v1",
+        "url": data["url"],
+        "title": data["title"],
+        "visible_anchors": data["anchors"],
+        "visible_inputs": data["inputs"],
+    }
+    return Observation(signature, snapshot, shot)
+
+
+def target_context(locator) -> dict[str, Any] | None:
+    """The resolved target with its ancestors and siblings, for the DOM snapshot."""
+    try:
+        return locator.evaluate(TARGET_CONTEXT_JS, timeout=2_000)
+    except Exception:
+        return None
