@@ -437,13 +437,13 @@ class _Handler(BaseHTTPRequestHandler):
         method = "GET" if self.command == "HEAD" else self.command
         try:
             if routes is None:
-                if method == "POST":
+                if method != "GET":
                     self._read_body(FORM_LIMIT)
                 self._page("Not found", NOT_FOUND_BODY.format(path=esc(path)), 404)
                 return
             handler = routes.get(method)
             if handler is None:
-                if method == "POST":
+                if method != "GET":
                     self._read_body(FORM_LIMIT)
                 allow = ", ".join(sorted({*routes, *(["HEAD"] if "GET" in routes else [])}))
                 self._error(405, f"{self.command} is not allowed here.", [("Allow", allow)])
@@ -457,6 +457,10 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = _dispatch
     do_HEAD = _dispatch
     do_POST = _dispatch
+    do_PUT = _dispatch
+    do_PATCH = _dispatch
+    do_DELETE = _dispatch
+    do_OPTIONS = _dispatch
 
     # ---- pages
 

@@ -178,7 +178,9 @@ class NetworkGuard:
         exact = [h for h in self.allowlist if not h.startswith("*.")]
         # "<-loopback>" cancels Chromium's implicit direct route for localhost and
         # 127.0.0.0/8, so an outside loopback name is guarded like any other host.
-        return {"server": f"http://127.0.0.1:{self.port}", "bypass": ",".join(exact + ["<-loopback>"])}
+        # It must come first: a later "<-loopback>" would also cancel an allowed
+        # "127.0.0.1" listed before it (rules apply in order).
+        return {"server": f"http://127.0.0.1:{self.port}", "bypass": ",".join(["<-loopback>"] + exact)}
 
     def __enter__(self) -> "NetworkGuard":
         return self.start()

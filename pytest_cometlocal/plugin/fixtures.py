@@ -11,7 +11,6 @@ Names are prefixed so they never clash with pytest-playwright's fixtures.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -19,11 +18,9 @@ from typing import Any, Iterator
 import pytest
 
 from ..contract.validator import ValidPlan
-from ..executor.allowlist import url_host
-from ..executor.engine import Executor, ExecutorSettings, RunResult
+from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
-from ..executor.redaction import Redactor
-from ..executor.runfolder import RunFolder
+from ..executor.session import DEFAULT_CONTEXT_ARGS, EffectiveSettings, create_run_folder, effective_settings, make_executor
 from .options import settings
 from .report import failure_text
 
@@ -31,9 +28,10 @@ from .report import failure_text
 class BrowserManager:
     """One Playwright and one Chromium per session, relaunched when it has died."""
 
-    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None):
+    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid"):
         self.launch_kwargs = launch_kwargs
         self.explicit_path = explicit_path
+        self.testid_attribute = testid_attribute
         self._playwright = None
         self._browser = None
         self.launches = 0
@@ -47,6 +45,8 @@ class BrowserManager:
             return self._browser
         if self._playwright is None:
             self._playwright = sync_playwright().start()
+            if self.testid_attribute != "data-testid":
+                self._playwright.selectors.set_test_id_attribute(self.testid_attribute)
         path = find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
         kwargs.setdefault("args", [])
@@ -82,7 +82,8 @@ def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def cometlocal_browser_manager(pytestconfig: pytest.Config, cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
-    manager = BrowserManager(cometlocal_launch_args, settings(pytestconfig).chromium)
+    opts = settings(pytestconfig)
+    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute)
     yield manager
     manager.close()
 
@@ -99,37 +100,19 @@ def cometlocal_base_url(pytestconfig: pytest.Config) -> str | None:
     return settings(pytestconfig).default_base_url
 
 
-@dataclass(frozen=True)
-class PlanSettings:
-    """The effective settings of one plan item."""
-
-    plan: ValidPlan
-    base_url: str | None
-    allowlist: tuple[str, ...]
-    mode: str
-    secrets: dict[str, str]
-
-
 @pytest.fixture
-def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytest.Config, cometlocal_base_url: str | None) -> PlanSettings:
+def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytest.Config, cometlocal_base_url: str | None) -> EffectiveSettings:
     """Base URL precedence: --base-url > the plan's base_url > cometlocal_base_url (ini)."""
     result = getattr(request.node, "result", None)
     if not isinstance(result, ValidPlan):
         raise pytest.UsageError("cometlocal fixtures are for plan items")
     opts = settings(pytestconfig)
-    plan = result.plan
-    base = opts.base_url or plan.base_url or cometlocal_base_url
-    if plan.allowlist is not None:
-        allowlist = tuple(h.lower() for h in plan.allowlist)
-    else:
-        allowlist = (url_host(base),) if base and url_host(base) else ()
-    secrets = {name: os.environ.get(ref.env, "") for name, ref in plan.secrets.items()}
-    mode = "dry_run" if opts.dry_run else plan.mode
-    return PlanSettings(result, base, allowlist, mode, secrets)
+    return effective_settings(result, cli_base_url=opts.base_url, default_base_url=cometlocal_base_url,
+                              force_dry_run=opts.dry_run)
 
 
 @pytest.fixture
-def cometlocal_network_guard(cometlocal_plan_settings: PlanSettings) -> Iterator[NetworkGuard]:
+def cometlocal_network_guard(cometlocal_plan_settings: EffectiveSettings) -> Iterator[NetworkGuard]:
     guard = NetworkGuard(cometlocal_plan_settings.allowlist).start()
     yield guard
     guard.stop()
@@ -142,17 +125,11 @@ def cometlocal_context_args() -> dict[str, Any]:
 
 
 @pytest.fixture
-def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard, pytestconfig: pytest.Config):
-    args = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
-    args.update(cometlocal_context_args)
+def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard):
+    args = {**DEFAULT_CONTEXT_ARGS, **cometlocal_context_args}
     args["proxy"] = cometlocal_network_guard.proxy_settings()  # the guard is not optional
     context = cometlocal_browser.new_context(**args)
     context.set_default_timeout(30_000)
-    testid = settings(pytestconfig).testid_attribute
-    if testid != "data-testid":
-        from playwright.sync_api import sync_playwright  # noqa: F401 - selectors live on the driver
-
-        cometlocal_browser.browser_type._playwright.selectors.set_test_id_attribute(testid)  # type: ignore[attr-defined]
     yield context
     try:
         context.close()
@@ -177,30 +154,19 @@ class PlanOutcome:
 
 
 @pytest.fixture
-def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: PlanSettings, cometlocal_network_guard: NetworkGuard, pytestconfig: pytest.Config):
+def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettings, cometlocal_network_guard: NetworkGuard,
+                      pytestconfig: pytest.Config):
     """Runs the item's plan in the page and returns a PlanOutcome."""
     opts = settings(pytestconfig)
 
     def run(plan: ValidPlan, item: pytest.Item) -> PlanOutcome:
-        ps = cometlocal_plan_settings
-        redactor = Redactor(ps.secrets.values())
-        run_folder = RunFolder.create(
-            opts.output, plan.name, mode=ps.mode, policy=plan.plan.policy, allowlist=ps.allowlist,
-            plan_info={"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
-                       "doc_index": plan.source.doc_index, "nodeid": item.nodeid},
-            redactor=redactor,
-            profile={"name": "pytest", "base_url": ps.base_url, "browser": "chromium",
-                     "headless": not opts.headed},
-        )
+        eff = cometlocal_plan_settings
+        run_folder = create_run_folder(plan, eff, opts.output, profile={"name": "pytest", "headless": not opts.headed},
+                                       extra_info={"nodeid": item.nodeid})
         item.cometlocal_run_dir = run_folder.path
-        executor = Executor(
-            cometlocal_page, run_folder,
-            ExecutorSettings.for_plan(plan.plan, base_url=ps.base_url, allowlist=ps.allowlist, mode=ps.mode,
-                                      uploads_root=plan.uploads_root, secrets=ps.secrets),
-            guard=cometlocal_network_guard,
-        )
+        executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard)
         result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})
         text = failure_text(plan, result.error, run_folder.path) if result.error else ""
-        return PlanOutcome(result.error, run_folder.path, redactor.text(text), result)
+        return PlanOutcome(result.error, run_folder.path, run_folder.redactor.text(text), result)
 
     return run

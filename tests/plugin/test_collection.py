@@ -11,6 +11,18 @@ import pytest
 
 from tests.conftest import VALID_PLAN
 
+# These tests are about collection and outcomes, not the browser: valid plans
+# run through a runner that records the call (the public override point).
+NOOP_RUNNER = """
+import pytest
+
+@pytest.fixture
+def cometlocal_runner():
+    def run(plan, item):
+        print("RAN", plan.name)
+    return run
+"""
+
 BROKEN_PLAN = """\
 name: broken
 steps:
@@ -36,19 +48,21 @@ def test_each_document_is_an_item_with_file_and_plan_name(pytester: pytest.Pytes
     assert result.ret == 0
 
 
-def test_valid_plan_is_skipped_with_reason_until_executor(pytester: pytest.Pytester) -> None:
+def test_valid_plan_runs_through_the_runner_fixture(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NOOP_RUNNER)
     write(pytester, "a.actions.yaml", VALID_PLAN)
-    result = pytester.runpytest("-rs")
-    result.assert_outcomes(skipped=1)
-    result.stdout.fnmatch_lines(["*plan 'minimal' is valid (2 steps)*not available in this version*"])
+    result = pytester.runpytest("-s")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*RAN minimal*"])
 
 
 def test_invalid_plan_fails_with_code_and_locations_and_others_still_run(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NOOP_RUNNER)
     write(pytester, "a.actions.yaml", BROKEN_PLAN)
     write(pytester, "b.actions.yaml", VALID_PLAN)
     write(pytester, "test_plain.py", "def test_ok():\n    assert True\n")
     result = pytester.runpytest()
-    result.assert_outcomes(failed=1, skipped=1, passed=1)
+    result.assert_outcomes(failed=1, passed=2)
     result.stdout.fnmatch_lines([
         "INVALID_ACTIONSPEC: plan 'broken' is not valid (*",
         "  a.actions.yaml:4:11 steps[[]0].kind: must be one of*[[]SCHEMA]",
@@ -59,10 +73,11 @@ def test_invalid_plan_fails_with_code_and_locations_and_others_still_run(pyteste
 
 
 def test_unparsable_file_is_one_failing_item_named_after_the_file(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(NOOP_RUNNER)
     write(pytester, "bad.actions.yaml", "name: x\nsteps: [a, b\n")
     write(pytester, "good.actions.yaml", VALID_PLAN)
     result = pytester.runpytest("-v")
-    result.assert_outcomes(failed=1, skipped=1)
+    result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(["*bad.actions.yaml::bad FAILED*", "*bad.actions.yaml:3:1: YAML syntax error*"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # not an internal or collection error
 
@@ -153,13 +168,12 @@ def test_invalid_plan_requests_no_runner(pytester: pytest.Pytester) -> None:
 
 def test_conftest_autouse_fixtures_apply_to_plan_items(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
-        """
-        import pytest
-
-        @pytest.fixture(autouse=True)
-        def seeded(request):
-            print("SEEDED", request.node.name)
-        """
+        NOOP_RUNNER
+        + """
+@pytest.fixture(autouse=True)
+def seeded(request):
+    print("SEEDED", request.node.name)
+"""
     )
     write(pytester, "a.actions.yaml", VALID_PLAN)
     result = pytester.runpytest("-s")
@@ -304,10 +318,11 @@ def test_base_url_precedence_cli_over_plan_over_ini(pytester: pytest.Pytester) -
 
 def test_xdist_gives_same_outcomes(pytester: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
+    pytester.makeconftest(NOOP_RUNNER)
     for i in range(4):
         write(pytester, f"ok{i}.actions.yaml", VALID_PLAN)
         write(pytester, f"bad{i}.actions.yaml", BROKEN_PLAN)
     result = pytester.runpytest("-n", "2", "-p", "xdist")
-    result.assert_outcomes(failed=4, skipped=4)
+    result.assert_outcomes(failed=4, passed=4)
     runs = list((pytester.path / "cometlocal-runs").iterdir())
     assert len(runs) == 4 and len({r.name for r in runs}) == 4
