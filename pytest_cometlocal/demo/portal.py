@@ -723,7 +723,7 @@ class DemoPortal:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m pytest_cometlocal.demo.portal",
-        description="Serve the cometlocal demo portal until Ctrl-C.",
+        description="Serve the cometlocal demo portal until Ctrl-C; prints its URL.",
     )
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
@@ -736,8 +736,9 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
-    print(f"Demo portal on {portal.url}  (Ctrl-C to stop)", flush=True)
     try:
+        # The URL alone on the first line, so scripts can read it.
+        print(portal.url, flush=True)
         while True:
             time.sleep(3600)
     except KeyboardInterrupt:

@@ -1,0 +1,69 @@
+"""The allowlist holds for every way a page can leave it; the outside host counts zero hits."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.executor.conftest import DEFAULTS
+
+
+def plan(name: str, steps: str) -> str:
+    return f"name: {name}\n" + DEFAULTS + "steps:\n" + steps
+
+
+def outside_hits(outside) -> int:
+    return len(outside.hits)
+
+
+@pytest.mark.parametrize(
+    "start, action",
+    [
+        ("/redirect?to={outside}/r1", None),
+        ("/redirect-chain?to={outside}/r2", None),
+        ("/meta-refresh?to={outside}/r3", "wait"),
+        ("/post-outside", "{id: leave, kind: click, target: {type: role, role: button, name: Send outside, exact: true}}"),
+        ("/popup?to={outside}/r5", "{id: leave, kind: click, target: {type: role, role: button, name: Open popup, exact: true}}"),
+    ],
+    ids=["redirect", "redirect-chain", "meta-refresh", "form-post", "popup"],
+)
+def test_main_frame_escapes_are_domain_blocked(run, outside, start, action):
+    before = outside_hits(outside)
+    steps = f"  - {{id: open, kind: navigate, target: {{type: url, url: '{start}'}}, preconditions: [{{kind: network_idle}}]}}\n"
+    if action == "wait":
+        steps += "  - {id: leave, kind: wait_for, timeout_ms: 1500, target: {type: css, selector: body}, postconditions: [{kind: url_matches, args: {pattern: r3}}]}\n"
+    elif action:
+        steps += "  - " + action + "\n"
+    r = run(plan("escape", steps))
+    assert r.code == "DOMAIN_BLOCKED", (r.code, r.error and r.error.message)
+    assert r.error.details["host"] == "localhost"
+    assert outside_hits(outside) == before, outside.hits[before:]
+
+
+def test_subframe_to_outside_is_aborted_and_traced_not_raised(run, outside):
+    before = outside_hits(outside)
+    r = run(plan("iframe", "  - {id: open, kind: navigate, target: {type: url, url: /iframe-outside},"
+                 " postconditions: [{kind: title_contains, args: {text: Iframe}}]}\n"))
+    assert r.error is None, r.error
+    executed = next(e for e in r.events if e["event_type"] == "action_executed")
+    blocked = executed["metadata"]["blocked_requests"]
+    assert blocked and blocked[0]["host"] == "localhost"
+    assert outside_hits(outside) == before
+
+
+def test_critical_click_to_outside_is_action_critical_blocked(run, outside, portal):
+    before = outside_hits(outside)
+    r = run(plan("crit-post", "  - {id: open, kind: navigate, target: {type: url, url: /post-outside}}\n"
+                 "  - {id: leave, kind: click, criticality: critical, target: {type: role, role: button, name: Send outside, exact: true},"
+                 " postconditions: [{kind: url_matches, args: {pattern: landing}}]}\n"))
+    assert r.code == "ACTION_CRITICAL_BLOCKED"
+    assert r.error.details["critical_reason"] == "unsafe_domain_escape"
+    assert outside_hits(outside) == before
+
+
+def test_wildcard_allowlist_forwards_through_the_guard(run, portal):
+    # "*.0.0.1" is not a host pattern anyone would write, but "127.0.0.1" must still
+    # be refused when only subdomains are allowed: wildcards never match the bare name.
+    r = run(f"name: wild\nallowlist: ['*.example.test']\n" + DEFAULTS.replace(
+        "preconditions: [{kind: host_in_allowlist}]", "preconditions: [{kind: network_idle}]") +
+        "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n")
+    assert r.code == "DOMAIN_BLOCKED" and r.error.details["host"] == "127.0.0.1"

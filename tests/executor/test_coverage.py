@@ -1,0 +1,166 @@
+"""Passing plans that use every action kind, condition kind and target type."""
+
+from __future__ import annotations
+
+import hashlib
+
+from pytest_cometlocal.contract.actionspec import ACTION_KINDS
+from pytest_cometlocal.contract.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.targets import TARGET_TYPES
+from tests.executor.conftest import DEFAULTS
+
+LOGIN_AND_FORM = """\
+name: everything
+""" + DEFAULTS + """\
+policy: {allow_stop: true}
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: /login}
+    preconditions: [{kind: host_in_allowlist}, {kind: network_idle}]
+    postconditions:
+      - {kind: url_is, args: {url: /login}}
+      - {kind: title_contains, args: {text: Sign in}}
+      - {kind: element_count_equals, args: {target: {type: css, selector: "input[type=password]"}, count: 1}}
+  - id: user
+    kind: fill
+    target: {type: label, text: User name, exact: true}
+    value: alice
+    preconditions: [{kind: element_visible}, {kind: element_enabled}]
+    postconditions: [{kind: element_value_equals, args: {value: alice}}]
+  - id: pw
+    kind: fill
+    target: {type: xpath, selector: "//input[@type='password']"}
+    value: demo
+  - id: submit
+    kind: click
+    criticality: critical
+    target: [{type: text, text: Sign in, exact: true}, {type: testid, id: login-submit}]
+    preconditions: [{kind: element_clickable}, {kind: no_blocking_overlay}]
+    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
+  - id: greeting
+    kind: assert
+    postconditions:
+      - {kind: element_exists, args: {target: {type: testid, id: greeting}}}
+      - {kind: element_text_contains, args: {target: {type: testid, id: greeting}, text: "Welcome, alice"}, severity: critical}
+      - {kind: element_attr_equals, args: {target: {type: role, role: link, name: Export CSV}, attr: href, value: /download/report.csv}}
+  - id: second_report_link
+    kind: assert
+    metadata: {target_rationale: the dashboard lists the same report twice; the second is the archived view}
+    postconditions:
+      - {kind: element_attr_equals, args: {target: {type: nth, index: 1, base: {type: role, role: link, name: Reports, exact: true}}, attr: href, value: "/reports?view=2"}}
+  - id: export
+    kind: click
+    target: {type: role, role: link, name: Export CSV, exact: true}
+    postconditions: [{kind: download_started, args: {filename: "report\\\\.csv$"}}]
+  - id: form
+    kind: navigate
+    target: {type: url, url: /form}
+  - id: ready
+    kind: wait_for
+    target: {type: testid, id: status}
+    postconditions: [{kind: element_text_contains, args: {text: Ready}}]
+  - id: country
+    kind: select
+    target: {type: label, text: Country, exact: true}
+    value: Spain
+    postconditions: [{kind: element_value_equals, args: {value: ES}}]
+  - id: attach
+    kind: upload
+    target: {type: label, text: Attachment, exact: true}
+    file_ref: files/invoice.txt
+    postconditions: [{kind: upload_completed, args: {text: Uploaded invoice.txt}}]
+  - id: subject
+    kind: fill
+    target: {type: testid, id: subject}
+    value: Printer
+  - id: send
+    kind: click
+    target: {type: role, role: button, name: Send request}
+    postconditions: [{kind: toast_contains, args: {text: Request sent}}]
+  - id: frame
+    kind: navigate
+    target: {type: url, url: /frame}
+  - id: inner
+    kind: click
+    target: {type: frame, selector: "#inner-frame", inner: {type: testid, id: inner-button}}
+    postconditions:
+      - {kind: element_text_contains, args: {target: {type: frame, selector: "#inner-frame", inner: {type: testid, id: inner-result}}, text: Inner done}}
+  - id: done
+    kind: stop
+"""
+
+
+def test_every_kind_condition_and_target_in_one_passing_plan(run, tmp_path):
+    files = tmp_path / "plans" / "files"
+    files.mkdir(parents=True)
+    (files / "invoice.txt").write_bytes(b"Invoice 1\n")
+    r = run(LOGIN_AND_FORM)
+    assert r.error is None, r.error
+    assert r.result.status == "stopped"
+
+    spec = [e["action_spec"] for e in r.events if e["event_type"] == "proposal_received"]
+    kinds = {s["kind"] for s in spec}
+    assert kinds == set(ACTION_KINDS)
+    used_conditions = {c["kind"] for s in spec for phase in ("preconditions", "postconditions") for c in s[phase]}
+    assert used_conditions == set(CONDITION_KINDS)
+
+    def target_types(t):
+        if isinstance(t, list):
+            for x in t:
+                yield from target_types(x)
+        elif isinstance(t, dict):
+            yield t["type"]
+            for key in ("inner", "base"):
+                if key in t:
+                    yield from target_types(t[key])
+
+    used_targets = set()
+    for s in spec:
+        used_targets.update(target_types(s.get("target")))
+        for phase in ("preconditions", "postconditions"):
+            for c in s[phase]:
+                used_targets.update(target_types(c.get("args", {}).get("target")))
+    assert used_targets == set(TARGET_TYPES)
+
+    # Alternatives: the testid alternative wins over text (U4), and every attempt is traced.
+    checked = next(e for e in r.events if e["event_type"] == "preconditions_checked" and e["step_id"] == "submit")
+    resolution = checked["metadata"]["target_resolution"]
+    assert resolution["resolved"] == "get_by_test_id('login-submit')"
+
+    # The download is in the evidence with its hash.
+    downloads = [f for f in r.evidence["files"] if f["kind"] == "download"]
+    assert len(downloads) == 1
+    data = (r.run_dir / downloads[0]["uri"]).read_bytes()
+    assert data == b"id,amount\n1,120.00\n" and hashlib.sha256(data).hexdigest() == downloads[0]["sha256"]
+
+    # The upload was inspected first.
+    inspected = next(e for e in r.events if e["event_type"] == "inspection_finished")
+    assert inspected["metadata"]["status"] == "ok"
+    assert inspected["metadata"]["doc_hash"] == hashlib.sha256(b"Invoice 1\n").hexdigest()
+
+    # Every evidence file is listed with its hash; critical steps carry the extended pack.
+    for entry in r.evidence["files"]:
+        assert hashlib.sha256((r.run_dir / entry["uri"]).read_bytes()).hexdigest() == entry["sha256"]
+    submit_kinds = {f["kind"] for f in r.evidence["files"] if f["step_id"] == "submit"}
+    assert {"dom_snapshot_partial", "html_full", "screenshot"} <= submit_kinds
+
+    # The step sequence of a normal step is the contract's.
+    assert r.types("user") == [
+        "observation_captured", "proposal_received", "proposal_accepted", "action_compiled",
+        "preconditions_checked", "action_started", "action_executed", "postconditions_checked", "evidence_captured",
+    ]
+    assert r.types("greeting")[-2] == "assert_checked"
+
+
+def test_warning_condition_is_recorded_not_failed(run):
+    r = run("name: warn\n" + DEFAULTS + """\
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: /login}
+    postconditions: [{kind: title_contains, args: {text: Absent}, severity: warning}]
+""")
+    assert r.error is None
+    warned = [e for e in r.events if e["event_type"] == "postconditions_checked" and e["metadata"].get("warnings")]
+    assert warned[0]["metadata"]["warnings"][0]["observed"] == {"title": "Sign in"}

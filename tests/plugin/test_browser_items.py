@@ -1,0 +1,186 @@
+"""Plan items end to end through pytest: a real Chromium, the demo portal served by the suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+PORTAL_CONFTEST = """
+import pytest
+from pytest_cometlocal.demo.portal import DemoPortal
+
+@pytest.fixture(scope="session")
+def demo_portal():
+    with DemoPortal(slow_ms=20000) as portal:
+        yield portal
+
+@pytest.fixture
+def cometlocal_base_url(demo_portal):
+    return demo_portal.url
+"""
+
+DEFAULTS = """\
+defaults:
+  criticality: normal
+  timeout_ms: 3000
+  preconditions: [{kind: host_in_allowlist}]
+  postconditions: [{kind: host_in_allowlist}]
+"""
+
+LOGIN = """\
+name: login
+secrets: {pw: {env: PORTAL_PW}}
+""" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: "${secrets.pw}"}
+  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: "${secrets.pw}"}
+  - id: submit
+    kind: click
+    target: {type: testid, id: login-submit}
+    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
+"""
+
+
+def write(pytester: pytest.Pytester, name: str, text: str) -> None:
+    (pytester.path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def test_secret_is_absent_from_every_file_and_the_output(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = "Zq9-secret-value-7781"
+    monkeypatch.setenv("PORTAL_PW", secret)
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "login.actions.yaml", LOGIN)  # wrong password: fails with full evidence
+    result = pytester.runpytest_subprocess("-v", "--junitxml=junit.xml", "-rA")
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str() + result.stderr.str()
+    assert "POSTCONDITION_FAILED at step 'submit'" in output
+    assert secret not in output
+    written = [p for p in pytester.path.rglob("*") if p.is_file()]
+    assert any(p.name == "trace.jsonl" for p in written) and any(p.suffix == ".html" for p in written)
+    for path in written:
+        assert secret.encode() not in path.read_bytes(), path
+
+
+def test_failure_text_names_code_step_line_conditions_and_run_folder(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "a.actions.yaml", "name: wrong title\n" + DEFAULTS + """\
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: /login}
+    postconditions: [{kind: title_contains, args: {text: Nowhere}}]
+""")
+    result = pytester.runpytest_subprocess("--junitxml=junit.xml")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "POSTCONDITION_FAILED at step 'open' (navigate, normal) — a.actions.yaml:8",
+        "*failed postcondition title_contains {\"text\": \"Nowhere\"} observed: {\"title\": \"Sign in\"}*",
+        "*run folder: *cometlocal-runs*wrong-title-*",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    junit = (pytester.path / "junit.xml").read_text()
+    assert 'name="cometlocal.error_code" value="POSTCONDITION_FAILED"' in junit
+    assert 'name="cometlocal.step_id" value="open"' in junit
+
+
+def test_expect_and_dry_run_outcomes(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "neg.actions.yaml", "name: negative\nexpect: {error_code: TARGET_NOT_FOUND, step: nope}\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: nope, kind: click, timeout_ms: 300, target: {type: testid, id: nope}}
+""")
+    write(pytester, "crit.actions.yaml", "name: critical\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - id: submit
+    kind: click
+    criticality: critical
+    target: {type: testid, id: login-submit}
+    postconditions: [{kind: url_matches, args: {pattern: /dashboard}}]
+""")
+    result = pytester.runpytest_subprocess("-rs", "--cometlocal-dry-run")
+    result.assert_outcomes(passed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*ACTION_CRITICAL_BLOCKED (dry_run) at step submit*"])
+
+
+def test_browser_killed_mid_plan_leaves_a_valid_trace_and_next_plan_runs(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST + """
+import os, signal, threading, time
+
+def _kill_chromium_soon():
+    time.sleep(1.5)
+    me = os.getpid()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read()
+            stat = open(f"/proc/{pid}/environ", "rb").read()
+        except OSError:
+            continue
+        if b"chrom" in cmd and b"--type=" not in cmd and f"COMETLOCAL_KILL_TAG={me}".encode() in stat:
+            os.kill(int(pid), signal.SIGKILL)
+
+@pytest.fixture(autouse=True)
+def killer(request):
+    os.environ["COMETLOCAL_KILL_TAG"] = str(os.getpid())
+    if request.node.name == "dies":
+        threading.Thread(target=_kill_chromium_soon, daemon=True).start()
+""")
+    write(pytester, "a.actions.yaml", "name: dies\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: slow, kind: navigate, timeout_ms: 15000, target: {type: url, url: "/slow?ms=10000"}}
+---
+name: survives
+""" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Sign in}}]}
+""")
+    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly")
+    result.stdout.fnmatch_lines(["*a.actions.yaml::dies FAILED*", "*a.actions.yaml::survives PASSED*"])
+    result.stdout.fnmatch_lines(["*BROWSER_CRASHED at step 'slow'*"])
+    runs = sorted((pytester.path / "cometlocal-runs").iterdir())
+    dies = next(r for r in runs if "-dies-" in r.name)
+    lines = (dies / "trace.jsonl").read_text().splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["event_type"] == "run_finished"
+
+
+def test_sigint_during_a_run_leaves_valid_traces(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "a.actions.yaml", "name: slow\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: slow, kind: navigate, timeout_ms: 20000, target: {type: url, url: "/slow?ms=15000"}}
+""")
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(pytester.path)],
+                            cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+    deadline = time.monotonic() + 30
+    trace = None
+    while time.monotonic() < deadline:
+        found = list((pytester.path / "cometlocal-runs").glob("*/trace.jsonl")) if (pytester.path / "cometlocal-runs").exists() else []
+        if found and "action_started" in found[0].read_text() and '"slow"' in found[0].read_text():
+            trace = found[0]
+            break
+        time.sleep(0.1)
+    assert trace is not None, "the run never reached the slow step"
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == pytest.ExitCode.INTERRUPTED, out.decode()[-2000:]
+    events = [json.loads(line) for line in trace.read_text().splitlines()]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    assert events[-1]["event_type"] == "run_finished" and events[-1]["metadata"]["status"] == "interrupted"
