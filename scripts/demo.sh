@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The demo command (README): installs what it needs, then runs the example plans.
-# Until the browser executor lands, valid plans are reported as skipped
-# ("running plans in a browser is not available in this version") and
-# only validation is exercised.
+# The demo command (README): installs what it needs, then runs the example plans
+# (example_plans/) in Chromium against the bundled demo portal, which the example
+# suite serves itself on 127.0.0.1. Negative plans pass when their expected error
+# code is raised. Run folders (trace, evidence) land in cometlocal-runs/.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup-env.sh"

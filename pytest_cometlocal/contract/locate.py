@@ -21,11 +21,13 @@ def _is_generic(part: Any) -> bool:
     return isinstance(part, str) and ("[" in part or part in _GENERIC)
 
 
-def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False) -> tuple[Mark, str]:
+def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False, tags: bool = True) -> tuple[Mark, str]:
     """Return (mark, clean key path) for ``loc`` inside the loaded document ``root``.
 
     With ``key=True`` the mark of the last key itself is returned (for unknown
-    keys) instead of its value's.
+    keys) instead of its value's. ``tags=False`` for paths written by the
+    rules, which never contain union tags (a ``url`` target's field ``url``
+    is then a key, not a tag).
     """
     node = root
     mark = getattr(root, "mark", fallback)
@@ -38,7 +40,7 @@ def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False) -> 
         if navigating and isinstance(part, str) and part in _UNION_TAGS:
             continue
         if navigating and isinstance(node, YDict):
-            if entered and isinstance(part, str) and part in (node.get("type"), node.get("kind")):
+            if tags and entered and isinstance(part, str) and part in (node.get("type"), node.get("kind")):
                 entered = False
                 continue
             entered = False

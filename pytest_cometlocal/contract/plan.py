@@ -22,8 +22,12 @@ PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
 HOST_PATTERN = r"^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$"
 VAR_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
-# pytest's own markers: a plan tag with one of these names would change how pytest runs it.
-RESERVED_TAGS = frozenset({"skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"})
+# pytest's and this plugin's own markers: a plan tag with one of these names
+# would change how pytest runs or reports the item.
+RESERVED_TAGS = frozenset({
+    "skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
+    "cometlocal", "cometlocal_error_code",  # this plugin's own markers
+})
 
 
 class SecretRef(ContractModel):

@@ -130,8 +130,8 @@ class _Collector:
         self.problems: list[Problem] = []
         self._seen: dict[str, int] = {}
 
-    def add(self, loc: Loc, message: str, rule: str, key: bool = False, tree: Any = None) -> None:
-        mark, path = locate(self.root if tree is None else tree, loc, self.fallback, key=key)
+    def add(self, loc: Loc, message: str, rule: str, key: bool = False, tree: Any = None, tags: bool = False) -> None:
+        mark, path = locate(self.root if tree is None else tree, loc, self.fallback, key=key, tags=tags)
         if path in self._seen and rule == "SCHEMA":
             # Union members each report the same value; one line is enough.
             prev = self.problems[self._seen[path]]
@@ -147,7 +147,7 @@ class _Collector:
         for err in exc.errors(include_url=False):
             loc = prefix + tuple(err["loc"])
             message, rule, key = _describe(err)
-            self.add(loc, message, rule, key=key, tree=tree)
+            self.add(loc, message, rule, key=key, tree=tree, tags=True)
 
 
 def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
@@ -157,7 +157,7 @@ def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
     last = loc[-1] if loc else ""
     ctx = err.get("ctx") or {}
     if kind == "extra_forbidden":
-        hint = difflib.get_close_matches(str(last), _KNOWN_KEYS, n=1)
+        hint = [k for k in difflib.get_close_matches(str(last), _KNOWN_KEYS, n=3) if k != last][:1]
         more = f"; did you mean '{hint[0]}'?" if hint else ""
         return f"unknown key '{last}' (unknown keys are rejected){more}", "SCHEMA", True
     if kind == "missing":
@@ -303,6 +303,11 @@ def check_step(
         for t, tloc, _d in _iter_targets(step.target, loc + ("target",)):
             if isinstance(t, T.UrlTarget):
                 add(tloc, "url targets are only for navigate", "URL_TARGET")
+    for phase in ("preconditions", "postconditions"):
+        for i, cond in enumerate(getattr(step, phase)):
+            for t, tloc, _d in _iter_targets(getattr(cond.args, "target", None), loc + (phase, i, "args", "target")):
+                if isinstance(t, T.UrlTarget):
+                    add(tloc, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
 
     # Inputs by kind.
     if kind in ("fill", "select"):
@@ -487,7 +492,8 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
         return InvalidPlan(name, source, problems, _raw_expect(raw), _raw_tags(raw), _problem_steps(raw, problems))
 
     if not isinstance(raw, YDict):
-        what = "empty" if raw is None else type(raw).__name__
+        what = "empty" if raw is None else {"YList": "a list", "str": "a string", "int": "a number",
+                                             "float": "a number", "bool": "a boolean"}.get(type(raw).__name__, "a scalar")
         col.problems.append(Problem(file, doc.mark, "", f"a plan must be a mapping of plan keys, not {what}", "SCHEMA"))
         return invalid()
 

@@ -30,6 +30,7 @@ import email
 import email.policy
 import html
 import json
+import re
 import secrets
 import socket
 import sys
@@ -59,6 +60,7 @@ LAYOUT = """<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <title>{title}</title>
 {head}<style>
 body {{ font-family: system-ui, sans-serif; margin: 2rem; line-height: 1.4; }}
@@ -297,6 +299,15 @@ def render(title: str, body: str, head: str = "") -> str:
     return LAYOUT.format(title=html.escape(title), head=head, body=body)
 
 
+def fill(template: str, **values: str | int) -> str:
+    """``template`` with each ``{name}`` replaced in one pass; other braces (CSS, JS) stay as they are."""
+    def sub(match: re.Match[str]) -> str:
+        key = match.group(1)
+        return str(values[key]) if key in values else match.group(0)
+
+    return re.sub(r"\{([a-z_]+)\}", sub, template)
+
+
 def esc(value: str) -> str:
     return html.escape(value, quote=True)
 
@@ -320,8 +331,12 @@ class _Server6(_Server):
     address_family = socket.AF_INET6
 
 
-class _TooLarge(Exception):
-    pass
+class _BodyRefused(Exception):
+    """A request body the portal will not read: 413 (too large) or 411 (no length)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -334,7 +349,10 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         """Silent: the portal never writes to stderr."""
 
+    _response_started = False
+
     def send_response(self, code: int, message: str | None = None) -> None:
+        self._response_started = True
         self._cache_control_sent = False
         super().send_response(code, message)
 
@@ -381,7 +399,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _error(self, status: int, message: str, headers: list[tuple[str, str]] | None = None) -> None:
         title = HTTPStatus(status).phrase
-        self._page(title, ERROR_BODY.format(title=esc(title), message=esc(message)), status, headers=headers)
+        self._page(title, fill(ERROR_BODY, title=esc(title), message=esc(message)), status, headers=headers)
 
     def _json(self, status: int, payload: dict[str, Any]) -> None:
         self._send(status, json.dumps(payload), "application/json; charset=utf-8")
@@ -391,10 +409,10 @@ class _Handler(BaseHTTPRequestHandler):
         return {key: values[0] for key, values in query.items()}
 
     def _read_body(self, limit: int) -> bytes:
-        """The request body; raises _TooLarge (after draining it when reasonable) above ``limit``."""
+        """The request body; raises _BodyRefused (after draining it when reasonable) above ``limit``."""
         if self.headers.get("Transfer-Encoding"):
             self.close_connection = True
-            raise _TooLarge("chunked bodies are not accepted")
+            raise _BodyRefused(411, "Send the body with a Content-Length; chunked bodies are not accepted.")
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -408,7 +426,7 @@ class _Handler(BaseHTTPRequestHandler):
                         break
                     remaining -= len(chunk)
             self.close_connection = True
-            raise _TooLarge(f"request body of {length} bytes is larger than {limit} bytes")
+            raise _BodyRefused(413, f"The request body of {length} bytes is larger than {limit} bytes.")
         return self.rfile.read(length) if length > 0 else b""
 
     def _form(self) -> dict[str, str]:
@@ -439,7 +457,7 @@ class _Handler(BaseHTTPRequestHandler):
             if routes is None:
                 if method != "GET":
                     self._read_body(FORM_LIMIT)
-                self._page("Not found", NOT_FOUND_BODY.format(path=esc(path)), 404)
+                self._page("Not found", fill(NOT_FOUND_BODY, path=esc(path)), 404)
                 return
             handler = routes.get(method)
             if handler is None:
@@ -449,10 +467,14 @@ class _Handler(BaseHTTPRequestHandler):
                 self._error(405, f"{self.command} is not allowed here.", [("Allow", allow)])
                 return
             handler(self)
-        except _TooLarge as exc:
-            self._error(413, str(exc), [("Connection", "close")])
+        except _BodyRefused as exc:
+            self._error(exc.status, str(exc), [("Connection", "close")])
         except (ConnectionError, TimeoutError):
             self.close_connection = True
+        except Exception as exc:  # a bug in a page: answer 500 rather than drop the connection
+            self.close_connection = True
+            if not self._response_started:
+                self._error(500, f"{type(exc).__name__}: {exc}")
 
     do_GET = _dispatch
     do_HEAD = _dispatch
@@ -469,7 +491,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def login_form(self, *, error: bool = False, user: str = "", next_path: str = "", status: int = 200) -> None:
         next_field = f'<input type="hidden" name="next" value="{esc(next_path)}">\n' if next_path else ""
-        body = LOGIN_BODY.format(
+        body = fill(
+            LOGIN_BODY,
             error=LOGIN_ERROR if error else "",
             csrf=secrets.token_urlsafe(24),
             next_field=next_field,
@@ -499,12 +522,12 @@ class _Handler(BaseHTTPRequestHandler):
         if user is None:
             self._redirect("/login?next=/dashboard")
             return
-        self._page("Dashboard", DASHBOARD_BODY.format(user=esc(user), outside=esc(self._outside())))
+        self._page("Dashboard", fill(DASHBOARD_BODY, user=esc(user), outside=esc(self._outside())))
 
     def reports(self) -> None:
         view = self._query().get("view", "")
         note = f"Report view {view}." if view else "All reports."
-        self._page("Reports", REPORTS_BODY.format(note=esc(note)))
+        self._page("Reports", fill(REPORTS_BODY, note=esc(note)))
 
     def form(self) -> None:
         self._page("Request form", FORM_BODY)
@@ -554,7 +577,7 @@ class _Handler(BaseHTTPRequestHandler):
                 pass
         ms = max(0, min(ms, SLOW_CAP_MS))
         time.sleep(ms / 1000)
-        self._page("Slow page", SLOW_BODY.format(ms=ms))
+        self._page("Slow page", fill(SLOW_BODY, ms=ms))
 
     def protected(self) -> None:
         if _basic_ok(self.headers.get("Authorization", "")):
@@ -576,18 +599,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     def popup(self) -> None:
         href = self._query().get("to") or self._outside()
-        self._page("Popup", POPUP_BODY.format(href=esc(href)))
+        self._page("Popup", fill(POPUP_BODY, href=esc(href)))
 
     def meta_refresh(self) -> None:
         href = self._query().get("to") or self._outside()
-        self._page("Meta refresh", META_REFRESH_BODY.format(href=esc(href), text=esc(href)),
-                   head=META_REFRESH_HEAD.format(href=esc(href)))
+        self._page("Meta refresh", fill(META_REFRESH_BODY, href=esc(href), text=esc(href)),
+                   head=fill(META_REFRESH_HEAD, href=esc(href)))
 
     def post_outside(self) -> None:
-        self._page("Post outside", POST_OUTSIDE_BODY.format(href=esc(self._outside())))
+        self._page("Post outside", fill(POST_OUTSIDE_BODY, href=esc(self._outside())))
 
     def iframe_outside(self) -> None:
-        self._page("Iframe outside", IFRAME_OUTSIDE_BODY.format(href=esc(self._outside())))
+        self._page("Iframe outside", fill(IFRAME_OUTSIDE_BODY, href=esc(self._outside())))
 
     def dynamic(self) -> None:
         self._page("Dynamic", DYNAMIC_BODY)

@@ -150,7 +150,7 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
             return bool(names), {"downloads": names}
         return any(re.search(args.filename, n) for n in names), {"downloads": names}
     if kind == "no_blocking_overlay":
-        return _no_overlay(cond, ctx)
+        return _no_overlay(cond, ctx, phase)
     if kind == "upload_completed":
         return _upload_completed(cond, ctx)
 
@@ -191,7 +191,13 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     raise ValueError(f"unknown condition kind {kind}")  # pragma: no cover - the models forbid it
 
 
-def _no_overlay(cond: Any, ctx: CheckContext) -> tuple[bool, Any]:
+def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """Known overlays are not visible, and (when there is a target) the target is not covered.
+
+    Without ``args.target`` the step's own target is hit-tested only before the
+    action: after it, that element may rightly be gone (an Accept button that
+    removes its own cookie wall).
+    """
     page = ctx.page
     for selector in ctx.overlay_selectors:
         texts = page.evaluate(VISIBLE_TEXTS_JS, [selector])
@@ -202,7 +208,7 @@ def _no_overlay(cond: Any, ctx: CheckContext) -> tuple[bool, Any]:
     locator = None
     if spec is not None:
         locator, _seen = _target_locator(ctx, spec)
-    elif ctx.step_locator is not None:
+    elif ctx.step_locator is not None and phase == "pre":
         locator = ctx.step_locator
     if locator is None:
         return True, {}

@@ -1,0 +1,21 @@
+"""The example suite serves the bundled demo portal itself: no server to install.
+
+Plans use relative URLs; this conftest gives them the portal's address as the
+suite's base URL (the ``cometlocal_base_url`` fixture). The portal's links to
+"outside" point at http://outside.example/, a host no plan may touch.
+"""
+
+import pytest
+
+from pytest_cometlocal.demo.portal import DemoPortal
+
+
+@pytest.fixture(scope="session")
+def demo_portal():
+    with DemoPortal(outside_url="http://outside.example/landing") as portal:
+        yield portal
+
+
+@pytest.fixture
+def cometlocal_base_url(demo_portal):
+    return demo_portal.url
