@@ -166,29 +166,31 @@ class Executor:
         self.last_observation: Observation | None = None
         self.results: list[StepResult] = []
         self.proposals = 0
+        # Requests and responses are followed on the whole context, so a popup's
+        # first navigation is seen as soon as the popup exists.
+        context = page.context
+        context.on("request", self._on_request)
+        context.on("requestfinished", self.network.ended)
+        context.on("requestfailed", self._on_request_failed)
+        context.on("response", self._on_response)
         self._attach(page)
-        try:
-            page.context.on("page", self._attach)
-        except Exception:  # pragma: no cover - page without a context object
-            pass
+        context.on("page", self._attach)
 
     # -- page listeners ------------------------------------------------------
 
     def _attach(self, page: Any) -> None:
-        page.on("request", self._on_request)
-        page.on("requestfinished", self.network.ended)
-        page.on("requestfailed", self._on_request_failed)
-        page.on("response", self._on_response)
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
 
     def _on_request(self, request: Any) -> None:
         self.network.started()
+        navigation = request.is_navigation_request()
         try:
             main = request.frame.parent_frame is None
         except Exception:
-            main = False
-        self.requests.append((request.url, request.is_navigation_request(), main))
+            # A popup's first navigation is issued before its frame exists.
+            main = navigation
+        self.requests.append((request.url, navigation, main))
 
     def _on_request_failed(self, request: Any) -> None:
         self.network.ended()
@@ -396,9 +398,11 @@ class Executor:
         self._check_auth(ctx)
         phase = "assert" if spec.kind == "assert" else "post"
         self._check_conditions(ctx, phase, spec.postconditions)
-        self._check_blocked_navigation(ctx)
         self._capture_downloads(ctx)
         ctx.after = self._observe()
+        # Once more after the observation, which gives late events (a popup's first
+        # request, a meta refresh) time to arrive.
+        self._check_blocked_navigation(ctx)
         self.trace.emit("assert_checked" if phase == "assert" else "postconditions_checked", spec.id,
                         before=ctx.before.signature, after=ctx.after.signature, metadata={"ok": True})
         self._step_evidence(ctx)

@@ -113,12 +113,29 @@ class Observation:
         return self.signature.state_key
 
 
+_TRANSIENT = ("Execution context was destroyed", "Cannot find context", "navigating", "frame was detached")
+
+
+def _settled(page, fn, attempts: int = 20):
+    """Run ``fn`` again while the page is between two documents (a navigation in flight)."""
+    for attempt in range(attempts):
+        try:
+            return fn()
+        except Exception as exc:
+            if attempt == attempts - 1 or not any(t in str(exc) for t in _TRANSIENT):
+                raise
+            try:
+                page.wait_for_load_state("domcontentloaded", timeout=2_000)
+            except Exception:
+                pass
+
+
 def observe(page, *, screenshot: bool = True) -> Observation:
     """Capture a StateSignature v1 and the data of a dom_snapshot_partial."""
-    data = page.evaluate(OBSERVE_JS, MAX_ELEMENTS)
+    data = _settled(page, lambda: page.evaluate(OBSERVE_JS, MAX_ELEMENTS))
     shot = None
     if screenshot:
-        shot = page.screenshot(type="png", animations="disabled", caret="hide", timeout=10_000)
+        shot = _settled(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide", timeout=10_000))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
     signature = StateSignature(
         url=data["url"],
