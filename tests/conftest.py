@@ -28,6 +28,20 @@ steps:
 """
 
 
+@pytest.fixture(scope="session")
+def chromium():
+    """The suite's one Chromium (a BrowserManager: ``chromium.browser()``).
+
+    Playwright's sync API allows one instance per thread, so every browser
+    test in this process shares it.
+    """
+    from pytest_cometlocal.plugin.fixtures import BrowserManager
+
+    manager = BrowserManager({"headless": True}, None)
+    yield manager
+    manager.close()
+
+
 @pytest.fixture
 def plan_dir(tmp_path: Path) -> Path:
     """A suite root with a plans/ folder inside it."""

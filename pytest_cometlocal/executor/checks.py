@@ -77,7 +77,7 @@ class CheckContext:
     overlay_selectors: tuple[str, ...]
     step_locator: Any | None = None
     requested_url: str | None = None
-    downloads: list[Any] = field(default_factory=list)
+    downloads: Callable[[], list[Any]] = lambda: []  # the step's downloads so far (they arrive late)
     network: NetworkTracker | None = None
     resolve_text: Callable[[str], str] = lambda s: s
 
@@ -145,7 +145,7 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         wanted = text(args.text)
         return any(wanted in t for t in texts), {"toasts": texts}
     if kind == "download_started":
-        names = [d.suggested_filename for d in ctx.downloads]
+        names = [d.suggested_filename for d in ctx.downloads()]
         if args.filename is None:
             return bool(names), {"downloads": names}
         return any(re.search(args.filename, n) for n in names), {"downloads": names}

@@ -460,7 +460,7 @@ class Executor:
             overlay_selectors=self.settings.overlay_selectors,
             step_locator=ctx.locator,
             requested_url=ctx.requested_url,
-            downloads=self.downloads[ctx.download_mark:],
+            downloads=lambda: self.downloads[ctx.download_mark:],
             network=self.network,
             resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
         )

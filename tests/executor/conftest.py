@@ -23,7 +23,7 @@ from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext,
 from pytest_cometlocal.demo.portal import DemoPortal
 from pytest_cometlocal.executor.engine import RunResult
 from pytest_cometlocal.executor.session import effective_settings, run_plan
-from pytest_cometlocal.plugin.fixtures import BrowserManager
+from pytest_cometlocal.plugin.fixtures import BrowserManager  # noqa: F401 - type of `browser`
 
 DEFAULTS = """\
 defaults:
@@ -75,10 +75,8 @@ def portal(outside: OutsideServer) -> DemoPortal:
 
 
 @pytest.fixture(scope="session")
-def browser():
-    manager = BrowserManager({"headless": True}, None)
-    yield manager
-    manager.close()
+def browser(chromium):
+    return chromium
 
 
 @dataclass
