@@ -67,3 +67,16 @@ def test_wildcard_allowlist_forwards_through_the_guard(run, portal):
         "preconditions: [{kind: host_in_allowlist}]", "preconditions: [{kind: network_idle}]") +
         "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n")
     assert r.code == "DOMAIN_BLOCKED" and r.error.details["host"] == "127.0.0.1"
+
+
+def test_link_click_to_outside_is_blocked(run, outside):
+    before = outside_hits(outside)
+    r = run(plan("link", """\
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
+  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
+  - {id: in, kind: click, target: {type: testid, id: login-submit}, postconditions: [{kind: url_matches, args: {pattern: dashboard}}]}
+  - {id: leave, kind: click, target: {type: role, role: link, name: Outside site, exact: true}}
+"""))
+    assert r.code == "DOMAIN_BLOCKED" and r.error.action_id == "leave"
+    assert outside_hits(outside) == before

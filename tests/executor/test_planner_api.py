@@ -1,0 +1,67 @@
+"""The executor as a library: a planner proposes steps one at a time; the executor decides."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_cometlocal.contract.policy import Policy
+from pytest_cometlocal.executor.engine import Executor, ExecutorSettings
+from pytest_cometlocal.executor.errors import ExecutorFailure
+from pytest_cometlocal.executor.guard import NetworkGuard
+from pytest_cometlocal.executor.runfolder import RunFolder
+
+BASE = {"criticality": "normal", "timeout_ms": 3000,
+        "preconditions": [{"kind": "host_in_allowlist"}], "postconditions": [{"kind": "host_in_allowlist"}]}
+
+
+@pytest.fixture
+def executor(browser, portal, tmp_path):
+    guard = NetworkGuard(["127.0.0.1"]).start()
+    context = browser.browser().new_context(proxy=guard.proxy_settings())
+    run = RunFolder.create(tmp_path, "planner", mode="live", policy=Policy(), allowlist=["127.0.0.1"], plan_info={})
+    ex = Executor(context.new_page(), run, ExecutorSettings(base_url=portal.url, allowlist=("127.0.0.1",)), guard=guard)
+    ex.start({"planner": "test"})
+    yield ex
+    context.close()
+    guard.stop()
+
+
+def events(ex: Executor) -> list[dict]:
+    return [json.loads(line) for line in (ex.run.path / "trace.jsonl").read_text().splitlines()]
+
+
+def test_accepted_proposals_run_and_return_compat_results(executor):
+    result = executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    assert result.ok and result.error is None and result.typed_error is None and result.kind == "navigate"
+    assert result.evidence_refs and all(ref.sha256 for ref in result.evidence_refs)
+    trace = events(executor)
+    received = next(e for e in trace if e["event_type"] == "proposal_received")
+    assert received["metadata"]["proposal_source"] == "planner"
+    assert "proposal_accepted" in [e["event_type"] for e in trace]
+
+
+def test_invalid_proposal_is_rejected_with_invalid_actionspec(executor):
+    with pytest.raises(ExecutorFailure) as caught:
+        executor.propose({"id": "bad", "kind": "click", "target": {"type": "text", "text": "Sign in"}, **BASE})
+    error = caught.value.error
+    assert error.error_code.value == "INVALID_ACTIONSPEC" and error.stage == "proposal_validation"
+    assert error.details["violated_rules"] == ["U2"] and error.action_id == "bad"
+    trace = events(executor)
+    assert [e["event_type"] for e in trace][-3:] == ["proposal_received", "proposal_rejected", "error_raised"]
+    report = executor.run.path / error.evidence_refs[0].uri
+    assert report.is_file()
+    # A rejected proposal never touched the page: nothing was observed or done for it.
+    assert not any(e["event_type"] == "action_started" and e["step_id"] == "bad" for e in trace)
+
+
+def test_failed_proposal_keeps_the_typed_error_and_its_string_form(executor):
+    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/duplicates"}, **BASE})
+    with pytest.raises(ExecutorFailure) as caught:
+        executor.propose({"id": "save", "kind": "click", "timeout_ms": 300,
+                          "target": {"type": "role", "role": "button", "name": "Save", "exact": True},
+                          **{k: v for k, v in BASE.items() if k != "timeout_ms"}})
+    compat = executor.results[-1]
+    assert compat.ok is False and compat.typed_error is caught.value.error
+    assert compat.error == "TARGET_NOT_UNIQUE: target resolution returned 2 matches; requires exactly 1"

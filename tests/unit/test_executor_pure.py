@@ -1,0 +1,127 @@
+"""Executor logic that needs no browser: policy counters, host matching, error classification."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_cometlocal.contract.policy import Policy
+from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_host
+from pytest_cometlocal.executor.browser import ChromiumNotFound, find_chromium
+from pytest_cometlocal.executor.errors import actionability_check, intercepting_overlay, net_error
+from pytest_cometlocal.executor.guard import NetworkGuard
+from pytest_cometlocal.executor.policy import PolicyState
+
+
+class TestPolicyState:
+    def test_same_state_counts_first_attempts_of_side_effects_only(self):
+        state = PolicyState(Policy(same_state_revisits=2))
+        assert state.count_revisit("click", "k", first_attempt=True, recovery=False) is None
+        assert state.count_revisit("click", "k", first_attempt=False, recovery=False) is None  # retry
+        assert state.count_revisit("click", "k", first_attempt=True, recovery=True) is None  # recovery
+        for kind in ("assert", "wait_for", "stop"):
+            assert state.count_revisit(kind, "k", first_attempt=True, recovery=False) is None
+        assert state.revisits["k"] == 1
+        assert state.count_revisit("fill", "k", first_attempt=True, recovery=False) is None
+        halt = state.count_revisit("navigate", "k", first_attempt=True, recovery=False)
+        assert halt is not None and halt.reason == "same_state_revisit"
+        assert halt.details == {"state_key": "k", "count": 3, "threshold": 2}
+        assert state.count_revisit("click", "other", first_attempt=True, recovery=False) is None
+
+    def test_hard_cap_is_checked_before_each_step(self):
+        state = PolicyState(Policy(hard_cap_steps=2))
+        for _ in range(2):
+            assert state.check_step_budget() is None
+            state.count_step()
+        halt = state.check_step_budget()
+        assert halt.reason == "max_steps" and halt.details == {"steps_taken": 2, "hard_cap_steps": 2}
+
+    def test_observation_metadata_and_thresholds(self):
+        state = PolicyState(Policy())
+        state.count_revisit("click", "k", True, False)
+        assert state.observation_metadata("k") == {
+            "steps_taken": 0, "hard_cap_steps": 60, "same_state_revisit_count": 1, "same_state_revisit_threshold": 2}
+        assert state.thresholds()["backoff_ms"] == [300, 1000, 2000]
+
+    def test_backoff_repeats_the_last_value(self):
+        assert [Policy(backoff_ms=[5, 7]).backoff_for(n) for n in (1, 2, 3, 4)] == [5, 7, 7, 7]
+
+
+class TestAllowlist:
+    @pytest.mark.parametrize("host, patterns, allowed", [
+        ("example.com", ["example.com"], True),
+        ("EXAMPLE.com", ["example.COM"], True),
+        ("a.example.com", ["example.com"], False),
+        ("a.example.com", ["*.example.com"], True),
+        ("a.b.example.com", ["*.example.com"], True),
+        ("example.com", ["*.example.com"], False),
+        ("badexample.com", ["*.example.com"], False),
+        ("localhost", ["127.0.0.1"], False),
+        ("127.0.0.2", ["127.0.0.1"], False),
+        ("::1", ["[::1]"], True),
+    ])
+    def test_hosts_match_literally(self, host, patterns, allowed):
+        assert host_allowed(host, patterns) is allowed
+
+    def test_ports_are_ignored_and_non_network_urls_pass(self):
+        assert url_allowed("http://127.0.0.1:8123/x", ["127.0.0.1"])
+        assert not url_allowed("https://localhost:443/", ["127.0.0.1"])
+        assert url_allowed("about:blank", []) and url_allowed("data:text/html,hi", [])
+        assert url_host("http://User@Example.COM:80/p") == "example.com"
+
+    def test_guard_proxy_settings_put_loopback_rule_first(self):
+        guard = NetworkGuard(["127.0.0.1", "*.example.com", "Example.org"]).start()
+        try:
+            settings = guard.proxy_settings()
+            assert settings["server"] == f"http://127.0.0.1:{guard.port}"
+            assert settings["bypass"] == "<-loopback>,127.0.0.1,example.org"
+        finally:
+            guard.stop()
+
+
+class TestErrorClassification:
+    LOG = (
+        "Locator.click: Timeout 1000ms exceeded.\nCall log:\n  - waiting for get_by_test_id(\"continue\")\n"
+        "  - attempting click action\n    - element is visible, enabled and stable\n"
+        "  - <div id=\"cookie-wall\" role=\"dialog\" class=\"cookie-wall\">…</div> intercepts pointer events\n"
+    )
+
+    def test_intercepting_overlay_is_named(self):
+        overlay = intercepting_overlay(Exception(self.LOG))
+        assert overlay is not None and overlay.selector == "div#cookie-wall"
+        assert intercepting_overlay(Exception("Timeout 1000ms exceeded")) is None
+
+    def test_actionability_check_takes_the_last_reported(self):
+        log = "waiting\n - element is not visible\n - retrying\n - element is not enabled\n"
+        assert actionability_check(Exception(log)) == "element_enabled"
+        assert actionability_check(Exception("element is not editable")) == "element_editable"
+        assert actionability_check(Exception("other")) is None
+
+    def test_net_error(self):
+        assert net_error(Exception("Page.goto: net::ERR_CONNECTION_REFUSED at http://x/")) == "ERR_CONNECTION_REFUSED"
+        assert net_error(Exception("no code")) is None
+
+
+class _FakeChromium:
+    def __init__(self, path):
+        self.executable_path = path
+
+
+class _FakePlaywright:
+    def __init__(self, path):
+        self.chromium = _FakeChromium(path)
+
+
+def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, monkeypatch):
+    monkeypatch.delenv("COMETLOCAL_CHROMIUM", raising=False)
+    fake = tmp_path / "chrome"
+    fake.write_text("")
+    assert find_chromium(_FakePlaywright(str(tmp_path / "missing")), str(fake)) == str(fake)
+    assert find_chromium(_FakePlaywright(str(fake))) is None  # Playwright's own build is used as is
+    with pytest.raises(ChromiumNotFound, match="not found at"):
+        find_chromium(_FakePlaywright(str(fake)), str(tmp_path / "nope"))
+    monkeypatch.setenv("COMETLOCAL_CHROMIUM", str(fake))
+    assert find_chromium(_FakePlaywright(None)) == str(fake)
+    monkeypatch.delenv("COMETLOCAL_CHROMIUM")
+    monkeypatch.setattr("pytest_cometlocal.executor.browser.system_chromium", lambda: None)
+    with pytest.raises(ChromiumNotFound, match="no Chromium found"):
+        find_chromium(_FakePlaywright(str(tmp_path / "missing")))
