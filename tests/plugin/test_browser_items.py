@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.executor.conftest import DEFAULTS
+
 PORTAL_CONFTEST = """
 import pytest
 from pytest_cometlocal.demo.portal import DemoPortal
@@ -25,14 +27,6 @@ def demo_portal():
 @pytest.fixture
 def cometlocal_base_url(demo_portal):
     return demo_portal.url
-"""
-
-DEFAULTS = """\
-defaults:
-  criticality: normal
-  timeout_ms: 3000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
 """
 
 LOGIN = """\

@@ -1,0 +1,56 @@
+"""The example suite covers the whole format: every action kind, condition kind, target type,
+and one negative plan per canonical error code. (scripts/demo.sh runs it in Chromium.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_cometlocal.contract.actionspec import ACTION_KINDS
+from pytest_cometlocal.contract.codes import CANONICAL_CODES
+from pytest_cometlocal.contract.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.targets import TARGET_TYPES
+from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
+
+
+def _plans():
+    for path in sorted(EXAMPLES.rglob("*.actions.yaml")):
+        yield from validate_path(path, ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}))
+
+
+def _targets(t):
+    if t is None:
+        return
+    for x in t if isinstance(t, list) else [t]:
+        yield x.type
+        for inner in (getattr(x, "inner", None), getattr(x, "base", None)):
+            if inner is not None:
+                yield from _targets(inner)
+
+
+def test_passing_examples_use_every_kind_condition_and_target():
+    kinds, conditions, targets = set(), set(), set()
+    for plan in _plans():
+        if isinstance(plan, InvalidPlan) or plan.plan.expect is not None:
+            continue
+        for step in plan.plan.all_steps():
+            kinds.add(step.kind)
+            targets.update(_targets(step.target))
+            for cond in step.preconditions + step.postconditions:
+                conditions.add(cond.kind)
+                targets.update(_targets(getattr(cond.args, "target", None)))
+    assert kinds == set(ACTION_KINDS)
+    assert conditions == set(CONDITION_KINDS)
+    assert targets == set(TARGET_TYPES)
+
+
+def test_one_negative_example_per_canonical_code():
+    expected = []
+    for plan in _plans():
+        expect = plan.expect if isinstance(plan, InvalidPlan) else plan.plan.expect
+        if expect is not None:
+            expected.append(expect.error_code)
+            if isinstance(plan, ValidPlan):
+                assert expect.step is not None, f"{plan.name}: negative examples name the failing step"
+    assert sorted(expected) == sorted(code.value for code in CANONICAL_CODES)
