@@ -178,3 +178,24 @@ steps:
     events = [json.loads(line) for line in trace.read_text().splitlines()]
     assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
     assert events[-1]["event_type"] == "run_finished" and events[-1]["metadata"]["status"] == "interrupted"
+
+
+def test_context_args_fixture_gives_http_credentials(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST + """
+@pytest.fixture
+def cometlocal_context_args():
+    return {"http_credentials": {"username": "demo", "password": "demo"}}
+""")
+    write(pytester, "a.actions.yaml", "name: protected\nauth_signals: {status: [401]}\n" + DEFAULTS + """\
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: /protected}
+    postconditions: [{kind: title_contains, args: {text: Protected}}]
+""")
+    result = pytester.runpytest_subprocess("-q")
+    result.assert_outcomes(passed=1)
+    (run_dir,) = (pytester.path / "cometlocal-runs").iterdir()
+    assert next((run_dir / "evidence").rglob("*.png"), None) is None  # a passing normal step keeps hashes only
+    dom = json.loads(next((run_dir / "evidence" / "dom").glob("*_after.json")).read_text())
+    assert dom["title"] == "Protected"
