@@ -1,4 +1,4 @@
-"""``cometlocal``: validate plans and print the plan schema, without a browser.
+"""``cometlocal``: validate plans, print the plan schema, verify and show run folders (no browser).
 
 Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
 missing path, nothing to validate).
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
+from .audit import find_runs, show_run, verify_run
 from .contract.expectation import expectation_met
 from .contract.schema import plan_json_schema
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
@@ -116,6 +117,39 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_verify(args: argparse.Namespace) -> int:
+    runs = find_runs([Path(p) for p in args.runs])
+    if not runs:
+        raise UsageError("no run folders under " + ", ".join(args.runs))
+    bad = 0
+    for run in runs:
+        result = verify_run(run)
+        if result.ok:
+            if not args.quiet:
+                print(f"ok      {run}  ({result.events} events, {result.files} evidence files)")
+            continue
+        bad += 1
+        print(f"FAILED  {run}")
+        for problem in result.problems[: args.max_problems]:
+            print(f"  - {problem}")
+        if len(result.problems) > args.max_problems:
+            print(f"  ... and {len(result.problems) - args.max_problems} more")
+    print(f"{len(runs)} run folders: {len(runs) - bad} verified, {bad} failed", file=sys.stderr if bad else sys.stdout)
+    return 1 if bad else 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    runs = find_runs([Path(p) for p in args.runs])
+    if not runs:
+        raise UsageError("no run folders under " + ", ".join(args.runs))
+    for run in runs:
+        try:
+            print(show_run(run))
+        except (OSError, ValueError) as exc:
+            print(f"{run}: cannot be read ({exc})")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cometlocal", description="Browser action plans for pytest.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -127,6 +161,14 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.set_defaults(func=cmd_validate)
+    ver = sub.add_parser("verify", help="check run folders against the trace and evidence contracts")
+    ver.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
+    ver.add_argument("--quiet", "-q", action="store_true", help="print only failures")
+    ver.add_argument("--max-problems", type=int, default=10)
+    ver.set_defaults(func=cmd_verify)
+    sh = sub.add_parser("show", help="print a readable timeline of run folders")
+    sh.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
+    sh.set_defaults(func=cmd_show)
     s = sub.add_parser("schema", help="print the JSON Schema of the plan format")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
     s.set_defaults(func=cmd_schema)
