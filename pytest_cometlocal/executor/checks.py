@@ -237,6 +237,9 @@ def _upload_completed(cond: Any, ctx: CheckContext) -> tuple[bool, Any]:
 def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:
     """Evaluate until every non-warning condition holds, or time runs out.
 
+    The pause between looks grows from 20 ms to 200 ms; it is a polling
+    interval, never a fixed wait for the page.
+
     Warning conditions are evaluated on the final state only: they are
     recorded, never waited for.
     """
@@ -247,12 +250,24 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
         results = {id(c): CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in required}
         if all(r.ok for r in results.values()) or time.monotonic() >= deadline:
             break
-        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        _pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 2, 0.2)
     for c in conditions:
         if c.severity == "warning":
             results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
+
+
+def _pause(page: Any, seconds: float) -> None:
+    """Wait between two looks while Playwright keeps delivering events.
+
+    A plain ``time.sleep`` would stall the sync API's event loop, so a download
+    or a request that happened meanwhile would not be seen until the next call.
+    """
+    try:
+        page.wait_for_timeout(seconds * 1000)
+    except Exception:
+        time.sleep(seconds)
 
 
 def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:

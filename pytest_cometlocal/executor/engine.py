@@ -308,7 +308,7 @@ class Executor:
                     delay = self.settings.policy.backoff_for(attempt)
                     self.trace.emit("retry_scheduled", spec.id, error=error,
                                     metadata={"attempt": attempt, "next_attempt": attempt + 1, "error_code": code, "delay_ms": delay})
-                    time.sleep(delay / 1000)
+                    self._wait(delay)
                     self.trace.emit("backoff_applied", spec.id, metadata={"delay_ms": delay, "attempt": attempt + 1})
                     continue
                 if attempt > 1 or recoveries:
@@ -317,6 +317,13 @@ class Executor:
                         "retryable": False,
                     })
                 self._raise_final(ctx, error)
+
+    def _wait(self, ms: int) -> None:
+        """Backoff that keeps the page's events flowing (a sync sleep would stall them)."""
+        try:
+            self.page.wait_for_timeout(ms)
+        except Exception:
+            time.sleep(ms / 1000)
 
     def _recover(self, spec: ActionSpec, index: int, error: ExecutorError, round_: int, tag: str) -> None:
         self.trace.emit("recovery_started", spec.id, error=error,

@@ -152,5 +152,9 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
             if result.attempts[-len(round_attempts):] != round_attempts:
                 result.attempts.extend(round_attempts)
             return result
-        time.sleep(min(delay, max(0.0, deadline - time.monotonic())))
+        pause = min(delay, max(0.0, deadline - time.monotonic()))
+        try:
+            page.wait_for_timeout(pause * 1000)  # keeps Playwright's events flowing
+        except Exception:
+            time.sleep(pause)
         delay = min(delay * 2, 0.2)

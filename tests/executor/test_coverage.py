@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
+from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.actionspec import ACTION_KINDS
 from pytest_cometlocal.contract.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.targets import TARGET_TYPES
@@ -151,6 +152,7 @@ def test_every_kind_condition_and_target_in_one_passing_plan(run, tmp_path):
         "preconditions_checked", "action_started", "action_executed", "postconditions_checked", "evidence_captured",
     ]
     assert r.types("greeting")[-2] == "assert_checked"
+    assert verify_run(r.run_dir).ok
 
 
 def test_warning_condition_is_recorded_not_failed(run):

@@ -10,6 +10,7 @@ import hashlib
 
 import pytest
 
+from pytest_cometlocal.audit import verify_run
 from tests.executor.conftest import DEFAULTS, Run
 
 REQUIRED = ("schema_version", "error_code", "stage", "severity", "message", "retryable", "run_id", "seq",
@@ -37,6 +38,8 @@ def assert_typed_error(r: Run, code: str, step: str, stage: str) -> dict:
     assert r.events[-1]["metadata"]["error_code"] == code
     kinds = {ref["kind"] for ref in error["evidence_refs"]}
     assert "dom_snapshot_partial" in kinds
+    verification = verify_run(r.run_dir)
+    assert verification.ok, verification.problems
     return error
 
 
