@@ -61,7 +61,24 @@ def interpolate(
     out = REFERENCE.sub(replace, text)
     if errors:
         raise InterpolationError("; ".join(errors))
+    if _references_formed(text, out):
+        raise InterpolationError("a var value cannot form a new ${...} reference")
     return out
+
+
+def _references_formed(text: str, out: str) -> bool:
+    """Did substitution assemble a reference that was not written as such?
+
+    Substitution is one pass, so "${secrets.${vars.X}}" or a var holding "$"
+    before "{secrets.P}" could otherwise build a secret reference nobody
+    checked. After substitution the only "${" left may be the secret
+    references and the unmatched "${" that were already in the text.
+    """
+    secrets_before = sorted(SECRET_REFERENCE.findall(text))
+    if sorted(SECRET_REFERENCE.findall(out)) != secrets_before:
+        return True
+    unmatched_before = text.count("${") - len(REFERENCE.findall(text))
+    return out.count("${") > unmatched_before + len(secrets_before)
 
 
 def resolve_secrets(text: str, values: Mapping[str, str]) -> str:

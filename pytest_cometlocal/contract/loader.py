@@ -110,7 +110,9 @@ _NOT_SPECIAL_START = frozenset("abcdeghijklmopqrsuvwxyzABCDEGHIJKLMOPQRSUVWXYZ_/
 def resolve_scalar(value: str, tag: str | None, style: str | None, implicit: Any) -> Any:
     """YAML 1.2 core schema resolution for one scalar."""
     plain = implicit[0] if isinstance(implicit, tuple) else bool(implicit)
-    if tag is None or tag == "!":
+    if tag == "!":
+        return value  # the non-specific tag "!" makes a string (YAML 1.2, 3.3.2)
+    if tag is None:
         if not plain:
             return value  # quoted or block scalar without a tag: always a string
         if value and value[0] in _NOT_SPECIAL_START:
@@ -218,6 +220,8 @@ class _Builder:
                     parent = frame[0]
                     if key in parent:
                         raise self.fail(mark, f"duplicate key {key!r}")
+                    if event.anchor:
+                        anchors[event.anchor] = (key, 1)
                     frame[2], frame[3] = key, mark
                     continue
                 if expanded > limit:

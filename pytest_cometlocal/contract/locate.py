@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from .loader import YDict, YList
 from .problems import Mark, format_key_path
 
 _UNION_TAGS = frozenset({"single", "alternatives"})
@@ -23,6 +22,9 @@ def _is_generic(part: Any) -> bool:
 
 def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False, tags: bool = True) -> tuple[Mark, str]:
     """Return (mark, clean key path) for ``loc`` inside the loaded document ``root``.
+
+    ``root`` is usually a YDict from the loader; plain dicts and lists (a
+    planner's proposal) work too, with the fallback mark.
 
     With ``key=True`` the mark of the last key itself is returned (for unknown
     keys) instead of its value's. ``tags=False`` for paths written by the
@@ -39,13 +41,14 @@ def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False, tag
         last = i == len(parts) - 1
         if navigating and isinstance(part, str) and part in _UNION_TAGS:
             continue
-        if navigating and isinstance(node, YDict):
+        if navigating and isinstance(node, dict):
             if tags and entered and isinstance(part, str) and part in (node.get("type"), node.get("kind")):
                 entered = False
                 continue
             entered = False
             if isinstance(part, str) and part in node:
-                mark = node.key_marks[part] if (key and last) else node.value_marks[part]
+                marks = getattr(node, "key_marks" if (key and last) else "value_marks", None)
+                mark = marks[part] if marks else mark
                 node = node[part]
                 path.append(part)
                 entered = True
@@ -53,9 +56,10 @@ def locate(root: Any, loc: Iterable[Any], fallback: Mark, key: bool = False, tag
             if isinstance(part, str) and part in _UNION_TAGS:
                 continue
             navigating = False
-        elif navigating and isinstance(node, YList):
+        elif navigating and isinstance(node, list):
             if isinstance(part, int) and 0 <= part < len(node):
-                mark = node.item_marks[part]
+                marks = getattr(node, "item_marks", None)
+                mark = marks[part] if marks else mark
                 node = node[part]
                 path.append(part)
                 entered = True

@@ -37,7 +37,7 @@ from .actionspec import (
     StepDefaults,
 )
 from .base import ContractModel
-from .interpolation import InterpolationError, has_secret, interpolate
+from .interpolation import SECRET_REFERENCE, InterpolationError, interpolate
 from .loader import Document, YamlError, YDict, YList, load_documents, load_file
 from .locate import locate
 from .paths import ConfinementError, confine
@@ -290,15 +290,16 @@ def check_step(
         if step.target is not None and not isinstance(step.target, T.UrlTarget):
             add(loc + ("target",), "navigate takes a single {type: url} target", "URL_TARGET")
         elif isinstance(step.target, T.UrlTarget):
-            url = step.target.url
-            if not has_secret(url):
-                parts = urlsplit(url)
-                if parts.scheme and parts.scheme not in ("http", "https"):
-                    add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
-                elif not parts.scheme and parts.netloc:
-                    add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
-                # A relative URL without a known base URL is not an error here: the
-                # base URL may come at run time from a `base_url` fixture.
+            # The scheme and host are checked with any secret replaced by a
+            # placeholder: a secret may sit in the path, never decide the scheme.
+            url = SECRET_REFERENCE.sub("SECRET", step.target.url)
+            parts = urlsplit(url)
+            if parts.scheme and parts.scheme not in ("http", "https"):
+                add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
+            elif not parts.scheme and parts.netloc:
+                add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
+            # A relative URL without a known base URL is not an error here: the
+            # base URL may come at run time from a `base_url` fixture.
     else:
         for t, tloc, _d in _iter_targets(step.target, loc + ("target",)):
             if isinstance(t, T.UrlTarget):
@@ -441,8 +442,8 @@ _SECRETS = TypeAdapter(dict[str, SecretRef])
 
 def _raw_name(value: Any, fallback: str) -> str:
     name = value.get("name") if isinstance(value, dict) else None
-    if isinstance(name, str) and name.strip() and not _NAME_FORBIDDEN.search(name):
-        return name.strip()
+    if isinstance(name, str) and name.strip() and name == name.strip() and not _NAME_FORBIDDEN.search(name):
+        return name
     return fallback
 
 
@@ -624,17 +625,35 @@ def _u4_sorted(plan: Plan) -> Plan:
     """Alternatives in U4 order (stable for equal types), so the executor just iterates."""
 
     def fix(step: ActionSpec) -> ActionSpec:
-        if isinstance(step.target, list):
-            ordered = sorted(step.target, key=T.u4_rank)
-            if ordered != list(step.target):
-                return step.model_copy(update={"target": ordered})
-        return step
+        return _u4_step(step)
 
     steps = [fix(s) for s in plan.steps]
     update: dict[str, Any] = {"steps": steps}
     if plan.recovery:
         update["recovery"] = plan.recovery.model_copy(update={"steps": [fix(s) for s in plan.recovery.steps]})
     return plan.model_copy(update=update)
+
+
+def _u4_step(step: ActionSpec) -> ActionSpec:
+    """The step with every list of alternatives (its own, its conditions') in U4 order."""
+    update: dict[str, Any] = {}
+    if isinstance(step.target, list):
+        ordered = sorted(step.target, key=T.u4_rank)
+        if ordered != list(step.target):
+            update["target"] = ordered
+    for phase in ("preconditions", "postconditions"):
+        conditions = list(getattr(step, phase))
+        changed = False
+        for i, cond in enumerate(conditions):
+            target = getattr(cond.args, "target", None)
+            if isinstance(target, list):
+                ordered = sorted(target, key=T.u4_rank)
+                if ordered != list(target):
+                    conditions[i] = cond.model_copy(update={"args": cond.args.model_copy(update={"target": ordered})})
+                    changed = True
+        if changed:
+            update[phase] = conditions
+    return step.model_copy(update=update) if update else step
 
 
 def file_stem(path: str) -> str:
@@ -655,9 +674,10 @@ def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) 
         fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
         result = validate_document(doc, ctx, file, fallback)
         if result.name in names:
+            name_mark = doc.value.value_marks.get("name") if isinstance(doc.value, YDict) else None
             problem = Problem(
                 file,
-                result.source.mark,
+                name_mark or result.source.mark,
                 "name",
                 f"plan name '{result.name}' is already used by document {names[result.name] + 1} of this file",
                 "UNIQUE_NAME",
@@ -712,6 +732,4 @@ def validate_action_spec(raw: Any, *, uploads_root: Path | None = None, file: st
     check_step(step, (), lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root=uploads_root)
     if col.problems:
         return col.problems
-    if isinstance(step.target, list):
-        step = step.model_copy(update={"target": sorted(step.target, key=T.u4_rank)})
-    return step
+    return _u4_step(step)

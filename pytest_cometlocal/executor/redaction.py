@@ -29,6 +29,7 @@ class Redactor:
             forms.update({
                 value,
                 json.dumps(value)[1:-1],
+                json.dumps(value, ensure_ascii=False)[1:-1],  # how the trace and evidence are written
                 html.escape(value, quote=True),
                 html.escape(value, quote=False),
                 quote(value, safe=""),

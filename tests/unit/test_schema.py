@@ -1,0 +1,154 @@
+"""``plan_json_schema()`` and ``cometlocal schema``: the JSON Schema of plan files."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+import pytest
+
+from pytest_cometlocal.cli import main
+from pytest_cometlocal.contract.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, ActionSpec
+from pytest_cometlocal.contract.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.plan import PLAN_KEYS
+from pytest_cometlocal.contract.schema import SCHEMA_ID, plan_json_schema
+from pytest_cometlocal.contract.targets import TARGET_TYPES
+
+
+@pytest.fixture(scope="module")
+def schema() -> dict[str, Any]:
+    return plan_json_schema()
+
+
+def walk(node: Any) -> Iterator[Any]:
+    yield node
+    if isinstance(node, dict):
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def discriminator_values(schema: dict[str, Any], prop: str) -> set[str]:
+    """Every ``const`` of property ``prop`` among the $defs (the tagged union members)."""
+    found = set()
+    for definition in schema["$defs"].values():
+        spec = definition.get("properties", {}).get(prop)
+        if isinstance(spec, dict) and "const" in spec:
+            found.add(spec["const"])
+    return found
+
+
+def test_schema_is_json_serialisable(schema):
+    text = json.dumps(schema, allow_nan=False)
+    assert json.loads(text) == schema
+
+
+def test_schema_header(schema):
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema["$id"] == SCHEMA_ID
+    assert schema["type"] == "object"
+    assert "plan-format v1" in schema["title"]
+
+
+def test_every_ref_resolves(schema):
+    refs = {n["$ref"] for n in walk(schema) if isinstance(n, dict) and "$ref" in n}
+    assert refs
+    for ref in refs:
+        assert ref.startswith("#/$defs/"), ref
+        assert ref[len("#/$defs/"):] in schema["$defs"], ref
+
+
+def test_plan_is_closed(schema):
+    assert schema["additionalProperties"] is False
+    assert set(schema["properties"]) == set(PLAN_KEYS)
+    assert sorted(schema["required"]) == ["name", "steps"]
+
+
+def test_action_spec_is_closed(schema):
+    action = schema["$defs"]["ActionSpec"]
+    assert action["additionalProperties"] is False
+    assert set(action["properties"]) == set(ActionSpec.model_fields)
+
+
+def test_action_spec_requires_only_id_and_kind(schema):
+    action = schema["$defs"]["ActionSpec"]
+    assert sorted(action["required"]) == ["id", "kind"]
+    for key in DEFAULTABLE_KEYS:
+        assert key in action["properties"]
+    assert "defaults" in action["description"]
+
+
+def test_schema_does_not_change_the_model(schema):
+    # The relaxation is on a copy: the validated ActionSpec still requires the defaultable keys.
+    required = ActionSpec.model_json_schema()["required"]
+    for key in DEFAULTABLE_KEYS:
+        assert key in required
+    assert plan_json_schema() == schema
+
+
+def test_every_model_in_the_schema_is_closed(schema):
+    for name, definition in schema["$defs"].items():
+        if definition.get("type") == "object":
+            assert definition.get("additionalProperties") is False, name
+
+
+def test_all_action_kinds(schema):
+    kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert kinds == list(ACTION_KINDS)
+    assert kinds == ["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
+
+
+def test_all_target_types(schema):
+    expected = {"testid", "role", "label", "css", "xpath", "text", "frame", "nth", "url"}
+    assert set(TARGET_TYPES) == expected
+    assert discriminator_values(schema, "type") == expected
+    mappings = [
+        n["discriminator"]["mapping"]
+        for n in walk(schema)
+        if isinstance(n, dict) and isinstance(n.get("discriminator"), dict) and n["discriminator"].get("propertyName") == "type"
+    ]
+    assert mappings
+    for mapping in mappings:
+        assert set(mapping) == expected
+
+
+def test_all_condition_kinds(schema):
+    expected = set(CONDITION_KINDS)
+    assert len(expected) == 17
+    assert discriminator_values(schema, "kind") == expected
+    mappings = [
+        n["discriminator"]["mapping"]
+        for n in walk(schema)
+        if isinstance(n, dict) and isinstance(n.get("discriminator"), dict) and n["discriminator"].get("propertyName") == "kind"
+    ]
+    assert mappings
+    for mapping in mappings:
+        assert set(mapping) == expected
+
+
+def test_severity_enum_and_default(schema):
+    severity = schema["$defs"]["UrlIs"]["properties"]["severity"]
+    assert severity["enum"] == ["warning", "error", "critical"]
+    assert severity["default"] == "error"
+
+
+def test_step_defaults_are_all_optional(schema):
+    defaults = schema["$defs"]["StepDefaults"]
+    assert set(defaults["properties"]) == set(DEFAULTABLE_KEYS)
+    assert not defaults.get("required")
+
+
+def test_cli_schema_prints_the_same_json(capsys):
+    assert main(["schema"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out) == plan_json_schema()
+    assert out == json.dumps(plan_json_schema(), indent=2) + "\n"
+
+
+def test_cli_schema_to_file(tmp_path, capsys):
+    target = tmp_path / "plan.schema.json"
+    assert main(["schema", "--output", str(target)]) == 0
+    assert capsys.readouterr().out == ""
+    assert json.loads(target.read_text(encoding="utf-8")) == plan_json_schema()
