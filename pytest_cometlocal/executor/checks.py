@@ -159,11 +159,12 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     locator, seen = _target_locator(ctx, target_spec)
     if kind == "element_count_equals":
         if target_spec is None and ctx.step_locator is not None:
-            count = 1
-        else:
-            alternatives = target_spec if isinstance(target_spec, list) else [target_spec or ctx.step.target]
-            count = compile_target(page, alternatives[0]).count()
-        return count == args.count, {"count": count}
+            return args.count == 1, {"count": 1}
+        spec = target_spec if target_spec is not None else ctx.step.target
+        alternatives = spec if isinstance(spec, list) else [spec]
+        counts = [compile_target(page, alt).count() for alt in alternatives]
+        # Alternatives name the same element set in different ways: any one may hold.
+        return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
     if locator is None:
         return False, seen or {"count": 0}
     if kind == "element_exists":

@@ -26,11 +26,11 @@ from urllib.parse import urljoin, urlsplit
 from ..contract import targets as T
 from ..contract.actionspec import ActionSpec
 from ..contract.codes import ErrorCode
-from ..contract.interpolation import resolve_secrets
+from ..contract.interpolation import SECRET_REFERENCE, resolve_secrets
 from ..contract.paths import ConfinementError, confine
 from ..contract.plan import AuthSignals, Plan
 from ..contract.policy import Policy
-from ..contract.problems import Problem
+from ..contract.problems import Mark, Problem
 from ..contract.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature
 from ..contract.validator import validate_action_spec
 from .allowlist import url_allowed, url_host
@@ -166,6 +166,7 @@ class Executor:
         self.last_observation: Observation | None = None
         self.results: list[StepResult] = []
         self.proposals = 0
+        self._secret_values = tuple(v for v in settings.secrets.values() if v)
         # Requests and responses are followed on the whole context, so a popup's
         # first navigation is seen as soon as the popup exists.
         context = page.context
@@ -274,6 +275,11 @@ class Executor:
         """Validate one proposed step, then execute it; raises ExecutorFailure on any error."""
         self.proposals += 1
         validated = validate_action_spec(raw, uploads_root=self.settings.uploads_root)
+        if not isinstance(validated, list):
+            unknown = sorted({name for name in SECRET_REFERENCE.findall(validated.model_dump_json())
+                              if name not in self.settings.secrets})
+            if unknown:
+                validated = [Problem("<proposal>", Mark(1, 1), "", f"unknown secret(s): {', '.join(unknown)}", "INTERPOLATION")]
         if isinstance(validated, list):
             self._reject(raw, validated)
         return self.execute(validated, len(self.results))
@@ -292,7 +298,16 @@ class Executor:
                 tag = parent_tag + f"rec_{index:02d}" + (f"_a{attempt}" if attempt > 1 else "")
             ctx = _StepCtx(spec, index, tag, attempt, recovery)
             try:
-                self._attempt(ctx, first_attempt=(attempt == 1))
+                try:
+                    self._attempt(ctx, first_attempt=(attempt == 1))
+                except (ExecutorFailure, _Stop):
+                    raise
+                except Exception as exc:
+                    if not (is_crash(exc) or self.crashed):
+                        raise  # a fault of this plugin: reported as such, never disguised
+                    self.crashed = True
+                    raise self._fail(ctx, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
+                                     details={"during": "observation"}, cause=first_line(exc), retryable=False) from None
                 result = StepResult(spec.id, spec.kind, True, _ms(started), evidence_refs=ctx.evidence, attempts=attempt)
                 self.results.append(result)
                 return result
@@ -337,6 +352,8 @@ class Executor:
     def _raise_final(self, ctx: _StepCtx, error: ExecutorError) -> None:
         event = "policy_halt" if error.error_code == ErrorCode.POLICY_HALT else None
         before = error.state_before
+        if error.stage == "proposal_validation":
+            self.trace.emit("proposal_rejected", ctx.spec.id, before=before, error=error)
         if event:
             self.trace.emit(event, ctx.spec.id, before=before, error=error,
                             metadata={"policy": {"reason": error.details.get("policy_reason"), **{
@@ -357,6 +374,8 @@ class Executor:
         action = spec.model_dump(mode="json", exclude_none=True)
         self.trace.emit("proposal_received", spec.id, before=ctx.before.signature, action_spec=action,
                         metadata={"proposal_source": "plan" if not self.proposals else "planner", "step_index": ctx.index})
+        if spec.kind == "navigate":
+            ctx.requested_url = self._absolute(ctx, spec.target.url)
         self.trace.emit("proposal_accepted", spec.id, before=ctx.before.signature)
         alternatives = spec.alternatives
         self.trace.emit("action_compiled", spec.id, before=ctx.before.signature, action_spec=action, metadata={
@@ -381,9 +400,7 @@ class Executor:
             raise _Stop()
 
         # Target resolution and preconditions.
-        if spec.kind == "navigate":
-            ctx.requested_url = self._absolute(spec.target.url)
-        elif spec.kind in ("click", "fill", "select", "upload"):
+        if spec.kind in ("click", "fill", "select", "upload"):
             self._resolve_target(ctx)
         self._check_conditions(ctx, "pre", spec.preconditions)
         self.trace.emit("preconditions_checked", spec.id, before=ctx.before.signature,
@@ -422,17 +439,19 @@ class Executor:
         ctx.download_mark = len(self.downloads)
         ctx.blocked_mark = len(self.guard.blocked) if self.guard else 0
 
-    def _absolute(self, url: str) -> str:
+    def _absolute(self, ctx: _StepCtx, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)
-        parts = urlsplit(url)
-        if parts.scheme:
+        if urlsplit(url).scheme:
             return url
         if not self.settings.base_url:
-            raise ExecutorFailure(self._bare_error(
-                ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
-                f"relative URL {url!r} needs a base URL (--base-url, the plan's base_url or ini base_url)",
-                details={"violated_rules": ["URL"], "validation_errors": [{"key_path": "target.url", "message": "relative URL without base URL", "rule": "URL"}]},
-            ))
+            raise self._fail(
+                ctx, ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
+                f"relative URL {ctx.spec.target.url!r} needs a base URL: --base-url, the plan's base_url, "
+                "ini base_url or a cometlocal_base_url fixture",
+                details={"violated_rules": ["URL"], "validation_errors": [
+                    {"key_path": "target.url", "message": "relative URL without a base URL", "rule": "URL"}]},
+                retryable=False,
+            )
         return urljoin(self.settings.base_url, url)
 
     def _resolve_target(self, ctx: _StepCtx) -> None:
@@ -578,9 +597,6 @@ class Executor:
             check = check or "element_actionable"
             failed = FailedCondition(kind=check, args={"target": describe_compiled(ctx.resolved_target) if ctx.resolved_target else None},
                                      phase="pre", observed={"error": first_line(exc)})
-            if spec.kind == "upload":
-                raise self._fail(ctx, ErrorCode.UPLOAD_FAILED, "execution", f"upload could not be performed: {check}",
-                                 details={"file_ref": spec.file_refs, "upload_signal": check}, cause=cause, with_after=True)
             raise self._fail(ctx, ErrorCode.PRECONDITION_FAILED, "execution",
                              f"{spec.kind} could not be performed within {timeout} ms: {check}",
                              failed_conditions=[failed], cause=cause, with_after=True)
@@ -717,7 +733,7 @@ class Executor:
     def _observe(self) -> Observation:
         if self.crashed:
             raise Crashed("page crashed")
-        observation = observe(self.page)
+        observation = observe(self.page, secrets=self._secret_values)
         self.last_observation = observation
         return observation
 
@@ -816,7 +832,9 @@ class Executor:
         ctx.evidence.extend(refs)
         self.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
                         evidence_refs=refs, metadata={"manifest_uri": "evidence_manifest.json", "for_error": code.value})
-        is_retryable = retryable if retryable is not None else (spec.criticality != "critical")
+        is_retryable = retryable if retryable is not None else (
+            spec.criticality != "critical"
+            and (code.value in self.settings.policy.retry_on or (code.value in self.settings.recovery_on and not ctx.recovery)))
         error = ExecutorError(
             error_code=code,
             stage=stage,

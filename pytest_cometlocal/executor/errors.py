@@ -39,6 +39,8 @@ ACTIONABILITY = (
     ("did not find some options", "option_exists"),
     ("not an <input>, <textarea>, <select>", "element_editable"),
     ("is not a <select> element", "element_is_select"),
+    ("Node is not an HTMLInputElement", "element_is_file_input"),
+    ("Non-multiple file input can only accept single file", "element_accepts_files"),
     ("element is outside of the viewport", "element_visible"),
 )
 

@@ -96,6 +96,24 @@ TARGET_CONTEXT_JS = r"""
 """
 
 
+MARK_SECRETS_JS = r"""
+(values) => {
+  const attr = "data-cometlocal-secret";
+  document.querySelectorAll("[" + attr + "]").forEach(e => e.removeAttribute(attr));
+  let marked = 0;
+  const has = (s) => !!s && values.some(v => s.includes(v));
+  for (const el of document.querySelectorAll("input, textarea, select")) {
+    if (has(el.value)) { el.setAttribute(attr, ""); marked++; }
+  }
+  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (has(n.nodeValue) && n.parentElement) { n.parentElement.setAttribute(attr, ""); marked++; }
+  }
+  return marked;
+}
+"""
+
+
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -130,12 +148,21 @@ def _settled(page, fn, attempts: int = 20):
                 pass
 
 
-def observe(page, *, screenshot: bool = True) -> Observation:
-    """Capture a StateSignature v1 and the data of a dom_snapshot_partial."""
+def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> Observation:
+    """Capture a StateSignature v1 and the data of a dom_snapshot_partial.
+
+    With ``secrets``, every field or text showing one is masked in the
+    screenshot (password fields already show dots), so no screenshot in the
+    evidence can show a secret.
+    """
     data = _settled(page, lambda: page.evaluate(OBSERVE_JS, MAX_ELEMENTS))
     shot = None
     if screenshot:
-        shot = _settled(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide", timeout=10_000))
+        mask = []
+        if secrets and _settled(page, lambda: page.evaluate(MARK_SECRETS_JS, list(secrets))):
+            mask = [page.locator("[data-cometlocal-secret]")]
+        shot = _settled(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide",
+                                                      timeout=10_000, mask=mask))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
     signature = StateSignature(
         url=data["url"],

@@ -24,7 +24,8 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     lines = [head, f"  {error.message}"]
     for fc in error.failed_conditions:
         args = _short(fc.args) if fc.args else ""
-        lines.append(f"  failed {fc.phase}condition {fc.kind} {args} observed: {_short(fc.observed)}")
+        what = "assert check" if fc.phase == "assert" else f"{fc.phase}condition"
+        lines.append(f"  failed {what} {fc.kind} {args} observed: {_short(fc.observed)}")
     details = error.details
     for key in ("count_observed", "matches_sample", "host", "allowlist", "auth_signal", "overlay_selector",
                 "overlay_text", "policy_reason", "critical_reason", "net_error", "timeout_ms", "file_ref", "attempts"):

@@ -54,6 +54,7 @@ def test_target_not_found(run):
     r = run(plan("tnf", OPEN.format(url="/login") +
                  "  - {id: missing, kind: click, timeout_ms: 400, target: [{type: testid, id: nope}, {type: css, selector: '#nope'}]}\n"))
     error = assert_typed_error(r, "TARGET_NOT_FOUND", "missing", "precondition")
+    assert error["retryable"] is False  # not in policy.retry_on
     d = error["details"]
     assert d["count_observed"] == 0
     assert d["target_resolution_order"] == ["testid", "role", "label", "css", "xpath", "text"]
@@ -318,3 +319,19 @@ def test_navigation_failed_on_refused_connection(run):
     r = run(plan("refused", f"  - {{id: open, kind: navigate, target: {{type: url, url: 'http://127.0.0.1:{port}/'}}}}\n"))
     error = assert_typed_error(r, "NAVIGATION_FAILED", "open", "execution")
     assert error["details"]["net_error"] == "ERR_CONNECTION_REFUSED"
+
+
+def test_upload_to_something_that_is_not_a_file_input_is_precondition_failed(run, tmp_path):
+    (tmp_path / "plans").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "plans" / "a.txt").write_text("x")
+    r = run(plan("up-button", OPEN.format(url="/form") +
+                 "  - {id: attach, kind: upload, timeout_ms: 800, target: {type: role, role: button, name: Send request}, file_ref: a.txt}\n"))
+    error = assert_typed_error(r, "PRECONDITION_FAILED", "attach", "execution")
+    assert error["failed_conditions"][0]["kind"] == "element_is_file_input"
+
+
+def test_element_count_equals_on_a_step_with_alternatives(run):
+    r = run(plan("count-alt", OPEN.format(url="/duplicates") +
+                 "  - {id: check, kind: wait_for, timeout_ms: 800, target: [{type: css, selector: li}, {type: testid, id: nothing}],"
+                 " postconditions: [{kind: element_count_equals, args: {count: 3}}]}\n"))
+    assert r.error is None, r.error

@@ -65,3 +65,58 @@ def test_failed_proposal_keeps_the_typed_error_and_its_string_form(executor):
     compat = executor.results[-1]
     assert compat.ok is False and compat.typed_error is caught.value.error
     assert compat.error == "TARGET_NOT_UNIQUE: target resolution returned 2 matches; requires exactly 1"
+
+
+def test_secret_fields_are_masked_before_a_screenshot(executor):
+    from pytest_cometlocal.executor.observe import observe
+
+    executor.settings.secrets["pw"] = "Hush-4471"  # what a plan's secrets block would give
+    executor._secret_values = ("Hush-4471",)
+    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    executor.propose({"id": "user", "kind": "fill", "target": {"type": "label", "text": "User name", "exact": True},
+                      "value": "${secrets.pw}", **BASE})
+    page = executor.page
+    observation = observe(page, secrets=("Hush-4471",))
+    assert page.locator("[data-cometlocal-secret]").count() == 1
+    assert page.locator("#user[data-cometlocal-secret]").count() == 1
+    assert observation.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+    trace = (executor.run.path / "trace.jsonl").read_text()
+    assert "Hush-4471" not in trace and "${secrets.pw}" in trace
+
+
+def test_unknown_secret_in_a_proposal_is_rejected(executor):
+    with pytest.raises(ExecutorFailure) as caught:
+        executor.propose({"id": "x", "kind": "fill", "target": {"type": "testid", "id": "subject"},
+                          "value": "${secrets.nope}", **BASE})
+    assert caught.value.error.error_code.value == "INVALID_ACTIONSPEC"
+    assert caught.value.error.details["violated_rules"] == ["INTERPOLATION"]
+
+
+def test_closed_page_is_browser_crashed_not_a_raw_error(executor):
+    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    executor.page.close()
+    with pytest.raises(ExecutorFailure) as caught:
+        executor.propose({"id": "again", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    error = caught.value.error
+    assert error.error_code.value == "BROWSER_CRASHED" and error.action_id == "again"
+    assert error.evidence_refs  # the last known state, even with no page to look at
+    assert error.retryable is False
+
+
+def test_relative_url_without_base_url_is_a_rejected_proposal(browser, tmp_path):
+    guard = NetworkGuard(["127.0.0.1"]).start()
+    context = browser.browser().new_context(proxy=guard.proxy_settings())
+    try:
+        run = RunFolder.create(tmp_path, "nobase", mode="live", policy=Policy(), allowlist=["127.0.0.1"], plan_info={})
+        ex = Executor(context.new_page(), run, ExecutorSettings(base_url=None, allowlist=("127.0.0.1",)), guard=guard)
+        with pytest.raises(ExecutorFailure) as caught:
+            ex.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+        error = caught.value.error
+        assert error.error_code.value == "INVALID_ACTIONSPEC" and error.stage == "proposal_validation"
+        assert error.action_id == "open" and "cometlocal_base_url" in error.message
+        types = [e["event_type"] for e in events(ex)]
+        assert types[-3:] == ["evidence_captured", "proposal_rejected", "error_raised"]
+        assert "action_started" not in types
+    finally:
+        context.close()
+        guard.stop()

@@ -109,10 +109,17 @@ steps:
 
 def test_browser_killed_mid_plan_leaves_a_valid_trace_and_next_plan_runs(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(PORTAL_CONFTEST + """
-import os, signal, threading, time
+import os, pathlib, signal, threading, time
 
 def _kill_chromium_soon():
-    time.sleep(1.5)
+    # Kill only once the run is inside its slow step, however loaded the machine is.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        traces = list(pathlib.Path("cometlocal-runs").glob("*-dies-*/trace.jsonl"))
+        if traces and '"action_started","step_id":"slow"' in traces[0].read_text().replace(" ", ""):
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
     me = os.getpid()
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
