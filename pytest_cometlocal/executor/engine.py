@@ -20,7 +20,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urljoin, urlsplit
 
 from ..contract import targets as T
@@ -145,13 +145,16 @@ class _StepCtx:
     requested_url: str | None = None
     evidence: list[EvidenceRef] = field(default_factory=list)
     resolution: dict[str, Any] | None = None
+    started: float = field(default_factory=time.monotonic)
 
 
 class Executor:
     """Runs ActionSpecs on one page and records everything in one run folder."""
 
-    def __init__(self, page: Any, run: RunFolder, settings: ExecutorSettings, guard: Any = None):
+    def __init__(self, page: Any, run: RunFolder, settings: ExecutorSettings, guard: Any = None,
+                 on_step: Callable[[StepResult], None] | None = None):
         self.page = page
+        self.on_step = on_step  # told about every finished step (a reporter's hook)
         self.run = run
         self.trace = run.trace
         self.evidence = run.evidence
@@ -309,7 +312,7 @@ class Executor:
                     raise self._fail(ctx, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
                                      details={"during": "observation"}, cause=first_line(exc), retryable=False) from None
                 result = StepResult(spec.id, spec.kind, True, _ms(started), evidence_refs=ctx.evidence, attempts=attempt)
-                self.results.append(result)
+                self._record(result)
                 return result
             except ExecutorFailure as failure:
                 error = failure.error
@@ -359,9 +362,17 @@ class Executor:
                             metadata={"policy": {"reason": error.details.get("policy_reason"), **{
                                 k: error.details[k] for k in ("state_key", "count", "threshold") if k in error.details}}})
         self.trace.emit("error_raised", ctx.spec.id, before=before, after=error.state_after, error=error)
-        self.results.append(StepResult(ctx.spec.id, ctx.spec.kind, False, 0, error=f"{error.error_code.value}: {error.message}",
-                                       typed_error=error, evidence_refs=list(error.evidence_refs), attempts=ctx.attempt))
+        self._record(StepResult(ctx.spec.id, ctx.spec.kind, False, _ms(ctx.started), error=f"{error.error_code.value}: {error.message}",
+                                typed_error=error, evidence_refs=list(error.evidence_refs), attempts=ctx.attempt))
         raise ExecutorFailure(error)
+
+    def _record(self, result: StepResult) -> None:
+        self.results.append(result)
+        if self.on_step is not None:
+            try:
+                self.on_step(result)
+            except Exception:  # a reporter must never break a run
+                pass
 
     def _attempt(self, ctx: _StepCtx, first_attempt: bool) -> None:
         spec = ctx.spec

@@ -57,10 +57,11 @@ def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, pro
     )
 
 
-def make_executor(page: Any, plan: ValidPlan, eff: EffectiveSettings, run: RunFolder, guard: NetworkGuard | None) -> Executor:
+def make_executor(page: Any, plan: ValidPlan, eff: EffectiveSettings, run: RunFolder, guard: NetworkGuard | None,
+                  on_step: Any = None) -> Executor:
     settings = ExecutorSettings.for_plan(plan.plan, base_url=eff.base_url, allowlist=eff.allowlist, mode=eff.mode,
                                          uploads_root=plan.uploads_root, secrets=eff.secrets)
-    return Executor(page, run, settings, guard=guard)
+    return Executor(page, run, settings, guard=guard, on_step=on_step)
 
 
 def run_plan(browser: Any, plan: ValidPlan, output: Path, eff: EffectiveSettings,

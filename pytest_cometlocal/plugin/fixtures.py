@@ -22,7 +22,7 @@ from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
 from ..executor.session import DEFAULT_CONTEXT_ARGS, EffectiveSettings, create_run_folder, effective_settings, make_executor
 from .options import settings
-from .report import failure_text
+from .report import failure_text, step_printer
 
 
 class BrowserManager:
@@ -164,7 +164,8 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
         run_folder = create_run_folder(plan, eff, opts.output, profile={"name": "pytest", "headless": not opts.headed},
                                        extra_info={"nodeid": item.nodeid})
         item.cometlocal_run_dir = run_folder.path
-        executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard)
+        executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
+                                 on_step=step_printer(pytestconfig))
         result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})
         text = failure_text(plan, result.error, run_folder.path) if result.error else ""
         return PlanOutcome(result.error, run_folder.path, run_folder.redactor.text(text), result)

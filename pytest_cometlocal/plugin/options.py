@@ -12,6 +12,7 @@ import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -100,6 +101,17 @@ class Settings:
             headed=bool(config.getoption("cometlocal_headed", False)),
             slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
         )
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Failures grouped by error code, so triage starts from the code."""
+    from .report import error_code_summary
+
+    lines = error_code_summary(terminalreporter.stats.get("failed", []))
+    if lines:
+        terminalreporter.write_sep("-", "cometlocal failures by error code")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 def _has_ini(config: pytest.Config, name: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -35,4 +36,42 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
         lines.append(f"  cause: {_short(error.cause, 300)}")
     if run_dir is not None:
         lines.append(f"  run folder: {run_dir}")
+        lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")
     return "\n".join(lines)
+
+
+def step_printer(config: Any):
+    """With ``-v``, one line per step as it finishes: status, step id, kind, duration."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None or config.getoption("verbose", 0) < 1 or hasattr(config, "workerinput"):
+        return None
+
+    capture = config.pluginmanager.get_plugin("capturemanager")
+
+    def show(result: Any) -> None:
+        status = "ok  " if result.ok else "FAIL"
+        tail = f"  {result.error}" if result.error else ""
+        retries = f" ({result.attempts} attempts)" if result.attempts > 1 else ""
+        line = f"    {status} {result.step_id:<24} {result.kind:<9} {result.duration_ms:>6} ms{retries}{tail[:120]}"
+        # Output capture is suspended for the line, so it reaches the terminal as the step ends.
+        with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+            reporter.ensure_newline()
+            reporter.write_line(line)
+
+    return show
+
+
+def error_code_summary(reports: list[Any]) -> list[str]:
+    """``TARGET_NOT_FOUND: 3 — plan a, plan b`` lines for the failed items, most frequent first."""
+    groups: dict[str, list[str]] = {}
+    for report in reports:
+        props = dict(getattr(report, "user_properties", []) or [])
+        code = props.get("cometlocal.error_code")
+        if code:
+            name = report.nodeid.split("::", 1)[-1]
+            groups.setdefault(code, []).append(name)
+    lines = []
+    for code, names in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        shown = ", ".join(names[:5]) + (f", … ({len(names) - 5} more)" if len(names) > 5 else "")
+        lines.append(f"{code}: {len(names)} — {shown}")
+    return lines

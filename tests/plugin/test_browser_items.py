@@ -206,3 +206,22 @@ steps:
     assert next((run_dir / "evidence").rglob("*.png"), None) is None  # a passing normal step keeps hashes only
     dom = json.loads(next((run_dir / "evidence" / "dom").glob("*_after.json")).read_text())
     assert dom["title"] == "Protected"
+
+
+def test_verbose_step_lines_and_error_code_summary(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    for name in ("one", "two"):
+        write(pytester, f"{name}.actions.yaml", f"name: missing {name}\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: gone, kind: click, timeout_ms: 300, target: {type: testid, id: gone}}
+""")
+    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([
+        "*ok   open * navigate * ms",
+        "*FAIL gone * click * ms  TARGET_NOT_FOUND: *",
+        "*cometlocal failures by error code*",
+        "TARGET_NOT_FOUND: 2 — missing one, missing two",
+    ])
+    result.stdout.fnmatch_lines(["*check it:   cometlocal verify *"])
