@@ -29,6 +29,7 @@ class TraceWriter:
         self.clock = MonotonicClock()
         self.seq = 0
         self.closed = False
+        self.listeners: list[Any] = []  # called with each TraceEvent after it is written (reporters)
         self._fh = open(path, "a", encoding="utf-8")
 
     @property
@@ -75,6 +76,11 @@ class TraceWriter:
         self._fh.write(line + "\n")
         self._fh.flush()
         self.seq += 1
+        for listener in self.listeners:
+            try:
+                listener(event)
+            except Exception:  # a reporter must never break the audit trail
+                pass
         return event
 
     def close(self) -> None:

@@ -19,7 +19,7 @@ from .fixtures import (
     cometlocal_plan_settings,
     cometlocal_runner,
 )
-from .options import pytest_addoption, pytest_configure, pytest_terminal_summary
+from .options import pytest_addoption, pytest_configure, pytest_sessionfinish, pytest_terminal_summary
 
 __all__ = [
     "PlanFile",
@@ -37,5 +37,6 @@ __all__ = [
     "pytest_addoption",
     "pytest_collect_file",
     "pytest_configure",
+    "pytest_sessionfinish",
     "pytest_terminal_summary",
 ]

@@ -10,6 +10,7 @@ and never requests a browser fixture.
 from __future__ import annotations
 
 import fnmatch
+import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -19,6 +20,7 @@ from ..contract.codes import ErrorCode
 from ..contract.records import ExecutorError
 from ..contract.validator import InvalidPlan, PlanResult, ValidationContext, ValidPlan, validate_path
 from ..executor.rejection import record_invalid_plan
+from .allure_report import allure_active, attach_run, label_error
 from .options import settings
 from .outcome import Verdict, invalid_plan_text, judge
 
@@ -76,14 +78,22 @@ class PlanItem(pytest.Function):
     def plan_line(self) -> int:
         return self.result.source.mark.line
 
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        full = getattr(excinfo.value, "full_text", None)
+        if full is not None:
+            return full
+        return super().repr_failure(excinfo, style=style)
+
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.plan_line - 1, f"plan: {self.result.name}"
 
     # -- outcomes -----------------------------------------------------------
 
     def record_error(self, error: ExecutorError, run_dir: Path | None) -> None:
-        """Marker, JUnit properties: set on every item that raised an error."""
+        """Marker, JUnit properties, Allure labels: set on every item that raised an error."""
         self.cometlocal_error = error
+        if allure_active(self.config):
+            label_error(error)
         self.add_marker(pytest.mark.cometlocal_error_code(error.error_code.value))
         expected = self.result.expect if isinstance(self.result, InvalidPlan) else self.result.plan.expect
         self.user_properties.append(("cometlocal.error_code", error.error_code.value))
@@ -95,7 +105,7 @@ class PlanItem(pytest.Function):
 
     def conclude(self, verdict: Verdict) -> None:
         if verdict.outcome == "failed":
-            pytest.fail(verdict.message, pytrace=False)
+            raise plan_failure(verdict.message)
         if verdict.outcome == "skipped":
             pytest.skip(verdict.message)
 
@@ -105,6 +115,8 @@ class PlanItem(pytest.Function):
         run, error = record_invalid_plan(self.result, opts.output, mode="dry_run" if opts.dry_run else "live")
         self.cometlocal_run_dir = run.path
         self.record_error(error, run.path)
+        if allure_active(self.config):
+            attach_run(run.path, error)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
     def run_valid(self, runner: Any) -> None:
@@ -114,6 +126,8 @@ class PlanItem(pytest.Function):
         self.cometlocal_run_dir = run_dir or self.cometlocal_run_dir
         if error is not None:
             self.record_error(error, run_dir)
+        if run_dir is not None and allure_active(self.config):
+            attach_run(run_dir, error)
         expect = self.result.plan.expect
         if (
             error is not None
@@ -123,6 +137,32 @@ class PlanItem(pytest.Function):
         ):
             self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}"))
         self.conclude(judge(expect, error, failure_text))
+
+
+_FAILURE_CLASSES: dict[str, type] = {}
+_CODE_FIRST = re.compile(r"^([A-Z][A-Z_]+)(?::\s*|\s+)")
+
+
+def plan_failure(text: str) -> BaseException:
+    """A pytest failure (not an error) whose one-line form starts with the error code.
+
+    Reports that format the exception (the short summary, Allure's message)
+    print ``<class>: <message>``; so the class is named after the code and the
+    message is the text after it: ``TARGET_NOT_FOUND: at step 'x' (click,
+    normal) — plans/a.actions.yaml:9``. The item's failure section prints the
+    whole text (``full_text``), code first.
+    """
+    match = _CODE_FIRST.match(text)
+    if match is None:
+        return pytest.fail.Exception(text, pytrace=False)
+    code = match.group(1)
+    cls = _FAILURE_CLASSES.get(code)
+    if cls is None:
+        cls = type(code, (pytest.fail.Exception,), {"__module__": "builtins", "__qualname__": code})
+        _FAILURE_CLASSES[code] = cls
+    failure = cls(text[match.end():], pytrace=False)
+    failure.full_text = text
+    return failure
 
 
 def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:

@@ -22,6 +22,7 @@ from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
 from ..executor.session import DEFAULT_CONTEXT_ARGS, EffectiveSettings, create_run_folder, effective_settings, make_executor
 from .options import settings
+from .allure_report import AllureSteps, allure_active, label_item
 from .report import failure_text, step_printer
 
 
@@ -164,6 +165,9 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
         run_folder = create_run_folder(plan, eff, opts.output, profile={"name": "pytest", "headless": not opts.headed},
                                        extra_info={"nodeid": item.nodeid})
         item.cometlocal_run_dir = run_folder.path
+        if allure_active(pytestconfig):
+            label_item(item, plan.plan, eff)
+            run_folder.trace.listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
         executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
                                  on_step=step_printer(pytestconfig))
         result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})

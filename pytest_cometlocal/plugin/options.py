@@ -114,6 +114,15 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(line)
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Allure's categories.json (by error code), written once, by the controller under xdist."""
+    from .allure_report import allure_active, write_categories
+
+    config = session.config
+    if allure_active(config) and not hasattr(config, "workerinput"):
+        write_categories(config.getoption("allure_report_dir"))
+
+
 def _has_ini(config: pytest.Config, name: str) -> bool:
     try:
         config.getini(name)

@@ -33,9 +33,10 @@ def judge(expect: Expect | None, error: ExecutorError | None, failure_text: str 
         return Verdict("failed", f"expected {code}{where}, but the plan passed with no error")
     actual_where = f" at step '{error.action_id}'" if error.action_id else ""
     if error.error_code != code:
+        # The actual code comes first, so triage by code (Allure categories) still works.
         return Verdict(
             "failed",
-            f"expected {code}{where}, got {error.error_code.value}{actual_where}\n{failure_text}".rstrip(),
+            f"{error.error_code.value}: expected {code}{where}, got {error.error_code.value}{actual_where}\n{failure_text}".rstrip(),
         )
     if not expectation_met(expect, error.error_code.value, error.action_id, error.details.get("steps", ())):
         return Verdict(

@@ -1,0 +1,176 @@
+"""Allure: one step per ActionSpec, labels for triage, the run's files as attachments.
+
+Active only when allure-pytest writes results (``--alluredir``). Steps are
+built live from the trace events as they are written, so their timings are
+the real ones: each ActionSpec step holds nested steps for its preconditions,
+its action and its postconditions (or assert checks); recovery rounds nest
+recovery steps; plan steps that never ran are added as skipped. Executor
+failures are *failed* with the code first in the message; plugin faults stay
+*broken*, as allure-pytest reports any exception that is not an assertion.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from uuid import uuid4
+
+import pytest
+
+from ..contract.targets import describe_target
+
+CATEGORY_CODES = (
+    "TARGET_NOT_FOUND", "TARGET_NOT_UNIQUE", "INVALID_ACTIONSPEC", "PRECONDITION_FAILED", "POSTCONDITION_FAILED",
+    "POLICY_HALT", "DOMAIN_BLOCKED", "ACTION_CRITICAL_BLOCKED", "NAVIGATION_TIMEOUT", "UPLOAD_FAILED",
+    "DOWNLOAD_FAILED", "OVERLAY_BLOCKING", "AUTH_FAILED", "NAVIGATION_FAILED", "BROWSER_CRASHED",
+)
+
+
+def allure_active(config: pytest.Config) -> bool:
+    return bool(config.getoption("allure_report_dir", None))
+
+
+class _Failed(AssertionError):
+    """Makes allure mark a step failed (not broken)."""
+
+
+class AllureSteps:
+    """Turns the trace of one run into nested Allure steps, as it is written."""
+
+    def __init__(self, plan_steps: list[Any], all_steps: list[Any]):
+        import allure_commons
+
+        self.hook = allure_commons.plugin_manager.hook
+        self.plan_steps = plan_steps
+        self.titles = {s.id: f"{s.id} · {s.kind}" + (f" · {describe_target(s.target)}" if s.target is not None else "")
+                       for s in all_steps}
+        self.kinds = {s.id: s.kind for s in all_steps}
+        self.stack: list[tuple[str, str, str | None]] = []  # (uuid, level, step_id)
+        self.started: set[str] = set()
+
+    def _open(self, title: str, level: str, step_id: str | None, params: dict[str, Any] | None = None) -> None:
+        uuid = str(uuid4())
+        self.hook.start_step(uuid=uuid, title=title, params=params or {})
+        self.stack.append((uuid, level, step_id))
+
+    def _close(self, error: BaseException | None = None) -> None:
+        uuid, _level, _sid = self.stack.pop()
+        self.hook.stop_step(uuid=uuid, title="", exc_type=type(error) if error else None, exc_val=error, exc_tb=None)
+
+    def _close_phase(self) -> None:
+        if self.stack and self.stack[-1][1] == "phase":
+            self._close()
+
+    def _close_through_step(self, error: BaseException | None) -> None:
+        while self.stack and self.stack[-1][1] == "phase":
+            self._close(error)
+        if self.stack and self.stack[-1][1] == "step":
+            self._close(error)
+
+    def __call__(self, event: Any) -> None:
+        kind = event.event_type
+        sid = event.step_id
+        meta = event.metadata or {}
+        if kind == "observation_captured":
+            self.started.add(sid)
+            attempt = meta.get("attempt", 1)
+            title = self.titles.get(sid, sid) + (f" (attempt {attempt})" if attempt > 1 else "")
+            self._open(title, "step", sid, {"criticality": "recovery" if meta.get("recovery") else "plan"})
+        elif kind == "proposal_accepted":
+            self._open("preconditions", "phase", sid)
+        elif kind == "preconditions_checked" and meta.get("ok"):
+            self._close_phase()
+        elif kind == "action_started":
+            self._close_phase()
+            self._open("action", "phase", sid)
+        elif kind == "action_executed":
+            self._close_phase()
+            self._open("assert checks" if self.kinds.get(sid) == "assert" else "postconditions", "phase", sid)
+        elif kind in ("postconditions_checked", "assert_checked") and meta.get("ok") and not meta.get("warnings"):
+            self._close_phase()
+        elif kind == "evidence_captured" and not meta.get("for_error"):
+            self._close_through_step(None)
+        elif kind == "retry_scheduled":
+            self._close_through_step(_Failed(f"{meta.get('error_code')}: attempt {meta.get('attempt')} failed, retried"))
+        elif kind == "recovery_started":
+            self._close_through_step(_Failed(f"{meta.get('error_code')}: recovering"))
+            self._open(f"recovery round {meta.get('round')} for {sid}", "recovery", sid)
+        elif kind == "recovery_finished":
+            while self.stack and self.stack[-1][1] != "recovery":
+                self._close()
+            if self.stack:
+                self._close()
+        elif kind in ("error_raised", "policy_halt"):
+            if kind == "error_raised" and event.error is not None:
+                failure = _Failed(f"{event.error.error_code.value}: {event.error.message}")
+                while self.stack:
+                    self._close(failure)
+        elif kind == "run_finished":
+            while self.stack:
+                self._close()
+            for step in self.plan_steps:
+                if step.id not in self.started:
+                    self._open(self.titles[step.id], "step", step.id)
+                    self._close(pytest.skip.Exception("not run: an earlier step ended the run"))
+
+
+def label_item(item: Any, plan: Any, settings: Any) -> None:
+    """Description and parameters, known before the run."""
+    import allure
+
+    if plan.description:
+        allure.dynamic.description(plan.description)
+    allure.dynamic.parameter("base_url", settings.base_url or "")
+    allure.dynamic.parameter("mode", settings.mode)
+    allure.dynamic.parameter("browser", "chromium")
+
+
+def label_error(error: Any) -> None:
+    import allure
+
+    allure.dynamic.label("error_code", error.error_code.value)
+    if error.action_id:
+        allure.dynamic.label("failed_step", error.action_id)
+    if error.criticality:
+        allure.dynamic.label("criticality", error.criticality)
+
+
+_TYPES = {".json": "application/json", ".png": "image/png", ".html": "text/html", ".csv": "text/csv",
+          ".txt": "text/plain", ".jsonl": "application/x-ndjson", ".zip": "application/zip"}
+
+
+def attach_run(run_dir: Path, error: Any | None) -> None:
+    """The trace and manifests always; for a failure, the failing step's evidence too."""
+    import allure
+
+    def attach(path: Path, name: str) -> None:
+        if path.is_file():
+            mime = _TYPES.get(path.suffix, "application/octet-stream")
+            allure.attach.file(str(path), name=name, attachment_type=mime, extension=path.suffix.lstrip(".") or "bin")
+
+    attach(run_dir / "trace.jsonl", "trace.jsonl")
+    attach(run_dir / "run_manifest.json", "run_manifest.json")
+    attach(run_dir / "evidence_manifest.json", "evidence_manifest.json")
+    try:
+        manifest = json.loads((run_dir / "evidence_manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    wanted_kinds = {"inspection_report", "download", "playwright_trace"}
+    error_uris = {ref.uri for ref in error.evidence_refs} if error is not None else set()
+    for entry in manifest.get("files", []):
+        if entry["uri"] in error_uris or entry["kind"] in wanted_kinds:
+            label = f"{entry['kind']}: {Path(entry['uri']).name}"
+            attach(run_dir / entry["uri"], label)
+
+
+def write_categories(alluredir: str) -> None:
+    """categories.json: one Allure category per error code (messages start with the code)."""
+    categories = [
+        {"name": code, "matchedStatuses": ["failed"], "messageRegex": f"^{code}\\b[\\s\\S]*"} for code in CATEGORY_CODES
+    ]
+    categories.append({"name": "expected error not raised", "matchedStatuses": ["failed"], "messageRegex": "^expected [\\s\\S]*"})
+    categories.append({"name": "plugin or infrastructure fault", "matchedStatuses": ["broken"]})
+    path = Path(alluredir)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "categories.json").write_text(json.dumps(categories, indent=2) + "\n", encoding="utf-8")

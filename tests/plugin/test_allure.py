@@ -1,0 +1,79 @@
+"""Allure results: steps per ActionSpec, error-code labels, attachments, categories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.executor.conftest import DEFAULTS
+from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+
+
+def results(alluredir: Path) -> dict[str, dict]:
+    out = {}
+    for path in alluredir.glob("*-result.json"):
+        data = json.loads(path.read_text())
+        out[data["name"]] = data
+    return out
+
+
+def step_names(steps: list[dict]) -> list[str]:
+    return [s["name"] for s in steps]
+
+
+def test_allure_results_for_passing_failing_and_invalid_plans(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "good.actions.yaml", "name: good\ndescription: signs in page\ntags: [smoke]\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: check, kind: assert, postconditions: [{kind: title_contains, args: {text: Sign in}}]}
+""")
+    write(pytester, "bad.actions.yaml", "name: bad\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: missing, kind: navigate, timeout_ms: 300, target: {type: url, url: /reports}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
+  - {id: never, kind: click, target: {type: testid, id: login-submit}}
+""")
+    write(pytester, "invalid.actions.yaml", "name: invalid\nsteps: []\n")
+    result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2)
+    alluredir = pytester.path / "allure-results"
+    res = results(alluredir)
+
+    good = res["good"]
+    assert good["status"] == "passed" and good["description"] == "signs in page"
+    assert step_names(good["steps"]) == ["open · navigate · url=/login", "check · assert"]
+    assert step_names(good["steps"][0]["steps"]) == ["preconditions", "action", "postconditions"]
+    assert step_names(good["steps"][1]["steps"]) == ["preconditions", "action", "assert checks"]
+    assert all(s["status"] == "passed" for s in good["steps"])
+    assert {"name": "tag", "value": "smoke"} in good["labels"]
+    params = {p["name"]: p["value"] for p in good["parameters"]}
+    assert params["mode"].strip("'") == "live" and "127.0.0.1" in params["base_url"]
+    good_attachments = {a["name"] for a in good["attachments"]}
+    assert {"trace.jsonl", "run_manifest.json", "evidence_manifest.json"} <= good_attachments
+
+    bad = res["bad"]
+    assert bad["status"] == "failed"  # an executor failure is failed, not broken
+    assert bad["statusDetails"]["message"].startswith("POSTCONDITION_FAILED: at step 'missing'")
+    labels = {(label["name"], label["value"]) for label in bad["labels"]}
+    assert ("error_code", "POSTCONDITION_FAILED") in labels and ("failed_step", "missing") in labels
+    statuses = [(s["name"].split(" ")[0], s["status"]) for s in bad["steps"]]
+    assert statuses == [("open", "passed"), ("missing", "failed"), ("never", "skipped")]
+    names = {a["name"] for a in bad["attachments"]}
+    assert any(n.startswith("dom_snapshot_partial") for n in names)
+    assert any(n.startswith("html_full") for n in names)
+    pngs = [a for a in bad["attachments"] if a["type"] == "image/png"]
+    assert len(pngs) == 2  # before/after screenshots of the failing step
+    for attachment in bad["attachments"]:
+        assert (alluredir / attachment["source"]).is_file()
+
+    invalid = res["invalid"]
+    assert invalid["status"] == "failed"
+    assert ("error_code", "INVALID_ACTIONSPEC") in {(label["name"], label["value"]) for label in invalid["labels"]}
+
+    categories = json.loads((alluredir / "categories.json").read_text())
+    assert {c["name"] for c in categories} >= {"POSTCONDITION_FAILED", "INVALID_ACTIONSPEC", "plugin or infrastructure fault"}
+    output = result.stdout.str()
+    assert "FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'missing'" in output
