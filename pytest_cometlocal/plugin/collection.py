@@ -78,11 +78,11 @@ class PlanItem(pytest.Function):
     def plan_line(self) -> int:
         return self.result.source.mark.line
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         full = getattr(excinfo.value, "full_text", None)
         if full is not None:
             return full
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.plan_line - 1, f"plan: {self.result.name}"
