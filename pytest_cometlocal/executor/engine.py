@@ -155,6 +155,8 @@ class Executor:
                  on_step: Callable[[StepResult], None] | None = None):
         self.page = page
         self.on_step = on_step  # told about every finished step (a reporter's hook)
+        # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
+        self.finishers: list[Callable[[ExecutorError | None], list[EvidenceRef]]] = []
         self.run = run
         self.trace = run.trace
         self.evidence = run.evidence
@@ -232,6 +234,14 @@ class Executor:
 
     def finish(self, status: str, error: ExecutorError | None) -> None:
         after = self.last_observation.signature if self.last_observation else None
+        extra: list[EvidenceRef] = []
+        for finisher in self.finishers:  # e.g. the Playwright trace, stopped and stored
+            try:
+                extra.extend(finisher(error) or [])
+            except Exception as exc:
+                self.trace.emit("evidence_captured", metadata={"finisher_error": first_line(exc)})
+        if extra:
+            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": "evidence_manifest.json"})
         self.trace.emit(
             "run_finished",
             after=after,

@@ -23,6 +23,7 @@ from ..executor.guard import NetworkGuard
 from ..executor.session import DEFAULT_CONTEXT_ARGS, EffectiveSettings, create_run_folder, effective_settings, make_executor
 from .options import settings
 from .allure_report import AllureSteps, allure_active, label_item
+from .pwtrace import PlaywrightTrace
 from .report import failure_text, step_printer
 
 
@@ -170,6 +171,13 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
             run_folder.trace.listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
         executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
                                  on_step=step_printer(pytestconfig))
+        if opts.tracing != "off":
+            if eff.secrets:
+                run_folder.manifest["playwright_trace"] = "not recorded: the plan uses secrets"
+            else:
+                pw_trace = PlaywrightTrace(cometlocal_page.context, run_folder, opts.tracing, plan.name)
+                run_folder.trace.listeners.append(pw_trace.on_event)
+                executor.finishers.append(pw_trace.finish)
         result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})
         text = failure_text(plan, result.error, run_folder.path) if result.error else ""
         return PlanOutcome(result.error, run_folder.path, run_folder.redactor.text(text), result)

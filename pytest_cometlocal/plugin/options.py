@@ -47,7 +47,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption("--cometlocal-headed", action="store_true", default=False, help="show the browser window")
     group.addoption("--cometlocal-slowmo", metavar="MS", type=float, default=0, help="slow every browser operation down by MS")
+    group.addoption(
+        "--cometlocal-tracing",
+        choices=("off", "on", "retain-on-failure"),
+        default=None,
+        help="record Playwright's trace.zip of each plan into its evidence (default: ini cometlocal_tracing or off)",
+    )
     parser.addini("cometlocal_chromium", "Chromium binary to launch", default=None)
+    parser.addini("cometlocal_tracing", "off, on or retain-on-failure", default="off")
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=DEFAULT_GLOBS)
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
@@ -78,6 +85,7 @@ class Settings:
     chromium: str | None = None
     headed: bool = False
     slowmo: float = 0
+    tracing: str = "off"
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -100,7 +108,15 @@ class Settings:
             chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
             headed=bool(config.getoption("cometlocal_headed", False)),
             slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
+            tracing=_tracing_mode(config),
         )
+
+
+def _tracing_mode(config: pytest.Config) -> str:
+    mode = config.getoption("cometlocal_tracing", None) or str(config.getini("cometlocal_tracing") or "off")
+    if mode not in ("off", "on", "retain-on-failure"):
+        raise pytest.UsageError(f"cometlocal_tracing must be off, on or retain-on-failure, not {mode!r}")
+    return mode
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:

@@ -225,3 +225,35 @@ steps:
         "TARGET_NOT_FOUND: 2 — missing one, missing two",
     ])
     result.stdout.fnmatch_lines(["*check it:   cometlocal verify *"])
+
+
+@pytest.mark.parametrize("mode, kept", [("off", set()), ("on", {"pass", "fail"}), ("retain-on-failure", {"fail"})])
+def test_playwright_tracing_modes(pytester: pytest.Pytester, mode: str, kept: set[str]) -> None:
+    import zipfile
+
+    from pytest_cometlocal.audit import verify_run
+
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "a.actions.yaml", "name: pass\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+---
+name: fail
+""" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: gone, kind: click, timeout_ms: 300, target: {type: testid, id: gone}}
+""")
+    result = pytester.runpytest_subprocess("--cometlocal-tracing", mode, "-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    traced = set()
+    for run_dir in (pytester.path / "cometlocal-runs").iterdir():
+        assert verify_run(run_dir).ok
+        manifest = json.loads((run_dir / "evidence_manifest.json").read_text())
+        zips = [f for f in manifest["files"] if f["kind"] == "playwright_trace"]
+        if zips:
+            traced.add(json.loads((run_dir / "run_manifest.json").read_text())["plan"]["name"])
+            with zipfile.ZipFile(run_dir / zips[0]["uri"]) as archive:
+                events = archive.read("trace.trace").decode()
+            assert '"title":"step open"' in events
+    assert traced == kept

@@ -1,0 +1,55 @@
+"""Playwright's own trace (trace.zip) of a plan, one trace group per step.
+
+``--cometlocal-tracing on`` keeps it for every plan, ``retain-on-failure``
+only for plans that raised an error, ``off`` (the default) records nothing.
+The zip goes into the evidence pack (kind ``playwright_trace``, hashed and
+listed like any other file) and so into Allure. A plan with secrets is not
+traced: Playwright's trace records typed values and page snapshots, which the
+redactor cannot rewrite inside the zip.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import Any
+
+MODES = ("off", "on", "retain-on-failure")
+
+
+class PlaywrightTrace:
+    def __init__(self, context: Any, run: Any, mode: str, title: str):
+        self.context = context
+        self.run = run
+        self.mode = mode
+        self.open_groups = 0
+        context.tracing.start(screenshots=True, snapshots=True, sources=False, title=title)
+
+    def on_event(self, event: Any) -> None:
+        """Trace listener: a group per step attempt."""
+        kind = event.event_type
+        if kind == "observation_captured":
+            self._end_group()
+            self.context.tracing.group(f"step {event.step_id}")
+            self.open_groups += 1
+        elif kind in ("error_raised", "retry_scheduled", "recovery_started") or (
+            kind == "evidence_captured" and not (event.metadata or {}).get("for_error") and event.step_id
+        ):
+            self._end_group()
+
+    def _end_group(self) -> None:
+        while self.open_groups:
+            self.context.tracing.group_end()
+            self.open_groups -= 1
+
+    def finish(self, error: Any) -> list[Any]:
+        self._end_group()
+        if self.mode == "retain-on-failure" and error is None:
+            self.context.tracing.stop()
+            return []
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "trace.zip"
+            self.context.tracing.stop(path=str(path))
+            data = path.read_bytes()
+        return [self.run.evidence.add_bytes("playwright_trace", "playwright/trace.zip", data, redact=False,
+                                            metadata={"viewer": "playwright show-trace trace.zip"})]
