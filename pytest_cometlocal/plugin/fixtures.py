@@ -30,11 +30,16 @@ from .report import failure_text, step_printer
 class BrowserManager:
     """One Playwright and one Chromium per session, relaunched when it has died."""
 
-    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid"):
+    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid",
+                 playwright: Any = None):
         self.launch_kwargs = launch_kwargs
         self.explicit_path = explicit_path
         self.testid_attribute = testid_attribute
-        self._playwright = None
+        # Playwright's sync API allows one instance per thread: with pytest-playwright
+        # installed, its session `playwright` is shared instead of starting a second one.
+        self._playwright = playwright
+        self._owns_playwright = playwright is None
+        self._configured = False
         self._browser = None
         self.launches = 0
 
@@ -47,6 +52,8 @@ class BrowserManager:
             return self._browser
         if self._playwright is None:
             self._playwright = sync_playwright().start()
+        if not self._configured:
+            self._configured = True
             if self.testid_attribute != "data-testid":
                 self._playwright.selectors.set_test_id_attribute(self.testid_attribute)
         path = find_chromium(self._playwright, self.explicit_path)
@@ -67,12 +74,12 @@ class BrowserManager:
             pass
         finally:
             self._browser = None
-            if self._playwright is not None:
+            if self._playwright is not None and self._owns_playwright:
                 try:
                     self._playwright.stop()
                 except Exception:
                     pass
-                self._playwright = None
+            self._playwright = None
 
 
 @pytest.fixture(scope="session")
@@ -83,9 +90,13 @@ def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def cometlocal_browser_manager(pytestconfig: pytest.Config, cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
+def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
+                               cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
     opts = settings(pytestconfig)
-    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute)
+    shared = None
+    if pytestconfig.pluginmanager.has_plugin("playwright"):  # pytest-playwright: share its Playwright
+        shared = request.getfixturevalue("playwright")
+    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute, playwright=shared)
     yield manager
     manager.close()
 

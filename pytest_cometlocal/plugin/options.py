@@ -102,7 +102,7 @@ class Settings:
             globs=tuple(config.getini("cometlocal_glob") or DEFAULT_GLOBS),
             output=output,
             dry_run=bool(config.getoption("cometlocal_dry_run", False)),
-            base_url=config.getoption("base_url", None) or os.environ.get("COMETLOCAL_BASE_URL") or None,
+            base_url=_cli_base_url(config),
             default_base_url=ini_base or None,
             testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
             chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
@@ -110,6 +110,21 @@ class Settings:
             slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
             tracing=_tracing_mode(config),
         )
+
+
+def _cli_base_url(config: pytest.Config) -> str | None:
+    """``--base-url`` as given on the command line (or COMETLOCAL_BASE_URL).
+
+    pytest-base-url copies the ini ``base_url`` into the option when none was
+    given; that copy is the suite default, below a plan's own base_url, so it
+    only counts as the command line when ``--base-url`` was really passed.
+    """
+    value = config.getoption("base_url", None)
+    if value and _base_url_plugin_installed():
+        passed = list(config.invocation_params.args) + os.environ.get("PYTEST_ADDOPTS", "").split()
+        if not any(str(a) == "--base-url" or str(a).startswith("--base-url=") for a in passed):
+            value = None
+    return value or os.environ.get("COMETLOCAL_BASE_URL") or None
 
 
 def _tracing_mode(config: pytest.Config) -> str:
