@@ -14,6 +14,11 @@ pytest.importorskip("pytest_base_url")
 pytest.importorskip("pytest_rerunfailures")
 
 
+@pytest.fixture(autouse=True)
+def _all_plugins_on(_lean_inner_runs, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
+
+
 def test_plans_and_pytest_playwright_tests_share_one_session(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(PORTAL_CONFTEST)
     pytester.makepyfile(test_page="""
