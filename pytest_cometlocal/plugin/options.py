@@ -122,7 +122,8 @@ def _cli_base_url(config: pytest.Config) -> str | None:
     value = config.getoption("base_url", None)
     if value and _base_url_plugin_installed():
         passed = list(config.invocation_params.args) + os.environ.get("PYTEST_ADDOPTS", "").split()
-        if not any(str(a) == "--base-url" or str(a).startswith("--base-url=") for a in passed):
+        given = any(str(a) == "--base-url" or str(a).startswith("--base-url=") for a in passed)
+        if not given and not os.environ.get("PYTEST_BASE_URL"):
             value = None
     return value or os.environ.get("COMETLOCAL_BASE_URL") or None
 
