@@ -60,3 +60,12 @@ else
     log "no Chromium could be installed: set COMETLOCAL_CHROMIUM to a Chromium binary"; exit 1
   fi
 fi
+
+# Allure's command-line tool (from the npm registry; it needs Java), for the test
+# that renders a real Allure report. Optional: without it that test is skipped.
+ALLURE="$ROOT/.tools/node_modules/.bin/allure"
+if [ ! -x "$ALLURE" ] && command -v npm >/dev/null 2>&1 && command -v java >/dev/null 2>&1; then
+  log "installing Allure's command-line tool"
+  npm install --prefix "$ROOT/.tools" --no-audit --no-fund --loglevel=error allure-commandline@2 >/dev/null 2>&1 \
+    || log "Allure's command-line tool could not be installed"
+fi

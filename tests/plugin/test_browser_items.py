@@ -257,3 +257,28 @@ steps:
                 events = archive.read("trace.trace").decode()
             assert '"title":"step open"' in events
     assert traced == kept
+
+
+def test_xdist_two_workers_give_same_outcomes_folders_and_reports(pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    pytester.makeconftest(PORTAL_CONFTEST)
+    for i in range(3):
+        write(pytester, f"ok{i}.actions.yaml", f"name: ok {i}\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+""")
+        write(pytester, f"bad{i}.actions.yaml", f"name: bad {i}\n" + DEFAULTS + """\
+steps:
+  - {id: gone, kind: click, timeout_ms: 200, target: {type: testid, id: gone}}
+""")
+    serial = pytester.runpytest_subprocess("-p", "no:randomly")
+    serial.assert_outcomes(passed=3, failed=3)
+    result = pytester.runpytest_subprocess("-n", "2", "--junitxml=junit.xml", "--alluredir=allure-results")
+    result.assert_outcomes(passed=3, failed=3)
+    runs = list((pytester.path / "cometlocal-runs").iterdir())
+    assert len(runs) == 12 and len({r.name for r in runs}) == 12  # serial's 6 are still there: nothing wiped
+    props = [p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property") if p.get("name") == "cometlocal.error_code"]
+    assert props == ["TARGET_NOT_FOUND"] * 3
+    assert len(list((pytester.path / "allure-results").glob("*-result.json"))) == 6
+    assert (pytester.path / "allure-results" / "categories.json").is_file()
