@@ -216,20 +216,8 @@ def test_no_key_runs_code(validate):
 # YAML 1.2 meaning
 
 
-HEAD = """\
-name: t
-base_url: http://127.0.0.1:8000
-defaults:
-  criticality: normal
-  timeout_ms: 5000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-steps:
-"""
+from tests.plan_text import HEAD, line_of  # noqa: E402,F401
 
-
-def line_of(text: str, needle: str) -> int:
-    return next(n for n, l in enumerate(textwrap.dedent(text).splitlines(), 1) if needle in l)
 
 
 @pytest.mark.parametrize("word", ["yes", "no", "on", "off", "Yes", "y"])

@@ -28,11 +28,8 @@ defaults:
 SECRET_VALUE = "hunter2"
 
 
-def line_of(text: str, needle: str) -> int:
-    for number, line in enumerate(text.splitlines(), 1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in the plan")
+from tests.plan_text import line_of  # noqa: E402
+
 
 
 def fill_plan(value_yaml: str, head: str = "") -> str:

@@ -12,11 +12,8 @@ from pytest_cometlocal.contract.validator import ValidPlan
 from tests.conftest import VALID_PLAN, only_problems, only_valid
 
 
-def line_of(text: str, needle: str) -> int:
-    for number, line in enumerate(text.splitlines(), 1):
-        if needle in line:
-            return number
-    raise AssertionError(f"{needle!r} not in the plan")
+from tests.plan_text import line_of  # noqa: E402
+
 
 
 def upload_plan(file_ref_yaml: str, head: str = "") -> str:

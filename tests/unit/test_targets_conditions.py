@@ -14,35 +14,8 @@ from pytest_cometlocal.contract import targets as T
 from pytest_cometlocal.contract.validator import InvalidPlan
 from tests.conftest import only_problems, only_valid
 
-HEAD = """\
-name: t
-base_url: http://127.0.0.1:8000
-defaults:
-  criticality: normal
-  timeout_ms: 5000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-steps:
-"""
+from tests.plan_text import HEAD, line_of, only, plan, triples  # noqa: F401
 
-
-def plan(steps: str, head: str = HEAD) -> str:
-    return head + textwrap.indent(textwrap.dedent(steps), "  ")
-
-
-def line_of(text: str, needle: str, occurrence: int = 1) -> int:
-    hits = [i for i, line in enumerate(textwrap.dedent(text).splitlines(), 1) if needle in line]
-    assert len(hits) >= occurrence, f"{needle!r} occurs {len(hits)} times"
-    return hits[occurrence - 1]
-
-
-def triples(invalid: InvalidPlan) -> list[tuple[str, str, int]]:
-    return [(p.rule, p.key_path, p.mark.line) for p in invalid.problems]
-
-
-def only(invalid: InvalidPlan, rule: str, key_path: str, line: int) -> None:
-    assert triples(invalid) == [(rule, key_path, line)], "\n".join(p.format() for p in invalid.problems)
-    assert invalid.violated_rules == [rule]
 
 
 def target_step(target: str, kind: str = "click", metadata: str = "") -> str:
