@@ -9,7 +9,6 @@ error's evidence refs resolve. Pure Python: no browser, no pytest.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .contract.records import TraceEvent
+from .executor.evidence import sha256_file
 
 MANIFEST_FIELDS = ("run_id", "started_at", "execution_profile", "execution_mode", "policy_defaults",
                    "app_version", "platform", "domain_allowlist", "redaction_policy")
@@ -36,14 +36,6 @@ class Verification:
 
     def add(self, message: str) -> None:
         self.problems.append(message)
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _load_json(path: Path, result: Verification) -> Any:
@@ -80,7 +72,7 @@ def verify_run(run_dir: Path) -> Verification:
                 result.add(f"{uri}: listed in the manifest but missing")
                 continue
             result.files += 1
-            if _sha256(path) != entry.get("sha256"):
+            if sha256_file(path) != entry.get("sha256"):
                 result.add(f"{uri}: sha256 does not match the manifest (modified after the run)")
             elif entry.get("size_bytes") is not None and path.stat().st_size != entry["size_bytes"]:
                 result.add(f"{uri}: size does not match the manifest")
