@@ -19,7 +19,13 @@ from .fixtures import (
     cometlocal_plan_settings,
     cometlocal_runner,
 )
-from .options import pytest_addoption, pytest_configure, pytest_sessionfinish, pytest_terminal_summary
+from .options import (
+    pytest_addoption,
+    pytest_collection,
+    pytest_configure,
+    pytest_sessionfinish,
+    pytest_terminal_summary,
+)
 
 __all__ = [
     "PlanFile",
@@ -36,6 +42,7 @@ __all__ = [
     "cometlocal_runner",
     "pytest_addoption",
     "pytest_collect_file",
+    "pytest_collection",
     "pytest_configure",
     "pytest_sessionfinish",
     "pytest_terminal_summary",

@@ -8,6 +8,7 @@ without it does this plugin register them itself, with the same meaning.
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import os
 from dataclasses import dataclass
@@ -144,6 +145,28 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.write_sep("-", "cometlocal failures by error code")
         for line in lines:
             terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session):
+    """Collect with the cyclic garbage collector paused, then freeze what was collected.
+
+    Loading a plan allocates many small containers (every YAML node keeps its
+    position) and items keep their validated plans alive, so generation-2
+    collections during collection walk an ever larger heap: on 1,000 plans of
+    20 steps they cost about as much as the validation itself. Nothing
+    collected becomes garbage before the session ends, so ``gc.freeze`` then
+    keeps later collections from walking it again. Reference counting still
+    frees everything acyclic as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.freeze()
+        if was_enabled:
+            gc.enable()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
