@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -109,17 +110,53 @@ class InvalidPlan:
 PlanResult = ValidPlan | InvalidPlan
 
 
-def _all_model_keys() -> set[str]:
-    keys: set[str] = set()
+def _model_key_sets() -> list[tuple[frozenset[str], dict[str, tuple]]]:
+    """Field names of every plan-format model, with the values its ``type``/``kind`` accept."""
+    sets: list[tuple[frozenset[str], dict[str, tuple]]] = []
     todo: list[type[BaseModel]] = [ContractModel]
     while todo:
         cls = todo.pop()
-        keys.update(getattr(cls, "model_fields", {}))
+        fields = getattr(cls, "model_fields", {})
+        if fields:
+            tags = {name: typing.get_args(fields[name].annotation) for name in ("type", "kind")
+                    if name in fields and typing.get_origin(fields[name].annotation) is typing.Literal}
+            sets.append((frozenset(fields), tags))
         todo.extend(cls.__subclasses__())
-    return keys
+    return sets
 
 
-_KNOWN_KEYS = sorted(_all_model_keys())
+_KEY_SETS = _model_key_sets()
+_KNOWN_KEYS = sorted(set().union(*(keys for keys, _tags in _KEY_SETS)))
+
+
+def _node_at(tree: Any, loc: Loc) -> Any:
+    """The mapping or list at ``loc``; parts that are not keys (union tags) are skipped."""
+    node = tree
+    for part in loc:
+        if isinstance(node, dict) and isinstance(part, str) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            node = node[part]
+        elif isinstance(part, int):
+            return None
+    return node
+
+
+def key_hint(unknown: str, mapping: Any) -> str | None:
+    """A close key among the models that fit the mapping (its other keys, its type/kind)."""
+    if not isinstance(mapping, dict):
+        mapping = {}
+    siblings = {k for k in mapping if k != unknown and k in _KNOWN_KEYS}
+
+    def fits(keys: frozenset[str], tags: dict[str, tuple]) -> bool:
+        if not siblings <= keys:
+            return False
+        return all(mapping.get(name) in values for name, values in tags.items() if name in mapping)
+
+    fitting = [keys for keys, tags in _KEY_SETS if fits(keys, tags)] if siblings else []
+    candidates = sorted(set().union(*fitting)) if fitting else _KNOWN_KEYS
+    hint = [k for k in difflib.get_close_matches(unknown, candidates, n=3) if k != unknown]
+    return hint[0] if hint else None
 
 
 class _Collector:
@@ -147,6 +184,10 @@ class _Collector:
         for err in exc.errors(include_url=False):
             loc = prefix + tuple(err["loc"])
             message, rule, key = _describe(err)
+            if err["type"] == "extra_forbidden":
+                hint = key_hint(str(loc[-1]), _node_at(self.root if tree is None else tree, loc[:-1]))
+                if hint:
+                    message += f"; did you mean '{hint}'?"
             self.add(loc, message, rule, key=key, tree=tree, tags=True)
 
 
@@ -157,9 +198,7 @@ def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
     last = loc[-1] if loc else ""
     ctx = err.get("ctx") or {}
     if kind == "extra_forbidden":
-        hint = [k for k in difflib.get_close_matches(str(last), _KNOWN_KEYS, n=3) if k != last][:1]
-        more = f"; did you mean '{hint[0]}'?" if hint else ""
-        return f"unknown key '{last}' (unknown keys are rejected){more}", "SCHEMA", True
+        return f"unknown key '{last}' (unknown keys are rejected)", "SCHEMA", True
     if kind == "missing":
         if last in ("preconditions", "postconditions"):
             return f"'{last}' is required (on the step or in the plan's `defaults`)", "CONDITIONS_REQUIRED", False

@@ -187,7 +187,7 @@ def test_several_unknown_keys_are_all_reported(validate):
         ("name: full", "descripton: x", "descripton", "description"),
         ("name: full", "allowlst: [a.com]", "allowlst", "allowlist"),
         ("retries_per_action: 1", "recovery_mx: 1", "policy.recovery_mx", "recovery_max"),
-        ("id: go", "selectr: x", "steps[1].target.inner.selectr", "selector"),
+        ("selector: \"#pay\"", "selectr: x", "steps[1].target.selectr", "selector"),
     ],
 )
 def test_misspelled_key_gets_a_hint(validate, anchor, typo, key_path, hint):
@@ -389,3 +389,20 @@ def test_validate_action_spec_not_a_mapping():
     problems = validate_action_spec(["not", "a", "step"])
     assert [p.rule for p in problems] == ["SCHEMA"]
     assert problems[0].message == "must be a mapping"
+
+
+def test_hint_comes_from_the_keys_valid_in_that_place():
+    from pytest_cometlocal.contract.validator import key_hint
+
+    # An xpath target has only type and selector: "texts" gets no "text" hint there.
+    assert key_hint("texts", {"type": "xpath", "texts": 1}) is None
+    assert key_hint("texts", {"type": "label", "texts": 1}) == "text"
+    assert key_hint("selectr", {"type": "xpath", "selectr": 1}) == "selector"
+    assert key_hint("postcondition", {"id": "a", "kind": "click", "postcondition": []}) == "postconditions"
+
+
+def test_no_hint_from_keys_that_do_not_belong_there(validate):
+    # A testid target has only type and id: "selectr" must not suggest a css field.
+    text = insert_after(FULL, "id: go", "selectr: x")
+    inv = only_problems(validate(text, env=ENV))
+    assert inv.problems[0].message == "unknown key 'selectr' (unknown keys are rejected)"
