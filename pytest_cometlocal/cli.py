@@ -71,7 +71,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for path in files:
         ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url)
         for result in validate_path(path, ctx, shown=_shown(path)):
-            entry = {"file": result.source.file, "plan": result.name, "line": result.source.mark.line}
+            entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
                 entry["valid"] = False
                 entry["problems"] = [p.as_dict() for p in result.problems]
@@ -82,7 +82,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                     expected_count += 1
                     entry["expected_invalid"] = True
                     if args.format == "text":
-                        print(f"{result.source.file}:{result.source.mark.line}: plan '{result.name}' is invalid as expected")
+                        print(f"{result.source.file}:{result.source.mark.line}: plan '{result.item_name}' is invalid as expected")
                     report.append(entry)
                     continue
                 invalid_count += 1

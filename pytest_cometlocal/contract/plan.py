@@ -58,6 +58,17 @@ class Expect(ContractModel):
     step: StepId | None = None
 
 
+VarName = Annotated[str, Field(pattern=VAR_NAME_PATTERN)]
+RowValue = str | int | float
+Parametrize = (
+    dict[VarName, Annotated[list[RowValue], Field(min_length=1)]]
+    | Annotated[list[dict[VarName, RowValue]], Field(min_length=1)]
+    | Annotated[str, Field(pattern=r".+\.csv$")]
+)
+"""Data-driven plans: ``{name: [values]}`` (every combination), a list of rows, or
+a CSV file next to the plan. Each row's values are vars of one item ``plan[row-id]``."""
+
+
 class Plan(ContractModel):
     """A validated plan: what a pytest item runs."""
 
@@ -77,6 +88,7 @@ class Plan(ContractModel):
     toast_selector: NonEmpty | None = None
     overlay_selectors: list[NonEmpty] = []
     expect: Expect | None = None
+    parametrize: Parametrize | None = None
     steps: Annotated[list[ActionSpec], Field(min_length=1)]
 
     def all_steps(self) -> list[ActionSpec]:

@@ -87,10 +87,16 @@ class ValidPlan:
     base_url: str | None
     allowlist: tuple[str, ...]
     uploads_root: Path
+    row: "Row | None" = None
 
     @property
     def name(self) -> str:
         return self.plan.name
+
+    @property
+    def item_name(self) -> str:
+        """``name``, or ``name[row-id]`` for one row of a parametrized plan."""
+        return f"{self.plan.name}[{self.row.id}]" if self.row else self.plan.name
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,11 @@ class InvalidPlan:
     expect: Expect | None = None
     tags: tuple[str, ...] = ()
     problem_steps: tuple[str, ...] = ()
+    row: "Row | None" = None
+
+    @property
+    def item_name(self) -> str:
+        return f"{self.name}[{self.row.id}]" if self.row else self.name
 
     @property
     def violated_rules(self) -> list[str]:
@@ -108,6 +119,104 @@ class InvalidPlan:
 
 
 PlanResult = ValidPlan | InvalidPlan
+
+
+@dataclass(frozen=True)
+class Row:
+    """One row of a parametrized plan: its id (in ``plan[id]``) and its vars."""
+
+    id: str
+    values: Mapping[str, Any]
+
+
+MAX_ROWS = 1000
+_ROW_ID_UNSAFE = re.compile(r"::|[\[\]\x00-\x1f\x7f]")
+
+
+def _row_id(values: Mapping[str, Any]) -> str:
+    return "-".join(str(v) for v in values.values()) or "row"
+
+
+def _parametrize_rows(raw: YDict, col: "_Collector", plan_dir: Path) -> list[Row]:
+    """The rows of ``parametrize`` (rule PARAMETRIZE for anything wrong with them)."""
+    import csv
+    import io
+    import itertools
+
+    spec = raw["parametrize"]
+    rows: list[Row] = []
+    try:
+        TypeAdapter(Plan.model_fields["parametrize"].annotation).validate_python(spec, strict=True)
+    except ValidationError as exc:
+        col.add_pydantic(exc, ("parametrize",))
+        return []
+    if isinstance(spec, str):
+        try:
+            path = confine(spec, plan_dir)
+            text = path.read_text(encoding="utf-8-sig")
+        except ConfinementError as exc:
+            col.add(("parametrize",), f"{exc} (the CSV file must be next to the plan)", "PATH_CONFINEMENT")
+            return []
+        except (OSError, UnicodeDecodeError) as exc:
+            col.add(("parametrize",), f"cannot read {spec}: {getattr(exc, 'strerror', None) or exc}", "PARAMETRIZE")
+            return []
+        reader = csv.DictReader(io.StringIO(text))
+        for name in reader.fieldnames or []:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name or ""):
+                col.add(("parametrize",), f"{spec}: column {name!r} is not a var name", "PARAMETRIZE")
+                return []
+        table = [dict(r) for r in reader]
+        if not table:
+            col.add(("parametrize",), f"{spec} has no data rows", "PARAMETRIZE")
+            return []
+        if any(None in r or any(v is None for v in r.values()) for r in table):
+            col.add(("parametrize",), f"{spec}: every row needs a value in every column", "PARAMETRIZE")
+            return []
+    elif isinstance(spec, dict):
+        names = list(spec)
+        table = [dict(zip(names, combo)) for combo in itertools.product(*(spec[n] for n in names))]
+    else:
+        table = [dict(r) for r in spec]
+        keys = {frozenset(k for k in r if k != "id") for r in table}
+        if len(keys) > 1:
+            col.add(("parametrize",), "every row must set the same vars", "PARAMETRIZE")
+            return []
+    if len(table) > MAX_ROWS:
+        col.add(("parametrize",), f"{len(table)} rows; at most {MAX_ROWS}", "PARAMETRIZE")
+        return []
+    seen: set[str] = set()
+    for i, values in enumerate(table):
+        given = values.pop("id", None)
+        row_id = str(given) if given is not None else _row_id(values)
+        if _ROW_ID_UNSAFE.search(row_id) or not row_id.strip():
+            col.add(("parametrize",) + ((i,) if isinstance(spec, list) else ()),
+                    f"row id {row_id!r} cannot contain '::', brackets or control characters", "PARAMETRIZE")
+            return []
+        if row_id in seen:
+            if given is not None or isinstance(spec, str) and "id" in (table[0] if table else {}):
+                col.add(("parametrize",), f"row id {row_id!r} is used twice", "PARAMETRIZE")
+                return []
+            row_id = f"{row_id}-{i + 1}"
+        seen.add(row_id)
+        rows.append(Row(row_id, values))
+    return rows
+
+
+def _clone(node: Any) -> Any:
+    """A copy of a loaded tree with its positions, for validating one row of a plan."""
+    if isinstance(node, YDict):
+        out = YDict(node.mark)
+        for k, v in node.items():
+            out[k] = _clone(v)
+        out.key_marks.update(node.key_marks)
+        out.value_marks.update(node.value_marks)
+        return out
+    if isinstance(node, YList):
+        out_l = YList(node.mark)
+        out_l.extend(_clone(v) for v in node)
+        out_l.item_marks.extend(node.item_marks)
+        return out_l
+    return node
 
 
 def _model_key_sets() -> list[tuple[frozenset[str], dict[str, tuple]]]:
@@ -260,7 +369,7 @@ def _interpolate_in_place(node: Any, fn, path: Loc = ()) -> None:
                 if "${" in value:
                     current[key] = fn(loc + (key,), value)
             elif isinstance(value, (dict, list)):
-                if not (loc == () and key in ("vars", "secrets")):
+                if not (loc == () and key in ("vars", "secrets", "parametrize")):
                     stack.append((value, loc + (key,)))
 
 
@@ -520,16 +629,32 @@ def _problem_steps(raw: Any, problems: Iterable[Problem]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback_name: str) -> PlanResult:
-    """Validate one YAML document of a plan file."""
+def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback_name: str) -> list[PlanResult]:
+    """Validate one YAML document of a plan file: one result, or one per row when parametrized."""
     raw = doc.value
+    if isinstance(raw, YDict) and "parametrize" in raw:
+        col = _Collector(file, raw, doc.mark)
+        plan_dir = (ctx.plan_path.parent if ctx.plan_path else ctx.root).resolve()
+        rows = _parametrize_rows(raw, col, plan_dir)
+        if col.problems:
+            source = PlanSource(file, doc.index, raw.mark)
+            problems = tuple(col.problems)
+            return [InvalidPlan(_raw_name(raw, fallback_name), source, problems, _raw_expect(raw), _raw_tags(raw),
+                                _problem_steps(raw, problems))]
+        return [_validate_one(doc, _clone(raw), ctx, file, fallback_name, row) for row in rows]
+    return [_validate_one(doc, raw, ctx, file, fallback_name, None)]
+
+
+def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fallback_name: str,
+                  row: Row | None) -> PlanResult:
+    """Validate one plan (one row of a parametrized plan); ``raw`` is consumed."""
     col = _Collector(file, raw, doc.mark)
     name = _raw_name(raw, fallback_name)
     source = PlanSource(file, doc.index, getattr(raw, "mark", doc.mark))
 
     def invalid() -> InvalidPlan:
         problems = tuple(col.problems)
-        return InvalidPlan(name, source, problems, _raw_expect(raw), _raw_tags(raw), _problem_steps(raw, problems))
+        return InvalidPlan(name, source, problems, _raw_expect(raw), _raw_tags(raw), _problem_steps(raw, problems), row)
 
     if not isinstance(raw, YDict):
         what = "empty" if raw is None else {"YList": "a list", "str": "a string", "int": "a number",
@@ -562,6 +687,8 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
                     f"secret '{name_}' needs environment variable {ref.env}, which is not set",
                     "SECRET_ENV",
                 )
+    if row is not None:
+        vars_ = {**vars_, **row.values}  # a row's values win over the plan's vars
     defaults = raw.get("defaults")
     if defaults is not None:
         try:
@@ -640,7 +767,7 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
         allowlist = ()
     source = PlanSource(file, doc.index, tree.mark, step_marks)
     ordered = _u4_sorted(plan)
-    return ValidPlan(ordered, source, effective_base, allowlist, uploads_root or plan_dir)
+    return ValidPlan(ordered, source, effective_base, allowlist, uploads_root or plan_dir, row)
 
 
 def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:
@@ -711,27 +838,28 @@ def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) 
     multi = len(docs) > 1
     for doc in docs:
         fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
-        result = validate_document(doc, ctx, file, fallback)
-        if result.name in names:
-            name_mark = doc.value.value_marks.get("name") if isinstance(doc.value, YDict) else None
-            problem = Problem(
-                file,
-                name_mark or result.source.mark,
-                "name",
-                f"plan name '{result.name}' is already used by document {names[result.name] + 1} of this file",
-                "UNIQUE_NAME",
-            )
-            result = InvalidPlan(
-                f"{result.name}@doc{doc.index + 1}",
-                result.source,
-                (problem,) + (result.problems if isinstance(result, InvalidPlan) else ()),
-                result.expect if isinstance(result, InvalidPlan) else result.plan.expect,
-                result.tags if isinstance(result, InvalidPlan) else tuple(result.plan.tags),
-                result.problem_steps if isinstance(result, InvalidPlan) else (),
-            )
-        else:
-            names[result.name] = doc.index
-        results.append(result)
+        for result in validate_document(doc, ctx, file, fallback):
+            if result.name in names and names[result.name] != doc.index:
+                name_mark = doc.value.value_marks.get("name") if isinstance(doc.value, YDict) else None
+                problem = Problem(
+                    file,
+                    name_mark or result.source.mark,
+                    "name",
+                    f"plan name '{result.name}' is already used by document {names[result.name] + 1} of this file",
+                    "UNIQUE_NAME",
+                )
+                result = InvalidPlan(
+                    f"{result.name}@doc{doc.index + 1}",
+                    result.source,
+                    (problem,) + (result.problems if isinstance(result, InvalidPlan) else ()),
+                    result.expect if isinstance(result, InvalidPlan) else result.plan.expect,
+                    result.tags if isinstance(result, InvalidPlan) else tuple(result.plan.tags),
+                    result.problem_steps if isinstance(result, InvalidPlan) else (),
+                    result.row,
+                )
+            else:
+                names.setdefault(result.name, doc.index)
+            results.append(result)
     if not docs:
         results.append(
             InvalidPlan(file_stem(file), PlanSource(file, 0, Mark(1, 1)), (Problem(file, Mark(1, 1), "", "file holds no plan", "SCHEMA"),))

@@ -51,7 +51,7 @@ def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") 
     """Write the run folder of an invalid plan and return it with its typed error."""
     run = RunFolder.create(
         output,
-        invalid.name,
+        invalid.item_name,
         mode=mode,
         policy=Policy(),
         allowlist=(),

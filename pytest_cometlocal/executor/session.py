@@ -48,10 +48,11 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
 
 def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, profile: dict[str, Any] | None = None,
                       extra_info: dict[str, Any] | None = None) -> RunFolder:
+    row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
     return RunFolder.create(
-        output, plan.name, mode=eff.mode, policy=plan.plan.policy, allowlist=eff.allowlist,
+        output, plan.item_name, mode=eff.mode, policy=plan.plan.policy, allowlist=eff.allowlist,
         plan_info={"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
-                   "doc_index": plan.source.doc_index, **(extra_info or {})},
+                   "doc_index": plan.source.doc_index, **row, **(extra_info or {})},
         redactor=Redactor(eff.secrets.values()),
         profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **(profile or {})},
     )

@@ -115,12 +115,16 @@ class AllureSteps:
                     self._close(pytest.skip.Exception("not run: an earlier step ended the run"))
 
 
-def label_item(item: Any, plan: Any, settings: Any) -> None:
-    """Description and parameters, known before the run."""
+def label_item(item: Any, valid: Any, settings: Any) -> None:
+    """Description and parameters, known before the run (a parametrized plan's row included)."""
     import allure
 
+    plan = valid.plan
     if plan.description:
         allure.dynamic.description(plan.description)
+    if valid.row is not None:
+        for name, value in valid.row.values.items():
+            allure.dynamic.parameter(name, value)
     allure.dynamic.parameter("base_url", settings.base_url or "")
     allure.dynamic.parameter("mode", settings.mode)
     allure.dynamic.parameter("browser", "chromium")

@@ -50,7 +50,7 @@ class PlanFile(pytest.File):
                 # Registered before use, so --strict-markers accepts plan tags.
                 self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
             callobj = _run_valid_plan if isinstance(result, ValidPlan) else _run_invalid_plan
-            yield PlanItem.from_parent(self, name=result.name, callobj=callobj, result=result)
+            yield PlanItem.from_parent(self, name=result.item_name, callobj=callobj, result=result)
 
 
 def _run_valid_plan(request: pytest.FixtureRequest, cometlocal_runner: Any) -> None:
@@ -85,7 +85,7 @@ class PlanItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.plan_line - 1, f"plan: {self.result.name}"
+        return self.path, self.plan_line - 1, f"plan: {self.result.item_name}"
 
     # -- outcomes -----------------------------------------------------------
 

@@ -178,7 +178,7 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
                                        extra_info={"nodeid": item.nodeid})
         item.cometlocal_run_dir = run_folder.path
         if allure_active(pytestconfig):
-            label_item(item, plan.plan, eff)
+            label_item(item, plan, eff)
             run_folder.trace.listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
         executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
                                  on_step=step_printer(pytestconfig))

@@ -282,3 +282,18 @@ steps:
     assert props == ["TARGET_NOT_FOUND"] * 3
     assert len(list((pytester.path / "allure-results").glob("*-result.json"))) == 6
     assert (pytester.path / "allure-results" / "categories.json").is_file()
+
+
+def test_parametrized_plan_items_have_row_ids_and_own_run_folders(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    write(pytester, "a.actions.yaml", "name: pages\nparametrize: {page: [login, reports]}\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: "/${vars.page}"}, postconditions: [{kind: url_matches, args: {pattern: "${vars.page}$"}}]}
+""")
+    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml")
+    result.stdout.fnmatch_lines(["*a.actions.yaml::pages[[]login] PASSED*", "*a.actions.yaml::pages[[]reports] PASSED*"])
+    runs = sorted((pytester.path / "cometlocal-runs").iterdir())
+    assert len(runs) == 2
+    rows = sorted(json.loads((r / "run_manifest.json").read_text())["plan"]["row_id"] for r in runs)
+    assert rows == ["login", "reports"]
+    assert 'name="pages[login]"' in (pytester.path / "junit.xml").read_text()
