@@ -17,7 +17,8 @@ from typing import Sequence
 from . import __version__
 from .audit import find_runs, show_run, verify_run
 from .contract.expectation import expectation_met
-from .contract.schema import plan_json_schema
+from .contract.suite import SuiteConfigFinder
+from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
 
 DEFAULT_GLOBS = ("*.actions.yaml", "*.actions.yml")
@@ -66,10 +67,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if not files:
         raise UsageError("no plan files found under " + ", ".join(map(str, paths)))
     root = Path(args.root).resolve() if args.root else find_root(paths)
+    configs = SuiteConfigFinder(root, Path(args.config).resolve() if args.config else None)
     report: list[dict] = []
     invalid_count = valid_count = expected_count = 0
     for path in files:
-        ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url)
+        ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url,
+                                suite_config=configs.for_plan(path))
         for result in validate_path(path, ctx, shown=_shown(path)):
             entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
@@ -109,7 +112,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    text = json.dumps(plan_json_schema(), indent=2)
+    make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
+    text = json.dumps(make(), indent=2)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     else:
@@ -159,6 +163,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--root", help="folder that confines uploads_root (default: like pytest's rootdir)")
     v.add_argument("--base-url", help="base URL for relative navigate URLs (as pytest's --base-url)")
     v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
+    v.add_argument("--config", help="suite config file for every plan (default: the nearest cometlocal.yaml)")
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.set_defaults(func=cmd_validate)
     ver = sub.add_parser("verify", help="check run folders against the trace and evidence contracts")
@@ -169,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
     sh = sub.add_parser("show", help="print a readable timeline of run folders")
     sh.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
     sh.set_defaults(func=cmd_show)
-    s = sub.add_parser("schema", help="print the JSON Schema of the plan format")
+    s = sub.add_parser("schema", help="print the JSON Schema of plan files (or of step groups, or the suite config)")
+    s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
+                   help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
     s.set_defaults(func=cmd_schema)
     return parser

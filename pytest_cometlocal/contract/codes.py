@@ -25,10 +25,15 @@ class ErrorCode(StrEnum):
     # Extension codes (plan-format v1, "Extension codes").
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
     BROWSER_CRASHED = "BROWSER_CRASHED"
+    # The run's own artifacts cannot be written (output folder not writable, disk
+    # full). It describes the machine, not the application under test, so plan
+    # fields (expect, retry_on, recovery.on_error) do not accept it.
+    OUTPUT_WRITE_FAILED = "OUTPUT_WRITE_FAILED"
 
 
 CANONICAL_CODES: tuple[ErrorCode, ...] = tuple(list(ErrorCode)[:13])
-EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED)
+EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED,
+                                          ErrorCode.OUTPUT_WRITE_FAILED)
 
 ErrorCodeName = Literal[
     "TARGET_NOT_FOUND",
@@ -47,7 +52,8 @@ ErrorCodeName = Literal[
     "NAVIGATION_FAILED",
     "BROWSER_CRASHED",
 ]
-"""The same codes as a Literal, for strict plan-file fields (``retry_on``, ``expect``)."""
+"""The codes a plan may name, as a Literal, for strict plan-file fields (``retry_on``, ``expect``):
+all but OUTPUT_WRITE_FAILED."""
 
 Stage = Literal["proposal_validation", "precondition", "execution", "postcondition", "policy", "evidence"]
 Severity = Literal["warning", "error", "critical"]

@@ -26,16 +26,20 @@ def interpolate(
     text: str,
     vars: Mapping[str, object],
     secret_names: Callable[[str], None],
+    secrets_in_vars: bool = False,
 ) -> str:
     """Substitute vars in ``text``; ``secret_names`` checks each secret reference.
 
     ``secret_names(name)`` raises InterpolationError when the secret is not
     usable. Raises InterpolationError for an unknown var or a malformed
-    reference.
+    reference. ``secrets_in_vars`` is for a step group's vars: a ``with``
+    value may be a secret reference the plan author wrote (and that is
+    checked where it is written), which then passes into the group's steps.
     """
     if "${" not in text:
         return text
     errors: list[str] = []
+    passed: list[str] = []  # secret references brought in by var values
 
     def replace(match: re.Match[str]) -> str:
         inner = match.group(1).strip()
@@ -51,7 +55,10 @@ def interpolate(
                 known = ", ".join(sorted(vars)) or "none declared"
                 errors.append(f"unknown var '{name}' (vars: {known})")
                 return match.group(0)
-            return str(vars[name])
+            value = str(vars[name])
+            if secrets_in_vars and "${" in value:
+                passed.extend(SECRET_REFERENCE.findall(value))
+            return value
         try:
             secret_names(name)
         except InterpolationError as exc:
@@ -61,12 +68,12 @@ def interpolate(
     out = REFERENCE.sub(replace, text)
     if errors:
         raise InterpolationError("; ".join(errors))
-    if _references_formed(text, out):
+    if _references_formed(text, out, passed):
         raise InterpolationError("a var value cannot form a new ${...} reference")
     return out
 
 
-def _references_formed(text: str, out: str) -> bool:
+def _references_formed(text: str, out: str, passed: list[str] = ()) -> bool:
     """Did substitution assemble a reference that was not written as such?
 
     Substitution is one pass, so "${secrets.${vars.X}}" or a var holding "$"
@@ -74,7 +81,7 @@ def _references_formed(text: str, out: str) -> bool:
     checked. After substitution the only "${" left may be the secret
     references and the unmatched "${" that were already in the text.
     """
-    secrets_before = sorted(SECRET_REFERENCE.findall(text))
+    secrets_before = sorted(SECRET_REFERENCE.findall(text) + list(passed))
     if sorted(SECRET_REFERENCE.findall(out)) != secrets_before:
         return True
     unmatched_before = text.count("${") - len(REFERENCE.findall(text))

@@ -40,7 +40,7 @@ try:  # libyaml's C parser: same events, about ten times faster.
 except ImportError:  # pragma: no cover - pure-Python fallback
     from yaml import SafeLoader as _Parser  # type: ignore[assignment]
 
-from .problems import Mark, Problem
+from .problems import Mark, Problem, SourceMark
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -89,6 +89,40 @@ class YList(list):
         super().__init__()
         self.mark = mark
         self.item_marks: list[Mark] = []
+
+
+def copy_tree(node: Any, file: str | None = None, via: tuple[str, ...] = ()) -> Any:
+    """A deep copy of a loaded tree, positions included.
+
+    Validation works on its trees in place, so a tree that is used more than
+    once (each row of a parametrized plan, each use of a step group, the
+    suite config merged into every plan) is copied first. With ``file``,
+    every position becomes a SourceMark of that file, reached ``via`` those
+    places, so problems in the copy name the file it came from.
+    """
+    if file is None:
+        def conv(m: Any) -> Any:
+            return m
+    else:
+        def conv(m: Any) -> Any:
+            return SourceMark(m.line, m.col, file, via)
+
+    def copy(n: Any) -> Any:
+        if type(n) is YDict:
+            out = YDict(conv(n.mark))
+            for k, v in n.items():
+                out[k] = copy(v)
+            out.key_marks = {k: conv(m) for k, m in n.key_marks.items()}
+            out.value_marks = {k: conv(m) for k, m in n.value_marks.items()}
+            return out
+        if type(n) is YList:
+            out_l = YList(conv(n.mark))
+            out_l.extend(copy(v) for v in n)
+            out_l.item_marks = [conv(m) for m in n.item_marks]
+            return out_l
+        return n
+
+    return copy(node)
 
 
 @dataclass(frozen=True)

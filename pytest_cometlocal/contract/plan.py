@@ -60,6 +60,11 @@ class Expect(ContractModel):
 
 VarName = Annotated[str, Field(pattern=VAR_NAME_PATTERN)]
 RowValue = str | int | float
+# Names of saved browser storage states (``save_storage_state`` / ``storage_state``).
+STATE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+StateName = Annotated[str, Field(pattern=STATE_NAME_PATTERN)]
+GROUP_SUFFIXES: tuple[str, ...] = (".steps.yaml", ".steps.yml")
+GroupPath = Annotated[str, Field(pattern=r"^.+\.steps\.ya?ml$")]
 Parametrize = (
     dict[VarName, Annotated[list[RowValue], Field(min_length=1)]]
     | Annotated[list[dict[VarName, RowValue]], Field(min_length=1)]
@@ -67,6 +72,32 @@ Parametrize = (
 )
 """Data-driven plans: ``{name: [values]}`` (every combination), a list of rows, or
 a CSV file next to the plan. Each row's values are vars of one item ``plan[row-id]``."""
+
+
+class UseStep(ContractModel):
+    """``- use: groups/login.steps.yaml``: a step group, expanded in place at load time.
+
+    Only in what users write: validation replaces it with the group's steps,
+    whose ids become ``<id>.<step id>`` (``id`` defaults to the file's stem).
+    """
+
+    use: GroupPath
+    id: StepId | None = None
+    with_: dict[VarName, RowValue] = Field(default={}, alias="with")
+
+
+class StepGroup(ContractModel):
+    """A ``*.steps.yaml`` file: reusable steps with their own vars (set by ``with``)."""
+
+    description: str | None = None
+    vars: dict[VarName, RowValue] = {}
+    secrets: dict[VarName, SecretRef] = {}
+    defaults: StepDefaults | None = None
+    save_storage_state: StateName | None = None
+    steps: Annotated[list[ActionSpec | UseStep], Field(min_length=1)]
+
+
+GROUP_KEYS: tuple[str, ...] = tuple(StepGroup.model_fields)
 
 
 class Plan(ContractModel):
@@ -89,6 +120,8 @@ class Plan(ContractModel):
     overlay_selectors: list[NonEmpty] = []
     expect: Expect | None = None
     parametrize: Parametrize | None = None
+    storage_state: StateName | None = None
+    save_storage_state: StateName | None = None
     steps: Annotated[list[ActionSpec], Field(min_length=1)]
 
     def all_steps(self) -> list[ActionSpec]:
@@ -97,3 +130,22 @@ class Plan(ContractModel):
 
 
 PLAN_KEYS: tuple[str, ...] = tuple(Plan.model_fields)
+
+
+class SuiteConfig(ContractModel):
+    """``cometlocal.yaml``: suite-wide values every plan below it starts from.
+
+    A plan's own key wins; ``policy`` and ``defaults`` are merged key by key.
+    """
+
+    base_url: NonEmpty | None = None
+    allowlist: list[Annotated[str, Field(pattern=HOST_PATTERN)]] | None = None
+    policy: Policy | None = None
+    auth_signals: AuthSignals | None = None
+    toast_selector: NonEmpty | None = None
+    overlay_selectors: list[NonEmpty] | None = None
+    defaults: StepDefaults | None = None
+
+
+SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
+MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults"})

@@ -13,6 +13,20 @@ class Mark(NamedTuple):
     col: int
 
 
+class SourceMark(NamedTuple):
+    """A position in another file than the plan: a step group or the suite config.
+
+    Nodes merged into a plan from such a file keep these marks, so a problem in
+    them names that file; ``via`` is the chain of ``file:line`` places that
+    brought the node into the plan (the ``use`` steps), outermost first.
+    """
+
+    line: int
+    col: int
+    file: str
+    via: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class Problem:
     """One reason a plan is not valid.
@@ -27,13 +41,19 @@ class Problem:
     key_path: str
     message: str
     rule: str = "SCHEMA"
+    via: tuple[str, ...] = ()
 
     def format(self) -> str:
-        """``file:line:col key.path: message`` — the one format used everywhere."""
+        """``file:line:col key.path: message`` — the one format used everywhere.
+
+        A problem inside a step group ends with the places that used it:
+        ``(via plans/a.actions.yaml:12)``.
+        """
         where = f"{self.file}:{self.mark.line}:{self.mark.col}"
+        tail = f" (via {' -> '.join(self.via)})" if self.via else ""
         if self.key_path:
-            return f"{where} {self.key_path}: {self.message}"
-        return f"{where}: {self.message}"
+            return f"{where} {self.key_path}: {self.message}{tail}"
+        return f"{where}: {self.message}{tail}"
 
     def as_dict(self) -> dict:
         return {
@@ -43,6 +63,7 @@ class Problem:
             "key_path": self.key_path,
             "message": self.message,
             "rule": self.rule,
+            **({"via": list(self.via)} if self.via else {}),
         }
 
 

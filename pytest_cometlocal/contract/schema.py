@@ -12,14 +12,44 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pydantic import BaseModel
+
 from .actionspec import DEFAULTABLE_KEYS
-from .plan import Plan
+from .plan import Plan, StepGroup, SuiteConfig, UseStep
 
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
+SCHEMA_IDS = {
+    "plan": SCHEMA_ID,
+    "group": "https://pytest-cometlocal.invalid/schemas/step-group-v1.json",
+    "suite": "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
+}
+TITLES = {
+    "plan": "pytest-cometlocal plan (plan-format v1)",
+    "group": "pytest-cometlocal step group (*.steps.yaml)",
+    "suite": "pytest-cometlocal suite config (cometlocal.yaml)",
+}
 
 
 def plan_json_schema() -> dict[str, Any]:
-    schema = copy.deepcopy(Plan.model_json_schema(mode="validation"))
+    schema = _schema(Plan, "plan")
+    # What users write may hold `use` steps where the validated plan has ActionSpecs.
+    schema["$defs"]["UseStep"] = copy.deepcopy(UseStep.model_json_schema(mode="validation"))
+    step_or_use = {"anyOf": [{"$ref": "#/$defs/ActionSpec"}, {"$ref": "#/$defs/UseStep"}]}
+    schema["properties"]["steps"]["items"] = step_or_use
+    schema["$defs"]["Recovery"]["properties"]["steps"]["items"] = copy.deepcopy(step_or_use)
+    return schema
+
+
+def group_json_schema() -> dict[str, Any]:
+    return _schema(StepGroup, "group")
+
+
+def suite_json_schema() -> dict[str, Any]:
+    return _schema(SuiteConfig, "suite")
+
+
+def _schema(model: type[BaseModel], kind: str) -> dict[str, Any]:
+    schema = copy.deepcopy(model.model_json_schema(mode="validation"))
     action = schema.get("$defs", {}).get("ActionSpec")
     if action is not None:
         action["required"] = [k for k in action.get("required", []) if k not in DEFAULTABLE_KEYS]
@@ -28,6 +58,6 @@ def plan_json_schema() -> dict[str, Any]:
             "may come from the plan's `defaults`."
         )
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = SCHEMA_ID
-    schema["title"] = "pytest-cometlocal plan (plan-format v1)"
+    schema["$id"] = SCHEMA_IDS[kind]
+    schema["title"] = TITLES[kind]
     return schema

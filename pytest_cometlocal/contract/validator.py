@@ -39,11 +39,14 @@ from .actionspec import (
 )
 from .base import ContractModel
 from .interpolation import SECRET_REFERENCE, InterpolationError, interpolate
-from .loader import Document, YamlError, YDict, YList, load_documents, load_file
+from .groups import Expansion, GroupExpander
+from .loader import Document, YamlError, YDict, YList, copy_tree, load_documents, load_file
 from .locate import locate
 from .paths import ConfinementError, confine
 from .plan import RESERVED_TAGS, Expect, Plan, SecretRef
-from .problems import Mark, Problem
+from .problems import Mark, Problem, SourceMark
+from .suite import SuiteConfigFile, merge_suite_config
+from .tree import interpolate_in_place, merge_defaults
 
 Loc = tuple[Any, ...]
 
@@ -68,6 +71,7 @@ class ValidationContext:
     base_url: str | None = None
     default_base_url: str | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    suite_config: SuiteConfigFile | None = None
 
 
 @dataclass(frozen=True)
@@ -78,6 +82,8 @@ class PlanSource:
     doc_index: int
     mark: Mark
     step_marks: Mapping[str, Mark] = field(default_factory=dict)
+    # step id -> ("plans/a.actions.yaml:12", "groups/login.steps.yaml:9"): the plan line, then group lines.
+    step_origins: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -88,6 +94,11 @@ class ValidPlan:
     allowlist: tuple[str, ...]
     uploads_root: Path
     row: "Row | None" = None
+    # (step id, state name): storage states saved after those steps pass.
+    storage_saves: tuple[tuple[str, str], ...] = ()
+    # plan key -> "suite" | "plan+suite" | "plan", for the keys the suite config also sets.
+    config_sources: Mapping[str, str] = field(default_factory=dict)
+    suite_config: str | None = None
 
     @property
     def name(self) -> str:
@@ -202,23 +213,6 @@ def _parametrize_rows(raw: YDict, col: "_Collector", plan_dir: Path) -> list[Row
     return rows
 
 
-def _clone(node: Any) -> Any:
-    """A copy of a loaded tree with its positions, for validating one row of a plan."""
-    if isinstance(node, YDict):
-        out = YDict(node.mark)
-        for k, v in node.items():
-            out[k] = _clone(v)
-        out.key_marks.update(node.key_marks)
-        out.value_marks.update(node.value_marks)
-        return out
-    if isinstance(node, YList):
-        out_l = YList(node.mark)
-        out_l.extend(_clone(v) for v in node)
-        out_l.item_marks.extend(node.item_marks)
-        return out_l
-    return node
-
-
 def _model_key_sets() -> list[tuple[frozenset[str], dict[str, tuple]]]:
     """Field names of every plan-format model, with the values its ``type``/``kind`` accept."""
     sets: list[tuple[frozenset[str], dict[str, tuple]]] = []
@@ -229,7 +223,7 @@ def _model_key_sets() -> list[tuple[frozenset[str], dict[str, tuple]]]:
         if fields:
             tags = {name: typing.get_args(fields[name].annotation) for name in ("type", "kind")
                     if name in fields and typing.get_origin(fields[name].annotation) is typing.Literal}
-            sets.append((frozenset(fields), tags))
+            sets.append((frozenset(f.alias or name for name, f in fields.items()), tags))
         todo.extend(cls.__subclasses__())
     return sets
 
@@ -275,19 +269,29 @@ class _Collector:
         self.file, self.root, self.fallback = file, root, fallback
         self.problems: list[Problem] = []
         self._seen: dict[str, int] = {}
+        # "steps[3]" -> "steps[1]": an expanded group step's key path in its group file.
+        self.group_paths: dict[str, str] = {}
 
     def add(self, loc: Loc, message: str, rule: str, key: bool = False, tree: Any = None, tags: bool = False) -> None:
         mark, path = locate(self.root if tree is None else tree, loc, self.fallback, key=key, tags=tags)
-        if path in self._seen and rule == "SCHEMA":
+        file, via = self.file, ()
+        if isinstance(mark, SourceMark):  # the node came from a step group or the suite config
+            file, via = mark.file, mark.via
+            m = _STEP_PATH.match(path) if self.group_paths else None
+            if m and m.group(0) in self.group_paths:
+                path = self.group_paths[m.group(0)] + path[m.end():]
+            mark = Mark(mark.line, mark.col)
+        seen_key = f"{file}\0{path}"
+        if seen_key in self._seen and rule == "SCHEMA":
             # Union members each report the same value; one line is enough.
-            prev = self.problems[self._seen[path]]
+            prev = self.problems[self._seen[seen_key]]
             if prev.rule == "SCHEMA" and message not in prev.message:
-                self.problems[self._seen[path]] = Problem(
-                    prev.file, prev.mark, prev.key_path, f"{prev.message}; or {message}", prev.rule
+                self.problems[self._seen[seen_key]] = Problem(
+                    prev.file, prev.mark, prev.key_path, f"{prev.message}; or {message}", prev.rule, prev.via
                 )
             return
-        self._seen.setdefault(path, len(self.problems))
-        self.problems.append(Problem(self.file, mark, path, message, rule))
+        self._seen.setdefault(seen_key, len(self.problems))
+        self.problems.append(Problem(file, mark, path, message, rule, via))
 
     def add_pydantic(self, exc: ValidationError, prefix: Loc = (), tree: Any = None) -> None:
         for err in exc.errors(include_url=False):
@@ -346,51 +350,6 @@ def _describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
 
 # ---------------------------------------------------------------------------
 # Stage helpers on the raw YAML tree
-
-
-def _interpolate_in_place(node: Any, fn, path: Loc = ()) -> None:
-    """Apply ``fn(path, text)`` to every string value containing ``${``.
-
-    In place: the tree was built for this validation alone. Aliased subtrees
-    may be visited twice, which is harmless because the result of
-    interpolation never contains a var reference.
-    """
-    stack: list[tuple[Any, Loc]] = [(node, path)]
-    while stack:
-        current, loc = stack.pop()
-        if isinstance(current, dict):
-            items = current.items()
-        elif isinstance(current, list):
-            items = enumerate(current)
-        else:
-            continue
-        for key, value in items:
-            if isinstance(value, str):
-                if "${" in value:
-                    current[key] = fn(loc + (key,), value)
-            elif isinstance(value, (dict, list)):
-                if not (loc == () and key in ("vars", "secrets", "parametrize")):
-                    stack.append((value, loc + (key,)))
-
-
-def _merge_defaults(step: Any, defaults: YDict) -> Any:
-    """A shallow copy of ``step`` with the missing defaultable keys taken from ``defaults``.
-
-    The default's subtree is shared, not copied (nothing mutates it later), and
-    keeps the marks of the ``defaults`` block, so an error in it points there.
-    """
-    if not isinstance(step, YDict) or not any(k in defaults and k not in step for k in DEFAULTABLE_KEYS):
-        return step
-    merged = YDict(step.mark)
-    merged.update(step)
-    merged.key_marks.update(step.key_marks)
-    merged.value_marks.update(step.value_marks)
-    for key in DEFAULTABLE_KEYS:
-        if key in defaults and key not in merged:
-            merged[key] = defaults[key]
-            merged.key_marks[key] = defaults.key_marks[key]
-            merged.value_marks[key] = defaults.value_marks[key]
-    return merged
 
 
 def _iter_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
@@ -618,7 +577,7 @@ def _problem_steps(raw: Any, problems: Iterable[Problem]) -> tuple[str, ...]:
     found: list[str] = []
     for problem in problems:
         m = _STEP_PATH.match(problem.key_path)
-        if not m or not isinstance(raw, dict):
+        if not m or not isinstance(raw, dict) or problem.via:  # a group's key path is in its own file's terms
             continue
         block = raw.get("steps") if m.group(1) == "steps" else (raw.get("recovery") or {}).get("steps")
         index = int(m.group(2))
@@ -641,7 +600,7 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
             problems = tuple(col.problems)
             return [InvalidPlan(_raw_name(raw, fallback_name), source, problems, _raw_expect(raw), _raw_tags(raw),
                                 _problem_steps(raw, problems))]
-        return [_validate_one(doc, _clone(raw), ctx, file, fallback_name, row) for row in rows]
+        return [_validate_one(doc, copy_tree(raw), ctx, file, fallback_name, row) for row in rows]
     return [_validate_one(doc, raw, ctx, file, fallback_name, None)]
 
 
@@ -661,6 +620,15 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
                                              "float": "a number", "bool": "a boolean"}.get(type(raw).__name__, "a scalar")
         col.problems.append(Problem(file, doc.mark, "", f"a plan must be a mapping of plan keys, not {what}", "SCHEMA"))
         return invalid()
+
+    # Stage 0: the suite config's values, where the plan has none (positions name the config file).
+    config_sources: dict[str, str] = {}
+    suite = ctx.suite_config
+    if suite is not None:
+        if suite.problems:
+            col.problems.extend(suite.problems)
+            return invalid()
+        config_sources = merge_suite_config(raw, suite)
 
     # Stage 1: the blocks interpolation and merging depend on.
     vars_: dict[str, Any] = {}
@@ -715,7 +683,13 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
             return text
 
     tree = raw
-    _interpolate_in_place(tree, interp)
+    interpolate_in_place(tree, interp)
+    if col.problems:
+        return invalid()
+
+    # Stage 2b: step groups (``use``), with vars of their own; their secrets join the plan's.
+    plan_dir = (ctx.plan_path.parent if ctx.plan_path else ctx.root).resolve()
+    expansion = _expand_groups(tree, col, ctx, file, plan_dir, secrets, check_secret)
     if col.problems:
         return invalid()
 
@@ -724,12 +698,12 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
         if isinstance(tree.get("steps"), YList):
             steps = tree["steps"]
             for i in range(len(steps)):
-                steps[i] = _merge_defaults(steps[i], defaults)
+                steps[i] = merge_defaults(steps[i], defaults)
         recovery = tree.get("recovery")
         if isinstance(recovery, YDict) and isinstance(recovery.get("steps"), YList):
             rsteps = recovery["steps"]
             for i in range(len(rsteps)):
-                rsteps[i] = _merge_defaults(rsteps[i], defaults)
+                rsteps[i] = merge_defaults(rsteps[i], defaults)
     col.root = tree
 
     # Stage 4: models.
@@ -741,23 +715,32 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
 
     # Stage 5: context rules.
     uploads_root: Path | None = None
-    plan_dir = (ctx.plan_path.parent if ctx.plan_path else ctx.root).resolve()
     try:
         uploads_root = resolve_uploads_root(plan.uploads_root, plan_dir, ctx.root)
     except ConfinementError as exc:
         col.add(("uploads_root",), str(exc), "PATH_CONFINEMENT")
     effective_base = ctx.base_url or plan.base_url or ctx.default_base_url
     _check_plan(plan, lambda loc, msg, rule: col.add(loc, msg, rule), uploads_root)
+    saves = _storage_saves(plan, expansion)
+    if plan.storage_state is not None and plan.storage_state in {name for _step, name in saves}:
+        col.add(("storage_state",), f"the plan saves storage state '{plan.storage_state}' itself, so it cannot "
+                "start from it", "STORAGE_STATE")
     if col.problems:
         return invalid()
 
     step_marks: dict[str, Mark] = {}
-    for key in ("steps",):
-        for i, step in enumerate(plan.steps):
-            step_marks[step.id] = tree[key].item_marks[i]
+    step_origins: dict[str, tuple[str, ...]] = {}
+    blocks = [(plan.steps, tree["steps"])]
     if plan.recovery:
-        for i, step in enumerate(plan.recovery.steps):
-            step_marks[step.id] = tree["recovery"]["steps"].item_marks[i]
+        blocks.append((plan.recovery.steps, tree["recovery"]["steps"]))
+    for specs, nodes in blocks:
+        for i, step in enumerate(specs):
+            step_marks[step.id] = nodes.item_marks[i]
+            node_mark = getattr(nodes[i], "mark", None)
+            if isinstance(node_mark, SourceMark):  # from a step group: the plan line, then the group lines
+                step_origins[step.id] = node_mark.via + (f"{node_mark.file}:{node_mark.line}",)
+            else:
+                step_origins[step.id] = (f"{file}:{nodes.item_marks[i].line}",)
     allowlist: tuple[str, ...]
     if plan.allowlist is not None:
         allowlist = tuple(h.lower() for h in plan.allowlist)
@@ -765,9 +748,95 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
         allowlist = ((urlsplit(effective_base).hostname or "").lower(),)
     else:
         allowlist = ()
-    source = PlanSource(file, doc.index, tree.mark, step_marks)
+    source = PlanSource(file, doc.index, tree.mark, step_marks, step_origins)
     ordered = _u4_sorted(plan)
-    return ValidPlan(ordered, source, effective_base, allowlist, uploads_root or plan_dir, row)
+    return ValidPlan(ordered, source, effective_base, allowlist, uploads_root or plan_dir, row,
+                     storage_saves=saves, config_sources=config_sources,
+                     suite_config=suite.shown if suite is not None else None)
+
+
+def _expand_groups(tree: YDict, col: _Collector, ctx: ValidationContext, file: str, plan_dir: Path,
+                   secrets: dict[str, SecretRef], check_secret) -> Expansion | None:
+    """Replace ``use`` steps by their groups' steps (stage 2b); None when the plan uses no group."""
+    recovery = tree.get("recovery")
+    lists = [("steps", tree, tree.get("steps"))]
+    if isinstance(recovery, YDict):
+        lists.append(("recovery.steps", recovery, recovery.get("steps")))
+    if not any(isinstance(steps, YList) and any(isinstance(s, YDict) and "use" in s for s in steps)
+               for _k, _o, steps in lists):
+        return None
+    root = ctx.root.resolve()
+
+    def show(path: Path) -> str:
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return str(path)
+
+    expander = GroupExpander(col, ctx.root, show, ctx.env)
+    for key, owner, steps in lists:
+        loc: Loc = ("steps",) if key == "steps" else ("recovery", "steps")
+        owner["steps"] = expander.expand(steps, loc, tree, file, plan_dir)
+    result = expander.result
+    if col.problems:
+        return result
+    for key, owner, _steps in lists:  # problems in group steps are reported in their group's terms
+        for i, node in enumerate(owner["steps"]):
+            local = result.group_paths.get(id(node))
+            if local is not None:
+                col.group_paths[f"{key}[{i}]"] = local
+    if result.secrets:
+        block = tree.get("secrets")
+        if not isinstance(block, YDict):
+            block = YDict(tree.mark)
+            tree["secrets"] = block
+            tree.key_marks["secrets"] = tree.value_marks["secrets"] = tree.mark
+        for name, (ref, node) in result.secrets.items():
+            if name in secrets and secrets[name].env != ref.env:
+                col.add((), f"secret '{name}' is declared by the plan with env {secrets[name].env} and by a step "
+                        f"group with env {ref.env}", "INTERPOLATION", tree=node)
+            elif name not in secrets:
+                secrets[name] = ref
+                block[name] = node
+                block.key_marks[name] = block.value_marks[name] = node.mark
+    group_ids = {id(n) for n in result.group_nodes}
+    for key, owner, _steps in lists:
+        base: Loc = ("steps",) if key == "steps" else ("recovery", "steps")
+        for i, node in enumerate(owner["steps"]):
+            if id(node) not in group_ids:
+                continue
+            for sub, text in _strings_with(node, "${secrets."):
+                for secret in SECRET_REFERENCE.findall(text):
+                    try:
+                        check_secret(secret)
+                    except InterpolationError as exc:
+                        col.add(base + (i,) + sub, str(exc), "INTERPOLATION")
+    return result
+
+
+def _strings_with(node: Any, needle: str, loc: Loc = ()) -> Iterable[tuple[Loc, str]]:
+    if isinstance(node, str):
+        if needle in node:
+            yield loc, node
+    elif isinstance(node, dict):
+        for k, v in node.items():
+            yield from _strings_with(v, needle, loc + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _strings_with(v, needle, loc + (i,))
+
+
+def _storage_saves(plan: Plan, expansion: Expansion | None) -> tuple[tuple[str, str], ...]:
+    """(step id, state name): where the run saves storage states, groups first, the plan's own last."""
+    step_ids = {s.id for s in plan.steps}
+    saves: list[tuple[str, str]] = []
+    for node, name in (expansion.saves if expansion else []):
+        sid = node.get("id") if isinstance(node, dict) else None
+        if sid in step_ids:
+            saves.append((sid, name))
+    if plan.save_storage_state is not None:
+        saves.append((plan.steps[-1].id, plan.save_storage_state))
+    return tuple(saves)
 
 
 def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import mimetypes
 import re
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 from urllib.parse import urljoin, urlsplit
 
 from ..contract import targets as T
@@ -44,9 +45,11 @@ from .errors import (
     intercepting_overlay,
     is_crash,
     is_timeout,
+    navigation_pending,
     net_error,
 )
-from .evidence import sha256_bytes
+from .bounded import CallTimedOut, bounded, stop_loading
+from .evidence import OutputWriteFailed, sha256_bytes
 from .locators import describe_compiled, resolve
 from .observe import Observation, observe, target_context
 from .policy import Halt, PolicyState
@@ -76,11 +79,19 @@ class ExecutorSettings:
     secrets: dict[str, str] = field(default_factory=dict)
     recovery_on: tuple[str, ...] = ()
     recovery_steps: tuple[ActionSpec, ...] = ()
+    # step id -> ("plans/a.actions.yaml:12", "groups/login.steps.yaml:9"): recorded with the step and its errors.
+    step_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # step id -> storage-state name saved when that step passes (needs Executor.storage).
+    storage_saves: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def for_plan(cls, plan: Plan, *, base_url: str | None, allowlist: tuple[str, ...], mode: str,
-                 uploads_root: Path | None, secrets: dict[str, str]) -> "ExecutorSettings":
+                 uploads_root: Path | None, secrets: dict[str, str],
+                 step_sources: Mapping[str, tuple[str, ...]] | None = None,
+                 storage_saves: Mapping[str, str] | None = None) -> "ExecutorSettings":
         return cls(
+            step_sources=step_sources or {},
+            storage_saves=storage_saves or {},
             base_url=base_url,
             allowlist=allowlist,
             mode=mode,
@@ -171,6 +182,7 @@ class Executor:
         self.last_observation: Observation | None = None
         self.results: list[StepResult] = []
         self.proposals = 0
+        self.storage: Any = None  # a StorageStates, where save points write (executor/storage.py)
         self._secret_values = tuple(v for v in settings.secrets.values() if v)
         # Requests and responses are followed on the whole context, so a popup's
         # first navigation is seen as soon as the popup exists.
@@ -255,24 +267,76 @@ class Executor:
                         failed_step=error.action_id if error else None)
 
     def run_plan(self, plan: Plan, metadata: dict[str, Any] | None = None) -> RunResult:
-        """Run every step; never raises an ExecutorFailure (it is in the result)."""
-        self.start({"plan": plan.name, **(metadata or {})})
+        """Run every step; never raises an ExecutorFailure (it is in the result).
+
+        Raises OutputWriteFailed only when the run folder cannot take even the
+        record of that failure (see ``_unwritable``).
+        """
         error: ExecutorError | None = None
         status = "passed"
+        current: tuple[int, ActionSpec] | None = None
         try:
+            self.start({"plan": plan.name, **(metadata or {})})
             for index, spec in enumerate(plan.steps):
+                current = (index, spec)
                 self.execute(spec, index)
+            current = None
         except _Stop:
             status = "stopped"
         except ExecutorFailure as failure:
             error = failure.error
             status = _status_for(error)
+        except OutputWriteFailed as exc:
+            return self._unwritable(exc, current)
         except BaseException as exc:  # KeyboardInterrupt, internal faults: the trace still closes
             status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "internal_error"
             self._safe_finish(status, None, cause=repr(exc))
             raise
-        self.finish(status, error)
+        try:
+            self.finish(status, error)
+        except OutputWriteFailed as exc:
+            return self._unwritable(exc, None)
         return RunResult(status, error, self.results, self.run.path)
+
+    def _unwritable(self, exc: OutputWriteFailed, current: tuple[int, ActionSpec] | None) -> RunResult:
+        """The run's artifacts stopped fitting (a full disk, a folder gone read-only): OUTPUT_WRITE_FAILED.
+
+        Whatever failed left no partial line or file behind. The run folder's
+        reserve is freed, which leaves room for a small evidence file, the
+        error, run_finished and the manifest, so the trace still verifies. If
+        even that cannot be written, the exception goes up: the caller (the
+        pytest item) reports it without a run record.
+        """
+        self.run.release_reserve()
+        if self.trace.closed:
+            raise exc
+        index, spec = current if current else (None, None)
+        step_id = spec.id if spec else None
+        message = self.run.redactor.text(f"cannot write the run's artifacts: {exc.strerror}: {exc.path}")
+        state = self.last_observation.signature if self.last_observation else None
+        try:
+            ref = self.evidence.add_json("state_signature", "state/output_write_failed.json", {
+                "state_before": state.model_dump(mode="json") if state else None,
+                "last_url": state.url if state else None,
+                "reason": message,
+            }, step_id=step_id)
+            error = ExecutorError(
+                error_code=ErrorCode.OUTPUT_WRITE_FAILED, stage="evidence", severity="critical", message=message,
+                retryable=False, run_id=self.run.run_id, seq=self.trace.next_seq, step_index=index, action_id=step_id,
+                action_kind=spec.kind if spec else None, criticality=spec.criticality if spec else None,
+                state_before=state, evidence_refs=[ref], created_at=utc_now_iso(),
+                cause=self.run.redactor.text(str(exc)),
+                details={"path": self.run.redactor.text(str(exc.path)), "errno": exc.errno, "strerror": exc.strerror},
+            )
+            self.trace.emit("error_raised", step_id, before=state, error=error)
+            if spec is not None:
+                self._record(StepResult(spec.id, spec.kind, False, 0, error=f"{error.error_code.value}: {message}",
+                                        typed_error=error, evidence_refs=[ref]))
+            self.finish("failed", error)
+        except OutputWriteFailed:
+            self._safe_finish("failed", None, cause=str(exc))
+            raise exc from None
+        return RunResult("failed", error, self.results, self.run.path)
 
     def _safe_finish(self, status: str, error: ExecutorError | None, cause: str | None = None) -> None:
         try:
@@ -323,6 +387,8 @@ class Executor:
                                      details={"during": "observation"}, cause=first_line(exc), retryable=False) from None
                 result = StepResult(spec.id, spec.kind, True, _ms(started), evidence_refs=ctx.evidence, attempts=attempt)
                 self._record(result)
+                if not recovery and spec.id in self.settings.storage_saves:
+                    self._save_storage_state(spec.id, self.settings.storage_saves[spec.id])
                 return result
             except ExecutorFailure as failure:
                 error = failure.error
@@ -345,6 +411,24 @@ class Executor:
                         "retryable": False,
                     })
                 self._raise_final(ctx, error)
+
+    def _save_storage_state(self, step_id: str, name: str) -> None:
+        """A save point passed: keep the context's cookies and local storage under ``name``.
+
+        The values are masked in this run's artifacts from now on; the trace
+        records the name, the file's hash and counts, never the values.
+        """
+        if self.storage is None:
+            return
+        from .storage import mask_values, state_values
+
+        try:
+            state = self.page.context.storage_state()
+            mask_values(self.run.redactor, state_values(state))
+            info = self.storage.save(name, state)
+        except Exception as exc:  # recorded; a plan that starts from this state then says it is missing
+            info = {"name": name, "error": first_line(exc)}
+        self.trace.emit("evidence_captured", step_id, metadata={"storage_state_saved": info})
 
     def _wait(self, ms: int) -> None:
         """Backoff that keeps the page's events flowing (a sync sleep would stall them)."""
@@ -393,8 +477,10 @@ class Executor:
                         metadata={"policy": self.policy.observation_metadata(state_key),
                                   "attempt": ctx.attempt, "recovery": ctx.recovery})
         action = spec.model_dump(mode="json", exclude_none=True)
+        source = self.settings.step_sources.get(spec.id)
         self.trace.emit("proposal_received", spec.id, before=ctx.before.signature, action_spec=action,
-                        metadata={"proposal_source": "plan" if not self.proposals else "planner", "step_index": ctx.index})
+                        metadata={"proposal_source": "plan" if not self.proposals else "planner", "step_index": ctx.index,
+                                  **({"source": list(source)} if source else {})})
         if spec.kind == "navigate":
             ctx.requested_url = self._absolute(ctx, spec.target.url)
         self.trace.emit("proposal_accepted", spec.id, before=ctx.before.signature)
@@ -590,15 +676,33 @@ class Executor:
             self._classify(ctx, exc)
         return outcome
 
+    def _catch_up_on_crash(self) -> None:
+        """Let a 'crash' event that raced the action's error arrive.
+
+        A renderer that dies during ``goto`` makes it fail with
+        ``net::ERR_ABORTED`` before the page's crash event is dispatched; without
+        this, a crash would read as a NAVIGATION_FAILED.
+        """
+        try:
+            self.page.wait_for_timeout(50)
+        except Exception as exc:
+            if is_crash(exc):
+                self.crashed = True
+
     def _classify(self, ctx: _StepCtx, exc: Exception) -> None:
         spec = ctx.spec
         timeout = spec.timeout_ms
         cause = self.run.redactor.text(first_line(exc, 2000))
+        if not (is_crash(exc) or self.crashed):
+            self._catch_up_on_crash()
         if is_crash(exc) or self.crashed:
             raise self._fail(ctx, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed during the action",
                              details={"during": spec.kind}, cause=cause, retryable=False)
         if spec.kind == "navigate":
             if is_timeout(exc):
+                # The navigation is given up: stop it, or the page cannot be observed
+                # while the server keeps the request open.
+                stop_loading(self.page)
                 raise self._fail(ctx, ErrorCode.NAVIGATION_TIMEOUT, "execution", f"navigation did not finish within {timeout} ms",
                                  details={"timeout_ms": timeout, "wait_condition": "load", "url": ctx.requested_url},
                                  cause=cause, with_after=True)
@@ -609,6 +713,16 @@ class Executor:
             self._check_blocked_navigation(ctx)
             raise self._fail(ctx, ErrorCode.NAVIGATION_FAILED, "execution", f"navigation failed: {net or 'error'}",
                              details={"net_error": net, "url": ctx.requested_url}, cause=cause, with_after=True)
+        if is_timeout(exc) and navigation_pending(exc):
+            # Done, but the page it led to never came: a navigation timeout, not an
+            # actionability problem. Not retried: repeating the action could repeat
+            # its side effect (a form sent twice).
+            stop_loading(self.page)
+            raise self._fail(ctx, ErrorCode.NAVIGATION_TIMEOUT, "execution",
+                             f"{spec.kind} was performed, but the navigation it started did not finish within {timeout} ms",
+                             details={"timeout_ms": timeout, "wait_condition": "navigation started by the action",
+                                      "action_performed": True},
+                             cause=cause, with_after=True, retryable=False)
         overlay = intercepting_overlay(exc)
         if overlay is not None:
             raise self._fail(ctx, ErrorCode.OVERLAY_BLOCKING, "execution", "another element intercepts pointer events on the target",
@@ -667,12 +781,40 @@ class Executor:
         return paths
 
     def _capture_downloads(self, ctx: _StepCtx) -> None:
-        for i, download in enumerate(self.downloads[ctx.download_mark:]):
+        """Store the step's downloads, each given ``timeout_ms`` to finish.
+
+        A download that does not finish in time (a server that stops sending)
+        is cancelled rather than waited for forever; like one that failed, it
+        is DOWNLOAD_FAILED when the step expects a download (a required
+        ``download_started``), otherwise it is noted in the trace.
+        """
+        expects = any(c.kind == "download_started" and c.severity != "warning" for c in ctx.spec.postconditions)
+        downloads = self.downloads[ctx.download_mark:]
+        for i, download in enumerate(downloads):
             try:
-                source = download.path()
-                data = Path(source).read_bytes() if source else b""
+                # save_as, not path(): path() is not available over a remote connection.
+                with tempfile.TemporaryDirectory(prefix="cometlocal-download-") as tmp:
+                    target = Path(tmp) / "download"
+                    bounded(download, "save_as", ctx.spec.timeout_ms, target)
+                    data = target.read_bytes()
             except Exception as exc:
-                self.trace.emit("evidence_captured", ctx.spec.id, metadata={"download_error": first_line(exc)})
+                if isinstance(exc, CallTimedOut):
+                    problem = f"did not finish within {ctx.spec.timeout_ms} ms"
+                    try:
+                        download.cancel()
+                    except Exception:
+                        pass
+                else:
+                    problem = first_line(exc)
+                if is_crash(exc):
+                    raise
+                if expects:
+                    raise self._fail(ctx, ErrorCode.DOWNLOAD_FAILED, "postcondition",
+                                     f"download {download.suggested_filename!r} {problem}",
+                                     details={"expected_download": True,
+                                              "downloads_seen": [d.suggested_filename for d in downloads],
+                                              "download_problem": problem}, with_after=True)
+                self.trace.emit("evidence_captured", ctx.spec.id, metadata={"download_error": problem})
                 continue
             name = re.sub(r"[^A-Za-z0-9._-]+", "_", download.suggested_filename or f"download_{i}")[:100]
             ref = self.evidence.add_bytes("download", f"downloads/{ctx.tag}_{name}", data, step_id=ctx.spec.id,
@@ -853,6 +995,9 @@ class Executor:
         ctx.evidence.extend(refs)
         self.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
                         evidence_refs=refs, metadata={"manifest_uri": "evidence_manifest.json", "for_error": code.value})
+        source = self.settings.step_sources.get(spec.id)
+        if source and len(source) > 1:  # a step of a step group: the plan line and the group lines
+            details = {**(details or {}), "source": list(source)}
         is_retryable = retryable if retryable is not None else (
             spec.criticality != "critical"
             and (code.value in self.settings.policy.retry_on or (code.value in self.settings.recovery_on and not ctx.recovery)))

@@ -106,6 +106,16 @@ def actionability_check(exc: BaseException) -> str | None:
     return found[1] if found else None
 
 
+def navigation_pending(exc: BaseException) -> bool:
+    """The action was performed and Playwright timed out waiting for the navigation it started.
+
+    Its call log then ends with "waiting for scheduled navigations to finish"
+    after "... action done": the element was fine, the server did not answer.
+    """
+    lines = [line.strip() for line in str(exc).strip().splitlines()]
+    return bool(lines) and lines[-1].endswith("waiting for scheduled navigations to finish")
+
+
 def first_line(exc: BaseException, limit: int = 300) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:limit]

@@ -32,14 +32,39 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
+class OutputWriteFailed(OSError):
+    """A run's artifacts cannot be written: the output folder is not writable, or the disk is full.
+
+    An OSError naming the file (``str()`` reads ``[Errno 28] No space left on
+    device: '<path>'``). Whatever raised it left nothing half-written behind: a
+    partial trace line is cut off again, a partial evidence file removed, and a
+    manifest is either the old or the new one.
+    """
+
+    def __init__(self, path: Path | str, exc: OSError):
+        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
+        self.path = Path(path)
+
+
+def _unlink_quietly(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False)
-        fh.write("\n")
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+    text = json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    try:
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        _unlink_quietly(tmp)  # the old manifest stays as it was
+        raise OutputWriteFailed(path, exc) from None
 
 
 class EvidenceStore:
@@ -73,9 +98,13 @@ class EvidenceStore:
         if redact and self.redactor:
             data = self.redactor.data(data)
         target = self.run_dir / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(target, "wb") as fh:
-            fh.write(data)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with open(target, "wb") as fh:
+                fh.write(data)
+        except OSError as exc:
+            _unlink_quietly(target)  # no unlisted, half-written file in evidence/
+            raise OutputWriteFailed(target, exc) from None
         ref = EvidenceRef(
             kind=kind,
             uri=str(rel),
@@ -85,7 +114,12 @@ class EvidenceStore:
             metadata=metadata or {},
         )
         self.refs.append(ref)
-        self._write_manifest()
+        try:
+            self._write_manifest()
+        except OutputWriteFailed:
+            self.refs.pop()  # a file the manifest does not list would not verify
+            _unlink_quietly(target)
+            raise
         return ref
 
     def add_json(self, kind: str, relpath: str, value: Any, **kw: Any) -> EvidenceRef:

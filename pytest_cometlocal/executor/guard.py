@@ -3,7 +3,7 @@
 Playwright's route handler sees only the first URL of a redirect chain, so it
 cannot stop a redirect (or a meta refresh, popup or form post that is
 redirected) from reaching an outside host. The guard is a small HTTP proxy on
-loopback, set as the context's proxy: Chromium sends every request, every hop
+loopback (or on the address a remote browser can reach), set as the context's proxy: Chromium sends every request, every hop
 of a redirect chain included, through it before anything goes to the
 network. Requests to hosts outside the allowlist are answered here with 403
 and recorded; they never reach the outside host. Exact allowed hosts are
@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 from .allowlist import host_allowed
 
 BLOCK_HEADER = "X-Cometlocal-Blocked"
+DEFAULT_GUARD_HOST = "127.0.0.1"
 _HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailers",
     "transfer-encoding", "upgrade", "proxy-connection",
@@ -44,6 +45,10 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
     guard: "NetworkGuard"
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -137,10 +142,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class NetworkGuard:
-    """A loopback proxy for one browser context, enforcing one allowlist."""
+    """A proxy for one browser context, enforcing one allowlist.
 
-    def __init__(self, allowlist: tuple[str, ...] | list[str]):
+    It listens on ``host`` (default 127.0.0.1, a free port), which the browser
+    must be able to reach: a remote browser on another machine needs an
+    address of this machine that it can connect to.
+    """
+
+    def __init__(self, allowlist: tuple[str, ...] | list[str], host: str = DEFAULT_GUARD_HOST):
         self.allowlist = tuple(h.lower() for h in allowlist)
+        self.host = host.strip("[]") or DEFAULT_GUARD_HOST
         self.blocked: list[BlockedRequest] = []
         self._lock = threading.Lock()
         self._server: _Server | None = None
@@ -160,10 +171,13 @@ class NetworkGuard:
         return self._server.server_address[1]
 
     def start(self) -> "NetworkGuard":
-        server = _Server(("127.0.0.1", 0), _Handler)
+        server = (_Server6 if ":" in self.host else _Server)((self.host, 0), _Handler)
         server.guard = self
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, name="cometlocal-guard", daemon=True)
+        # A short poll interval: stop() waits for the serving loop to notice, and the
+        # default 0.5 s would add a quarter of a second on average to every plan.
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="cometlocal-guard", daemon=True)
         self._thread.start()
         return self
 
@@ -180,7 +194,8 @@ class NetworkGuard:
         # 127.0.0.0/8, so an outside loopback name is guarded like any other host.
         # It must come first: a later "<-loopback>" would also cancel an allowed
         # "127.0.0.1" listed before it (rules apply in order).
-        return {"server": f"http://127.0.0.1:{self.port}", "bypass": ",".join(["<-loopback>"] + exact)}
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return {"server": f"http://{host}:{self.port}", "bypass": ",".join(["<-loopback>"] + exact)}
 
     def __enter__(self) -> "NetworkGuard":
         return self.start()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..contract.records import StateSignature
+from .bounded import CallTimedOut, bounded, stop_loading
 from .clock import utc_now_iso
 
 MAX_ELEMENTS = 400
@@ -148,6 +149,26 @@ def _settled(page, fn, attempts: int = 20):
                 pass
 
 
+SETTLE_TIMEOUT_MS = 30_000
+
+
+def _evaluate_settled(page, script: str, arg: Any) -> Any:
+    """``page.evaluate``, bounded: a navigation still pending after SETTLE_TIMEOUT_MS is stopped.
+
+    ``evaluate`` waits for the page's execution context, and a navigation to a
+    server that never answers keeps it from existing, for as long as the
+    server keeps the connection open. The wait is bounded here (as the
+    context's default timeout bounds other calls); then the navigation is
+    stopped, as the browser's Stop button would, and the page is observed as
+    it is.
+    """
+    try:
+        return bounded(page, "evaluate", SETTLE_TIMEOUT_MS, script, arg)
+    except CallTimedOut:
+        stop_loading(page)
+        return bounded(page, "evaluate", SETTLE_TIMEOUT_MS, script, arg)
+
+
 def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> Observation:
     """Capture a StateSignature v1 and the data of a dom_snapshot_partial.
 
@@ -155,7 +176,7 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> 
     screenshot (password fields already show dots), so no screenshot in the
     evidence can show a secret.
     """
-    data = _settled(page, lambda: page.evaluate(OBSERVE_JS, MAX_ELEMENTS))
+    data = _settled(page, lambda: _evaluate_settled(page, OBSERVE_JS, MAX_ELEMENTS))
     shot = None
     if screenshot:
         mask = []

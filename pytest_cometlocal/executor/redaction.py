@@ -20,12 +20,20 @@ class Redactor:
     """Replaces known secret values (in their common encodings) with ``***``."""
 
     def __init__(self, values: Iterable[str] = ()):
-        forms: set[str] = set()
-        values = [v for v in values if v]
-        self.count = len(set(values))
-        for value in values:
-            if not value:
-                continue
+        self.count = 0
+        self._values: set[str] = set()
+        self._forms: list[str] = []
+        self.add(values)
+
+    def add(self, values: Iterable[str]) -> None:
+        """Mask these values too from now on (a storage state's session tokens, say)."""
+        new = [v for v in values if v and v not in self._values]
+        if not new:
+            return
+        self._values.update(new)
+        self.count = len(self._values)
+        forms: set[str] = set(self._forms)
+        for value in new:
             forms.update({
                 value,
                 json.dumps(value)[1:-1],

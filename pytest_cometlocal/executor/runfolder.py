@@ -3,6 +3,11 @@
 Folders are created with ``exist_ok=False`` under a unique run id, so parallel
 workers and reruns never share or wipe one. The manifest is written when the
 run starts and rewritten (atomically) when it finishes.
+
+A run also keeps a small reserve file (``.reserve``, RESERVE_BYTES) while it is
+open. When the disk fills up during the run, the executor frees it and so
+still has room to record OUTPUT_WRITE_FAILED, run_finished and the final
+manifest. It is removed when the run finishes.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import os
 import platform
 import re
 import secrets as _secrets
+import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +25,14 @@ from typing import Any
 from .. import __version__
 from ..contract.policy import Policy
 from .clock import utc_now_iso
-from .evidence import EvidenceStore, write_json_atomic
+from .evidence import EvidenceStore, OutputWriteFailed, write_json_atomic
 from .redaction import Redactor
 from .trace import TraceWriter
 
 RUN_MANIFEST = "run_manifest.json"
 TRACE = "trace.jsonl"
+RESERVE = ".reserve"
+RESERVE_BYTES = 64 * 1024
 
 
 def new_run_id(name: str) -> str:
@@ -60,7 +68,10 @@ class RunFolder:
         extra: dict[str, Any] | None = None,
     ) -> "RunFolder":
         redactor = redactor or Redactor()
-        output.mkdir(parents=True, exist_ok=True)
+        try:
+            output.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:  # a file in the way, a read-only file system, no permission
+            raise OutputWriteFailed(output, exc) from None
         for _ in range(5):
             run_id = new_run_id(name)
             path = output / run_id
@@ -69,8 +80,28 @@ class RunFolder:
                 break
             except FileExistsError:  # pragma: no cover - 32 random bits
                 continue
+            except OSError as exc:
+                raise OutputWriteFailed(path, exc) from None
         else:  # pragma: no cover
             raise RuntimeError("could not create a unique run folder")
+        try:
+            return cls._open(path, run_id, name, mode=mode, policy=policy, allowlist=allowlist, plan_info=plan_info,
+                             redactor=redactor, profile=profile, extra=extra)
+        except OutputWriteFailed:
+            # Not even the start of the run fits: remove the folder this call made
+            # rather than leave one that cannot verify.
+            shutil.rmtree(path, ignore_errors=True)
+            raise
+
+    @classmethod
+    def _open(cls, path: Path, run_id: str, name: str, *, mode: str, policy: Policy,
+              allowlist: tuple[str, ...] | list[str], plan_info: dict[str, Any], redactor: Redactor,
+              profile: dict[str, Any] | None, extra: dict[str, Any] | None) -> "RunFolder":
+        try:
+            with open(path / RESERVE, "wb") as fh:
+                fh.write(bytes(RESERVE_BYTES))  # written, not sparse: the space is really taken
+        except OSError as exc:
+            raise OutputWriteFailed(path / RESERVE, exc) from None
         manifest: dict[str, Any] = {
             "schema_version": "v1",
             "run_id": run_id,
@@ -99,8 +130,24 @@ class RunFolder:
         evidence = EvidenceStore(path, run_id, redactor)
         return cls(path, run_id, manifest, trace, evidence, redactor)
 
+    def release_reserve(self) -> bool:
+        """Free the reserve (the disk is full); True if there was one."""
+        try:
+            (self.path / RESERVE).unlink()
+            return True
+        except OSError:
+            return False
+
     def finish(self, status: str, **fields: Any) -> None:
         """Close the trace and record the outcome in the manifest."""
-        self.trace.close()
-        self.manifest.update(status=status, finished_at=utc_now_iso(), **fields)
-        write_json_atomic(self.path / RUN_MANIFEST, self.manifest)
+        try:
+            self.trace.close()
+            self.manifest.update(status=status, finished_at=utc_now_iso(), **fields)
+            try:
+                write_json_atomic(self.path / RUN_MANIFEST, self.manifest)
+            except OutputWriteFailed:
+                if not self.release_reserve():
+                    raise
+                write_json_atomic(self.path / RUN_MANIFEST, self.manifest)
+        finally:
+            self.release_reserve()

@@ -3,6 +3,10 @@
 Every line is flushed to the operating system as it is written, so a run
 killed at any point (the pytest process included) leaves a file whose lines
 all parse. ``close`` fsyncs. Lines are redacted before they are written.
+
+A line that cannot be written whole (a full disk) is cut off again, so the
+file still ends with a complete line; the writer then raises
+OutputWriteFailed and the event does not count (its seq is not used).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from typing import Any, Iterable
 
 from ..contract.records import EvidenceRef, ExecutorError, StateSignature, TraceEvent
 from .clock import MonotonicClock
+from .evidence import OutputWriteFailed
 from .redaction import Redactor
 
 _OPTIONAL = ("action_spec", "result", "error", "evidence_refs", "metadata")
@@ -30,7 +35,11 @@ class TraceWriter:
         self.seq = 0
         self.closed = False
         self.listeners: list[Any] = []  # called with each TraceEvent after it is written (reporters)
-        self._fh = open(path, "a", encoding="utf-8")
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            self._size = os.fstat(self._fd).st_size
+        except OSError as exc:
+            raise OutputWriteFailed(path, exc) from None
 
     @property
     def next_seq(self) -> int:
@@ -73,8 +82,7 @@ class TraceWriter:
         line = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         if self.redactor:
             line = self.redactor.text(line)
-        self._fh.write(line + "\n")
-        self._fh.flush()
+        self._append((line + "\n").encode("utf-8"))
         self.seq += 1
         for listener in self.listeners:
             try:
@@ -83,15 +91,38 @@ class TraceWriter:
                 pass
         return event
 
+    def _append(self, data: bytes) -> None:
+        """Write one whole line straight to the file (unbuffered), or none of it."""
+        view = memoryview(data)
+        try:
+            while view:
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:
+            try:
+                os.ftruncate(self._fd, self._size)
+            except OSError:
+                pass
+            raise OutputWriteFailed(self.path, exc) from None
+        self._size += len(data)
+
+    def __del__(self) -> None:  # a writer dropped without close() must not leak its descriptor
+        if not getattr(self, "closed", True):
+            self.closed = True
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
     def close(self) -> None:
         if self.closed:
             return
         self.closed = True
         try:
-            self._fh.flush()
-            os.fsync(self._fh.fileno())
+            os.fsync(self._fd)
+        except OSError as exc:
+            raise OutputWriteFailed(self.path, exc) from None
         finally:
-            self._fh.close()
+            os.close(self._fd)
 
 
 def read_trace(path: Path) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ report properties. Contract rules live in ``contract/``; running lives in
 ``executor/``.
 """
 
-from .collection import PlanFile, PlanItem, pytest_collect_file
+from .collection import PlanFile, PlanItem, pytest_collect_file, pytest_collection_modifyitems
 from .fixtures import (
     cometlocal_base_url,
     cometlocal_browser,
@@ -18,7 +18,9 @@ from .fixtures import (
     cometlocal_page,
     cometlocal_plan_settings,
     cometlocal_runner,
+    cometlocal_storage_state,
 )
+from .interrupts import pytest_sessionstart, pytest_unconfigure
 from .options import (
     pytest_addoption,
     pytest_collection,
@@ -40,10 +42,14 @@ __all__ = [
     "cometlocal_page",
     "cometlocal_plan_settings",
     "cometlocal_runner",
+    "cometlocal_storage_state",
     "pytest_addoption",
     "pytest_collect_file",
+    "pytest_collection_modifyitems",
     "pytest_collection",
     "pytest_configure",
     "pytest_sessionfinish",
+    "pytest_sessionstart",
+    "pytest_unconfigure",
     "pytest_terminal_summary",
 ]

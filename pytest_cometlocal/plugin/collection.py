@@ -18,11 +18,32 @@ import pytest
 
 from ..contract.codes import ErrorCode
 from ..contract.records import ExecutorError
+from ..contract.suite import SuiteConfigFinder
 from ..contract.validator import InvalidPlan, PlanResult, ValidationContext, ValidPlan, validate_path
+from ..executor.evidence import OutputWriteFailed
 from ..executor.rejection import record_invalid_plan
 from .allure_report import allure_active, attach_run, label_error
 from .options import settings
+from .storage import order_providers_first, shared_states
 from .outcome import Verdict, invalid_plan_text, judge
+
+
+_FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
+
+
+def suite_configs(config: pytest.Config) -> SuiteConfigFinder:
+    """One finder per session: each folder's cometlocal.yaml is looked up and loaded once."""
+    finder = config.stash.get(_FINDER_KEY, None)
+    if finder is None:
+        finder = SuiteConfigFinder(config.rootpath, settings(config).suite_config)
+        config.stash[_FINDER_KEY] = finder
+    return finder
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Plans that save a storage state others start from go first, and are registered as its makers."""
+    order_providers_first(items)
+    shared_states(config).register(items)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -42,6 +63,7 @@ class PlanFile(pytest.File):
             plan_path=self.path,
             base_url=opts.base_url,
             default_base_url=opts.default_base_url,
+            suite_config=suite_configs(self.config).for_plan(self.path),
         )
         shown = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(self.config.rootpath) else str(self.path)
         for result in validate_path(self.path, ctx, shown=shown):
@@ -109,10 +131,31 @@ class PlanItem(pytest.Function):
         if verdict.outcome == "skipped":
             pytest.skip(verdict.message)
 
+    def output_failed(self, exc: OutputWriteFailed, also: str = "") -> None:
+        """The run folder could not be written at all: a typed failure naming the path, no traceback.
+
+        There is no run record to hold an ExecutorError, so the code goes into
+        the failure text, the marker and the JUnit property; the session goes on.
+        """
+        code = ErrorCode.OUTPUT_WRITE_FAILED.value
+        self.add_marker(pytest.mark.cometlocal_error_code(code))
+        self.user_properties.append(("cometlocal.error_code", code))
+        self.user_properties.append(("cometlocal.step_id", ""))
+        text = (f"{code}: cannot write the run folder of plan '{self.result.item_name}' under "
+                f"{settings(self.config).output}\n  {exc}\n  no run record was kept "
+                "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
+        if also:
+            text += "\n" + also
+        raise plan_failure(text)
+
     def run_invalid(self) -> None:
         assert isinstance(self.result, InvalidPlan)
         opts = settings(self.config)
-        run, error = record_invalid_plan(self.result, opts.output, mode="dry_run" if opts.dry_run else "live")
+        try:
+            run, error = record_invalid_plan(self.result, opts.output, mode="dry_run" if opts.dry_run else "live")
+        except OutputWriteFailed as exc:
+            # The problems are known without a run folder: reported after why there is none.
+            self.output_failed(exc, invalid_plan_text(self.result, None))
         self.cometlocal_run_dir = run.path
         self.record_error(error, run.path)
         if allure_active(self.config):
@@ -121,7 +164,10 @@ class PlanItem(pytest.Function):
 
     def run_valid(self, runner: Any) -> None:
         assert isinstance(self.result, ValidPlan)
-        outcome = runner(self.result, self)
+        try:
+            outcome = runner(self.result, self)
+        except OutputWriteFailed as exc:
+            self.output_failed(exc)
         error, run_dir, failure_text = _unpack(outcome)
         self.cometlocal_run_dir = run_dir or self.cometlocal_run_dir
         if error is not None:

@@ -20,20 +20,36 @@ import pytest
 from ..contract.validator import ValidPlan
 from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
-from ..executor.session import DEFAULT_CONTEXT_ARGS, EffectiveSettings, create_run_folder, effective_settings, make_executor
+from ..executor.remote import RemoteBrowserUnavailable, RemoteTarget, connect_browser
+from ..executor.session import (
+    DEFAULT_CONTEXT_ARGS,
+    EffectiveSettings,
+    create_run_folder,
+    effective_settings,
+    make_executor,
+    record_storage_use,
+)
 from .options import settings
 from .allure_report import AllureSteps, allure_active, label_item
 from .pwtrace import PlaywrightTrace
 from .report import failure_text, step_printer
+from .storage import StateInUse, ensure_state, shared_states
 
 
 class BrowserManager:
-    """One Playwright and one Chromium per session, relaunched when it has died."""
+    """One Playwright and one Chromium per session, relaunched when it has died.
+
+    With ``remote`` (a Playwright server or a CDP endpoint) it connects instead of
+    launching, and reconnects when the connection is lost. An endpoint that was
+    never reached is not tried again for every item: the first failure is kept.
+    """
 
     def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid",
-                 playwright: Any = None):
+                 playwright: Any = None, remote: RemoteTarget | None = None):
         self.launch_kwargs = launch_kwargs
         self.explicit_path = explicit_path
+        self.remote = remote
+        self._remote_failure: str | None = None
         self.testid_attribute = testid_attribute
         # Playwright's sync API allows one instance per thread: with pytest-playwright
         # installed, its session `playwright` is shared instead of starting a second one.
@@ -56,6 +72,8 @@ class BrowserManager:
             self._configured = True
             if self.testid_attribute != "data-testid":
                 self._playwright.selectors.set_test_id_attribute(self.testid_attribute)
+        if self.remote is not None:
+            return self._connect()
         path = find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
         kwargs.setdefault("args", [])
@@ -63,6 +81,18 @@ class BrowserManager:
         if path:
             kwargs["executable_path"] = path
         self._browser = self._playwright.chromium.launch(**kwargs)
+        self.launches += 1
+        return self._browser
+
+    def _connect(self):
+        if self._remote_failure is not None:
+            raise RemoteBrowserUnavailable(self._remote_failure + " (not retried in this session)")
+        try:
+            self._browser = connect_browser(self._playwright, self.remote, self.launch_kwargs)
+        except RemoteBrowserUnavailable as exc:
+            if not self.launches:  # never reached: every later item would wait for the same failure
+                self._remote_failure = str(exc)
+            raise
         self.launches += 1
         return self._browser
 
@@ -96,7 +126,8 @@ def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pyt
     shared = None
     if pytestconfig.pluginmanager.has_plugin("playwright"):  # pytest-playwright: share its Playwright
         shared = request.getfixturevalue("playwright")
-    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute, playwright=shared)
+    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute, playwright=shared,
+                             remote=opts.remote)
     yield manager
     manager.close()
 
@@ -104,7 +135,11 @@ def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pyt
 @pytest.fixture
 def cometlocal_browser(cometlocal_browser_manager: BrowserManager):
     """The session's Chromium (a new one if the previous one crashed)."""
-    return cometlocal_browser_manager.browser()
+    try:
+        return cometlocal_browser_manager.browser()
+    except RemoteBrowserUnavailable as exc:
+        message = str(exc)
+    pytest.fail(message, pytrace=False)  # one line naming the endpoint, not a traceback
 
 
 @pytest.fixture
@@ -125,8 +160,8 @@ def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytes
 
 
 @pytest.fixture
-def cometlocal_network_guard(cometlocal_plan_settings: EffectiveSettings) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(cometlocal_plan_settings.allowlist).start()
+def cometlocal_network_guard(cometlocal_plan_settings: EffectiveSettings, pytestconfig: pytest.Config) -> Iterator[NetworkGuard]:
+    guard = NetworkGuard(cometlocal_plan_settings.allowlist, host=settings(pytestconfig).guard_host).start()
     yield guard
     guard.stop()
 
@@ -138,8 +173,25 @@ def cometlocal_context_args() -> dict[str, Any]:
 
 
 @pytest.fixture
-def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard):
+def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser,
+                             cometlocal_base_url: str | None) -> StateInUse | None:
+    """The saved storage state the item's plan starts from (``storage_state: NAME``), or None.
+
+    Made first, in this worker, by the plan that saves it when that plan has not run here yet.
+    """
+    result = getattr(request.node, "result", None)
+    name = result.plan.storage_state if isinstance(result, ValidPlan) else None
+    if name is None:
+        return None
+    return ensure_state(name, request, cometlocal_browser, cometlocal_base_url)
+
+
+@pytest.fixture
+def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard,
+                       cometlocal_storage_state: StateInUse | None):
     args = {**DEFAULT_CONTEXT_ARGS, **cometlocal_context_args}
+    if cometlocal_storage_state is not None:
+        args["storage_state"] = cometlocal_storage_state.path
     args["proxy"] = cometlocal_network_guard.proxy_settings()  # the guard is not optional
     context = cometlocal_browser.new_context(**args)
     context.set_default_timeout(30_000)
@@ -168,28 +220,33 @@ class PlanOutcome:
 
 @pytest.fixture
 def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettings, cometlocal_network_guard: NetworkGuard,
-                      pytestconfig: pytest.Config):
+                      cometlocal_storage_state: StateInUse | None, pytestconfig: pytest.Config):
     """Runs the item's plan in the page and returns a PlanOutcome."""
     opts = settings(pytestconfig)
 
     def run(plan: ValidPlan, item: pytest.Item) -> PlanOutcome:
         eff = cometlocal_plan_settings
-        run_folder = create_run_folder(plan, eff, opts.output, profile={"name": "pytest", "headless": not opts.headed},
-                                       extra_info={"nodeid": item.nodeid})
+        profile = {"name": "pytest", "headless": not opts.headed, **opts.connection_profile}
+        run_folder = create_run_folder(plan, eff, opts.output, profile=profile, extra_info={"nodeid": item.nodeid})
         item.cometlocal_run_dir = run_folder.path
+        metadata: dict[str, Any] = {"nodeid": item.nodeid}
+        if cometlocal_storage_state is not None:
+            metadata.update(record_storage_use(run_folder, cometlocal_storage_state.info, cometlocal_storage_state.values))
         if allure_active(pytestconfig):
             label_item(item, plan, eff)
             run_folder.trace.listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
         executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
-                                 on_step=step_printer(pytestconfig))
+                                 on_step=step_printer(pytestconfig), storage=shared_states(pytestconfig).files)
         if opts.tracing != "off":
             if eff.secrets:
                 run_folder.manifest["playwright_trace"] = "not recorded: the plan uses secrets"
+            elif plan.plan.storage_state or plan.storage_saves:
+                run_folder.manifest["playwright_trace"] = "not recorded: the plan uses or saves a storage state"
             else:
                 pw_trace = PlaywrightTrace(cometlocal_page.context, run_folder, opts.tracing, plan.name)
                 run_folder.trace.listeners.append(pw_trace.on_event)
                 executor.finishers.append(pw_trace.finish)
-        result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid})
+        result = executor.run_plan(plan.plan, metadata=metadata)
         text = failure_text(plan, result.error, run_folder.path) if result.error else ""
         return PlanOutcome(result.error, run_folder.path, run_folder.redactor.text(text), result)
 

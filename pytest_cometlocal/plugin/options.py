@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from ..executor.guard import DEFAULT_GUARD_HOST
+from ..executor.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+
 DEFAULT_GLOBS = ["*.actions.yaml", "*.actions.yml"]
 DEFAULT_OUTPUT = "cometlocal-runs"
 
@@ -33,6 +36,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"folder for run folders (trace, evidence); default: ini cometlocal_output or {DEFAULT_OUTPUT}/",
     )
+    group.addoption(
+        "--cometlocal-config",
+        metavar="FILE",
+        default=None,
+        help="suite config for every plan (default: ini cometlocal_config, else the nearest cometlocal.yaml "
+        "in the plan's folder or above it, up to the rootdir)",
+    )
+    parser.addini("cometlocal_config", "suite config file for every plan (relative to the ini file)", default=None)
     group.addoption(
         "--cometlocal-dry-run",
         action="store_true",
@@ -54,7 +65,39 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="record Playwright's trace.zip of each plan into its evidence (default: ini cometlocal_tracing or off)",
     )
+    group.addoption(
+        "--cometlocal-connect",
+        metavar="URL[,URL...]",
+        default=None,
+        help="connect to Playwright servers (playwright run-server) instead of launching Chromium; "
+        "xdist worker gwN uses URL N % count (default: COMETLOCAL_CONNECT, ini cometlocal_connect)",
+    )
+    group.addoption(
+        "--cometlocal-cdp",
+        metavar="URL[,URL...]",
+        default=None,
+        help="connect to running Chromiums over CDP instead of launching one; "
+        "xdist worker gwN uses URL N % count (default: COMETLOCAL_CDP, ini cometlocal_cdp)",
+    )
+    group.addoption(
+        "--cometlocal-remote-chromium",
+        metavar="PATH",
+        default=None,
+        help="with --cometlocal-connect: the Chromium binary on the server's machine (the server needs --unsafe; "
+        "default: COMETLOCAL_REMOTE_CHROMIUM, ini cometlocal_remote_chromium, else the server's own browser)",
+    )
+    group.addoption(
+        "--cometlocal-guard-host",
+        metavar="HOST",
+        default=None,
+        help="address the network guard listens on, which the browser must reach "
+        "(default: COMETLOCAL_GUARD_HOST, ini cometlocal_guard_host or 127.0.0.1)",
+    )
     parser.addini("cometlocal_chromium", "Chromium binary to launch", default=None)
+    parser.addini("cometlocal_connect", "Playwright server endpoints (ws://host:port/), comma or line separated", default=None)
+    parser.addini("cometlocal_cdp", "CDP endpoints (http://host:port or ws://...), comma or line separated", default=None)
+    parser.addini("cometlocal_remote_chromium", "the Chromium binary on the Playwright server's machine", default=None)
+    parser.addini("cometlocal_guard_host", "address the network guard listens on (default 127.0.0.1)", default=None)
     parser.addini("cometlocal_tracing", "off, on or retain-on-failure", default="off")
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=DEFAULT_GLOBS)
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
@@ -87,6 +130,14 @@ class Settings:
     headed: bool = False
     slowmo: float = 0
     tracing: str = "off"
+    remote: RemoteTarget | None = None  # the Playwright server or CDP endpoint this process uses
+    guard_host: str = DEFAULT_GUARD_HOST
+    suite_config: Path | None = None  # explicit suite config; None: the nearest cometlocal.yaml
+
+    @property
+    def connection_profile(self) -> dict[str, Any]:
+        """``connection`` (launch, playwright-server or cdp) and ``endpoint`` for the run manifest."""
+        return self.remote.profile() if self.remote else {"connection": "launch"}
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> "Settings":
@@ -110,6 +161,9 @@ class Settings:
             headed=bool(config.getoption("cometlocal_headed", False)),
             slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
             tracing=_tracing_mode(config),
+            remote=_remote_target(config),
+            guard_host=_guard_host(config),
+            suite_config=_suite_config(config),
         )
 
 
@@ -127,6 +181,69 @@ def _cli_base_url(config: pytest.Config) -> str | None:
         if not given and not os.environ.get("PYTEST_BASE_URL"):
             value = None
     return value or os.environ.get("COMETLOCAL_BASE_URL") or None
+
+
+def _layered(config: pytest.Config, name: str, env: str) -> str | None:
+    """Option > environment variable > ini; an empty value turns off the ones below it."""
+    value = config.getoption(name, None)
+    if value is None:
+        value = os.environ.get(env)
+    if value is None:
+        value = config.getini(name) or None
+    return (str(value).strip() or None) if value is not None else None
+
+
+def _remote_target(config: pytest.Config) -> RemoteTarget | None:
+    pools = {
+        PLAYWRIGHT_SERVER: split_endpoints(_layered(config, "cometlocal_connect", "COMETLOCAL_CONNECT")),
+        CDP: split_endpoints(_layered(config, "cometlocal_cdp", "COMETLOCAL_CDP")),
+    }
+    if pools[PLAYWRIGHT_SERVER] and pools[CDP]:
+        raise pytest.UsageError(
+            "--cometlocal-connect (Playwright servers) and --cometlocal-cdp (CDP endpoints) exclude each other: "
+            "give one (from the option, COMETLOCAL_CONNECT / COMETLOCAL_CDP or the ini file)"
+        )
+    for connection, endpoints in pools.items():
+        if not endpoints:
+            continue
+        for endpoint in endpoints:
+            problem = check_endpoint(connection, endpoint)
+            if problem:
+                raise pytest.UsageError(f"cometlocal: {problem}")
+        workerinput = getattr(config, "workerinput", None)
+        worker = workerinput.get("workerid") if workerinput else os.environ.get("PYTEST_XDIST_WORKER")
+        executable = _layered(config, "cometlocal_remote_chromium", "COMETLOCAL_REMOTE_CHROMIUM")
+        return RemoteTarget(connection, pick_endpoint(endpoints, worker),
+                            executable if connection == PLAYWRIGHT_SERVER else None)
+    return None
+
+
+def _guard_host(config: pytest.Config) -> str:
+    host = _layered(config, "cometlocal_guard_host", "COMETLOCAL_GUARD_HOST") or DEFAULT_GUARD_HOST
+    host = host.strip("[]")
+    if host in ("0.0.0.0", "::", "*"):
+        raise pytest.UsageError(
+            f"cometlocal_guard_host {host!r} is a wildcard: the browser must be told one address it can reach "
+            "(this machine's address as the browsers' machines see it)"
+        )
+    return host
+
+
+def _suite_config(config: pytest.Config) -> Path | None:
+    """``--cometlocal-config`` (from the invocation folder) or ini ``cometlocal_config`` (from the ini file)."""
+    cli = config.getoption("cometlocal_config", None)
+    if cli:
+        path = Path(cli)
+        path = path if path.is_absolute() else Path(config.invocation_params.dir) / path
+    else:
+        ini = config.getini("cometlocal_config")
+        if not ini:
+            return None
+        base = config.inipath.parent if config.inipath else config.rootpath
+        path = base / str(ini)
+    if not path.is_file():
+        raise pytest.UsageError(f"cometlocal suite config {path} does not exist")
+    return path.resolve()
 
 
 def _tracing_mode(config: pytest.Config) -> str:

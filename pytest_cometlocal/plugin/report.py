@@ -20,6 +20,9 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     step = error.action_id
     line = plan.source.step_marks.get(step) if step else None
     where = f"{plan.source.file}:{line.line}" if line else f"{plan.source.file}:{plan.source.mark.line}"
+    origins = plan.source.step_origins.get(step) if step else None
+    if origins and len(origins) > 1:  # a step group's step: the plan line, then the group line(s)
+        where = " -> ".join(origins)
     head = f"{error.error_code.value} at step '{step}' ({error.action_kind}, {error.criticality}) — {where}" if step else \
         f"{error.error_code.value} — {where}"
     lines = [head, f"  {error.message}"]

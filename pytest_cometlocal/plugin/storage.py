@@ -1,0 +1,128 @@
+"""Shared login in a pytest session: plans that start from a saved storage state.
+
+Collection registers the plans that save each state (``save_storage_state``
+on the plan or on a step group it uses) and moves them before the rest, so
+in a serial run the saving plan has run when the first plan that needs its
+state starts. When it has not (pytest-xdist gave it to another worker, or
+``-k`` left it out), the saving plan is run once in this worker, on demand,
+in a run folder of its own, before the item that needs it: a suite logs in
+once per worker. If that run fails, every item that needs the state errors
+at setup with the saving plan's error code and run folder, without running.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from ..contract.validator import ValidPlan
+from ..executor.session import effective_settings, run_plan
+from ..executor.storage import StorageStates
+from .options import settings
+
+
+@dataclass
+class SharedStates:
+    """This process's storage states, who saves them, and the ones that could not be made."""
+
+    files: StorageStates
+    providers: dict[str, list[Any]] = field(default_factory=dict)  # name -> items that save it
+    failures: dict[str, str] = field(default_factory=dict)         # name -> why it could not be made
+    on_demand: dict[str, str] = field(default_factory=dict)        # name -> run folder of the on-demand run
+
+    def register(self, items: list[Any]) -> None:
+        for item in items:
+            result = getattr(item, "result", None)
+            if isinstance(result, ValidPlan):
+                for _step, name in result.storage_saves:
+                    self.providers.setdefault(name, []).append(item)
+
+
+_KEY = pytest.StashKey[SharedStates]()
+
+
+def shared_states(config: pytest.Config) -> SharedStates:
+    states = config.stash.get(_KEY, None)
+    if states is None:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+        states = SharedStates(StorageStates(settings(config).output, worker))
+        config.stash[_KEY] = states
+    return states
+
+
+def order_providers_first(items: list[Any]) -> None:
+    """Plans that save a state some collected plan starts from run before the others (stable)."""
+    needed = {r.plan.storage_state for r in (getattr(i, "result", None) for i in items)
+              if isinstance(r, ValidPlan) and r.plan.storage_state}
+    if not needed:
+        return
+
+    def saves_needed(item: Any) -> bool:
+        result = getattr(item, "result", None)
+        return isinstance(result, ValidPlan) and any(name in needed for _s, name in result.storage_saves)
+
+    items[:] = [i for i in items if saves_needed(i)] + [i for i in items if not saves_needed(i)]
+
+
+@dataclass(frozen=True)
+class StateInUse:
+    """A saved state a context starts from: its file, its description and the values to mask."""
+
+    path: str
+    info: dict[str, Any]
+    values: list[str]
+
+
+def ensure_state(name: str, request: pytest.FixtureRequest, browser: Any, default_base_url: str | None,
+                 chain: tuple[str, ...] = ()) -> StateInUse:
+    """The saved state ``name``, made now by running a plan that saves it if need be.
+
+    Fails the requesting item's setup (pytest.fail) with the reason when the
+    state cannot be had.
+    """
+    config = request.config
+    states = shared_states(config)
+    if not states.files.exists(name):
+        if name in states.failures:
+            pytest.fail(states.failures[name], pytrace=False)
+        _make(name, states, request, browser, default_base_url, chain)
+    path, info, values = states.files.load(name)
+    provided = states.on_demand.get(name)
+    return StateInUse(str(path), {**info, **({"made_on_demand_in": provided} if provided else {})}, values)
+
+
+def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, browser: Any,
+          default_base_url: str | None, chain: tuple[str, ...]) -> None:
+    providers = states.providers.get(name, [])
+    if not providers:
+        states.failures[name] = (
+            f"storage state '{name}' is saved by no collected plan: collect the plan that has "
+            f"`save_storage_state: {name}` (or uses a step group that has it) in the same session")
+        pytest.fail(states.failures[name], pytrace=False)
+    if name in chain:
+        states.failures[name] = f"storage states need each other in a cycle: {' -> '.join(chain + (name,))}"
+        pytest.fail(states.failures[name], pytrace=False)
+    provider = providers[0]
+    plan: ValidPlan = provider.result
+    opts = settings(request.config)
+    if plan.plan.storage_state:  # the saving plan itself starts from another state
+        ensure_state(plan.plan.storage_state, request, browser, default_base_url, chain + (name,))
+    eff = effective_settings(plan, cli_base_url=opts.base_url, default_base_url=default_base_url,
+                             force_dry_run=opts.dry_run)
+    context_args = request.getfixturevalue("cometlocal_context_args")
+    result = run_plan(browser, plan, opts.output, eff, context_args=context_args, guard_host=opts.guard_host,
+                      storage=states.files, profile={"name": "pytest", "headless": not opts.headed,
+                                                     **opts.connection_profile},
+                      extra_info={"nodeid": provider.nodeid, "purpose": f"storage state '{name}' for "
+                                  f"{request.node.nodeid}"})
+    states.on_demand[name] = str(result.run_dir)
+    if result.error is not None or not states.files.exists(name):
+        why = (f"{result.error.error_code.value} at step '{result.error.action_id}'" if result.error
+               else "the run passed but did not save it")
+        states.failures[name] = (
+            f"storage state '{name}' could not be made: {provider.nodeid} failed with {why}"
+            f" — run folder: {result.run_dir}")
+        pytest.fail(states.failures[name], pytrace=False)
