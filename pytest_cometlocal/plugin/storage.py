@@ -35,10 +35,15 @@ class SharedStates:
 
     def register(self, items: list[Any]) -> None:
         for item in items:
-            result = getattr(item, "result", None)
-            if isinstance(result, ValidPlan):
-                for _step, name in result.storage_saves:
+            if _saves(item):
+                for _step, name in item.result.storage_saves:
                     self.providers.setdefault(name, []).append(item)
+
+
+def _saves(item: Any) -> bool:
+    """Does this item make storage states? A negative plan (``expect``) never counts as a maker."""
+    result = getattr(item, "result", None)
+    return isinstance(result, ValidPlan) and bool(result.storage_saves) and result.plan.expect is None
 
 
 _KEY = pytest.StashKey[SharedStates]()
@@ -61,8 +66,7 @@ def order_providers_first(items: list[Any]) -> None:
         return
 
     def saves_needed(item: Any) -> bool:
-        result = getattr(item, "result", None)
-        return isinstance(result, ValidPlan) and any(name in needed for _s, name in result.storage_saves)
+        return _saves(item) and any(name in needed for _s, name in item.result.storage_saves)
 
     items[:] = [i for i in items if saves_needed(i)] + [i for i in items if not saves_needed(i)]
 
