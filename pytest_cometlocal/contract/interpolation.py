@@ -67,7 +67,9 @@ def interpolate(
 
     out = REFERENCE.sub(replace, text)
     if errors:
-        raise InterpolationError("; ".join(errors))
+        # Each distinct problem once: a text repeating one bad reference must not
+        # give a message as long as the text.
+        raise InterpolationError("; ".join(dict.fromkeys(errors)))
     if _references_formed(text, out, passed):
         raise InterpolationError("a var value cannot form a new ${...} reference")
     return out

@@ -45,6 +45,12 @@ from .problems import Mark, Problem, SourceMark
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64
+# Documents per file: each is an item with its own run folder, so a small file of
+# "---" lines must not turn into a hundred thousand of them.
+MAX_DOCUMENTS = 1000
+# Digits of an integer: Python cannot even print one above 4300 decimal digits, and
+# hex or octal literals are not held to that; no plan number needs more than 64.
+MAX_INT_DIGITS = 64
 
 _CORE = "tag:yaml.org,2002:"
 _ALLOWED_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
@@ -164,6 +170,8 @@ def resolve_scalar(value: str, tag: str | None, style: str | None, implicit: Any
             raise ValueError(f"{value!r} is not a boolean (only true/false)")
         return _BOOL[value]
     if kind == "int":
+        if len(value.lstrip("+-")) > MAX_INT_DIGITS + 2 and (_INT10.match(value) or _INT8.match(value) or _INT16.match(value)):
+            raise ValueError(f"integer of {len(value)} characters; at most {MAX_INT_DIGITS} digits")
         if _INT10.match(value):
             return int(value)
         if _INT8.match(value):
@@ -360,6 +368,9 @@ def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
                 break
             if type(event).__name__ == "DocumentStartEvent":
                 start = _mark(event)
+                if len(docs) == MAX_DOCUMENTS:
+                    raise YamlError(Problem(path, start, "", f"file holds more than {MAX_DOCUMENTS} documents; "
+                                            "split it into several plan files", rule="YAML"))
                 builder = _Builder(path)
                 value = builder.build(get_event)
                 get_event()  # DocumentEndEvent

@@ -27,6 +27,9 @@ class SourceMark(NamedTuple):
     via: tuple[str, ...] = ()
 
 
+MAX_MESSAGE = 500
+
+
 @dataclass(frozen=True)
 class Problem:
     """One reason a plan is not valid.
@@ -42,6 +45,13 @@ class Problem:
     message: str
     rule: str = "SCHEMA"
     via: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        # Messages quote the offending value; a value of a megabyte must not make a
+        # message of a megabyte (reports show 25 problems, terminals wrap).
+        if len(self.message) > MAX_MESSAGE:
+            half = (MAX_MESSAGE - 5) // 2
+            object.__setattr__(self, "message", f"{self.message[:half]} […] {self.message[-half:]}")
 
     def format(self) -> str:
         """``file:line:col key.path: message`` — the one format used everywhere.

@@ -182,6 +182,7 @@ class NetworkGuard:
         return self
 
     def stop(self) -> None:
+        """Stop serving; returns within one poll interval (50 ms, see ``start``), not 0.5 s."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from ..contract.records import StateSignature
 from .bounded import CallTimedOut, bounded, stop_loading
 from .clock import utc_now_iso
+from .errors import first_line, is_crash
 
 MAX_ELEMENTS = 400
 
@@ -149,6 +151,39 @@ def _settled(page, fn, attempts: int = 20):
                 pass
 
 
+# Chromium's "Unable to capture screenshot" (Page.captureScreenshot): the compositor
+# has no frame to give yet. Seen on the first screenshot of a fresh page when two
+# browsers share two busy CPUs (pytest -n 2); a moment later the same capture works.
+_SCREENSHOT_TRANSIENT = ("Unable to capture screenshot",)
+SCREENSHOT_RETRY_DELAYS_MS = (50, 100, 200, 400, 800)
+
+
+def _screenshot(page, take) -> tuple[bytes | None, str | None]:
+    """``take()`` (the screenshot), retried while Chromium cannot capture one yet.
+
+    Navigation errors are retried by ``_settled`` as for every observation call.
+    A transient capture error is retried after 50, 100, 200, 400 and 800 ms; if
+    it persists, the observation is recorded without a screenshot (``None``,
+    with the error's first line), as ``observe(screenshot=False)`` would: the
+    format allows a null ``screenshot_hash``, and a screenshot missing is no
+    reason to fail a step of the application under test, let alone to report
+    a fault of the plugin. Other errors (crashes included) propagate as before.
+    """
+    for delay_ms in (*SCREENSHOT_RETRY_DELAYS_MS, None):
+        try:
+            return _settled(page, take), None
+        except Exception as exc:
+            if is_crash(exc) or not any(t in str(exc) for t in _SCREENSHOT_TRANSIENT):
+                raise
+            if delay_ms is None:
+                return None, first_line(exc)
+            try:  # keeps Playwright's events flowing (a page crash is noticed), unlike a sleep
+                page.wait_for_timeout(delay_ms)
+            except Exception:
+                time.sleep(delay_ms / 1000)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 SETTLE_TIMEOUT_MS = 30_000
 
 
@@ -178,12 +213,13 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> 
     """
     data = _settled(page, lambda: _evaluate_settled(page, OBSERVE_JS, MAX_ELEMENTS))
     shot = None
+    shot_error = None
     if screenshot:
         mask = []
         if secrets and _settled(page, lambda: page.evaluate(MARK_SECRETS_JS, list(secrets))):
             mask = [page.locator("[data-cometlocal-secret]")]
-        shot = _settled(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide",
-                                                      timeout=10_000, mask=mask))
+        shot, shot_error = _screenshot(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide",
+                                                                     timeout=10_000, mask=mask))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
     signature = StateSignature(
         url=data["url"],
@@ -193,7 +229,7 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> 
         visible_text_hash=sha256_text(data["text"]),
         screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
         created_at=utc_now_iso(),
-        metadata={"key_elements": len(data["key"])},
+        metadata={"key_elements": len(data["key"]), **({"screenshot_error": shot_error} if shot_error else {})},
     )
     snapshot = {
         "schema_version": "v1",
@@ -205,9 +241,27 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> 
     return Observation(signature, snapshot, shot)
 
 
+# TARGET_CONTEXT_JS applied to the only match, or null when there is not exactly one.
+# A function defined in the evaluated script itself, not eval(): pages with a CSP
+# that forbids eval must still be described.
+_TARGET_CONTEXT_ALL_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
+    "return els.length === 1 ? targetContext(els[0]) : null; }"
+TARGET_CONTEXT_BOUND_MS = 2_000
+
+
 def target_context(locator) -> dict[str, Any] | None:
-    """The resolved target with its ancestors and siblings, for the DOM snapshot."""
+    """The resolved target with its ancestors and siblings, for the DOM snapshot.
+
+    Taken when the step's evidence is written, so after the action. After a
+    click that navigated away the element is gone, and ``locator.evaluate``
+    would wait for it to appear (2 s per navigating click, measured). So this
+    uses ``evaluate_all``, which never waits for matches: exactly one match is
+    described as ``evaluate`` would describe it (same script, same element),
+    none or several give None, as ``evaluate``'s timeout or strict-mode error
+    did. ``evaluate_all`` still waits for the page's execution context, which a
+    pending navigation can keep from existing, so the call stays bounded.
+    """
     try:
-        return locator.evaluate(TARGET_CONTEXT_JS, timeout=2_000)
+        return bounded(locator, "evaluate_all", TARGET_CONTEXT_BOUND_MS, _TARGET_CONTEXT_ALL_JS, None)
     except Exception:
         return None

@@ -1,3 +1,8 @@
+import json
+from datetime import datetime
+
+from playwright.sync_api import Page
+
 from tests.executor.conftest import DEFAULTS
 
 
@@ -21,3 +26,49 @@ steps:
     assert r.error is None, r.error
     assert r.types()[0] == "run_started" and r.types()[-1] == "run_finished"
     assert [e["seq"] for e in r.events] == list(range(1, len(r.events) + 1))
+
+
+LOGIN = "name: login\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
+  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
+  - id: submit
+    kind: click
+    target: {type: role, role: button, name: Sign in, exact: true}
+    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
+"""
+
+
+def test_target_of_a_click_that_navigated_away_is_not_waited_for(run):
+    # The "before" snapshot's target is described when the evidence is written, after the
+    # action; the sign-in button is gone by then and was waited for up to 2 s.
+    r = run(LOGIN)
+    assert r.error is None, r.error
+    events = {(e["step_id"], e["event_type"]): e for e in r.events}
+    started = events[("submit", "action_executed")]["ts_utc"]
+    done = events[("submit", "evidence_captured")]["ts_utc"]
+    assert (datetime.fromisoformat(done) - datetime.fromisoformat(started)).total_seconds() < 1.5
+    submit = json.loads((r.run_dir / "evidence" / "dom" / "step_003_before.json").read_text())
+    assert submit["target"] is None  # gone, as before (the 2 s wait ended in None too)
+    user = json.loads((r.run_dir / "evidence" / "dom" / "step_001_before.json").read_text())
+    assert user["target"]["target"]["tag"] == "input" and user["target"]["ancestors"]  # still there: described
+
+
+def test_transient_screenshot_error_is_retried(run, monkeypatch):
+    # Chromium sometimes cannot capture the first screenshot of a fresh page under load
+    # (seen with pytest -n 2); it is not reproducible on demand, so the first call fails here.
+    real = Page.screenshot
+    calls = []
+
+    def flaky(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise Exception("Page.screenshot: Protocol error (Page.captureScreenshot): Unable to capture screenshot")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Page, "screenshot", flaky)
+    r = run(LOGIN)
+    assert r.error is None and r.result.status == "passed", r.error
+    first = next(e for e in r.events if e["event_type"] == "observation_captured")
+    assert first["state_signature_before"]["screenshot_hash"].startswith("sha256:")

@@ -9,14 +9,23 @@ from pytest_cometlocal.contract.actionspec import ACTION_KINDS
 from pytest_cometlocal.contract.codes import CANONICAL_CODES
 from pytest_cometlocal.contract.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.targets import TARGET_TYPES
+from pytest_cometlocal.contract.suite import SuiteConfigFinder
 from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
 
 
-def _plans():
-    for path in sorted(EXAMPLES.rglob("*.actions.yaml")):
-        yield from validate_path(path, ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}))
+def _plans(folder: Path = EXAMPLES):
+    configs = SuiteConfigFinder(EXAMPLES.parent)
+    for path in sorted(folder.rglob("*.actions.yaml")):
+        ctx = ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}, suite_config=configs.for_plan(path))
+        yield from validate_path(path, ctx)
+
+
+def test_every_example_is_valid_or_invalid_as_expected():
+    for plan in _plans():
+        if isinstance(plan, InvalidPlan):
+            assert plan.expect is not None and plan.expect.error_code == "INVALID_ACTIONSPEC", plan.problems
 
 
 def _targets(t):
@@ -47,7 +56,7 @@ def test_passing_examples_use_every_kind_condition_and_target():
 
 def test_one_negative_example_per_canonical_code():
     expected = []
-    for plan in _plans():
+    for plan in _plans(EXAMPLES / "negative"):
         expect = plan.expect if isinstance(plan, InvalidPlan) else plan.plan.expect
         if expect is not None:
             expected.append(expect.error_code)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from pytest_cometlocal.contract.policy import Policy
@@ -9,6 +11,7 @@ from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_
 from pytest_cometlocal.executor.browser import ChromiumNotFound, find_chromium
 from pytest_cometlocal.executor.errors import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.guard import NetworkGuard
+from pytest_cometlocal.executor.observe import SCREENSHOT_RETRY_DELAYS_MS, observe
 from pytest_cometlocal.executor.policy import PolicyState
 
 
@@ -77,6 +80,14 @@ class TestAllowlist:
         finally:
             guard.stop()
 
+    def test_guard_stops_without_waiting_for_a_long_poll(self):
+        # serve_forever's default 0.5 s poll made every item's teardown ~0.25-0.3 s longer.
+        guard = NetworkGuard(["127.0.0.1"]).start()
+        time.sleep(0.1)  # the serving loop is inside its poll
+        started = time.perf_counter()
+        guard.stop()
+        assert time.perf_counter() - started < 0.2
+
 
 class TestErrorClassification:
     LOG = (
@@ -99,6 +110,53 @@ class TestErrorClassification:
     def test_net_error(self):
         assert net_error(Exception("Page.goto: net::ERR_CONNECTION_REFUSED at http://x/")) == "ERR_CONNECTION_REFUSED"
         assert net_error(Exception("no code")) is None
+
+
+class _ScreenshotPage:
+    """A page whose screenshot fails ``failures`` times with ``message``, then works."""
+
+    DATA = {"url": "about:blank", "title": "", "text": "", "key": [], "anchors": [], "inputs": []}
+
+    def __init__(self, failures: int, message: str = "Page.screenshot: Protocol error (Page.captureScreenshot): "
+                                                   "Unable to capture screenshot"):
+        self.failures, self.message, self.calls, self.waits = failures, message, 0, []
+
+    def evaluate(self, script, arg=None):
+        return dict(self.DATA)
+
+    def screenshot(self, **kwargs):
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise Exception(self.message)
+        return b"png"
+
+    def wait_for_timeout(self, ms):
+        self.waits.append(ms)
+
+
+class TestObservationScreenshot:
+    def test_transient_capture_error_is_retried(self):
+        page = _ScreenshotPage(failures=2)
+        obs = observe(page)
+        assert obs.screenshot == b"png" and obs.signature.screenshot_hash.startswith("sha256:")
+        assert page.calls == 3 and page.waits == list(SCREENSHOT_RETRY_DELAYS_MS[:2])
+        assert "screenshot_error" not in obs.signature.metadata
+        assert obs.signature == observe(_ScreenshotPage(failures=0)).signature.model_copy(
+            update={"created_at": obs.signature.created_at})
+
+    def test_persistent_capture_error_gives_an_observation_without_screenshot(self):
+        page = _ScreenshotPage(failures=100)
+        obs = observe(page)
+        assert page.calls == len(SCREENSHOT_RETRY_DELAYS_MS) + 1
+        assert obs.screenshot is None and obs.signature.screenshot_hash is None
+        assert "Unable to capture screenshot" in obs.signature.metadata["screenshot_error"]
+
+    @pytest.mark.parametrize("message", ["Target crashed", "Page.screenshot: Timeout 10000ms exceeded."])
+    def test_other_screenshot_errors_are_not_retried(self, message):
+        page = _ScreenshotPage(failures=1, message=message)
+        with pytest.raises(Exception, match=message.split(":")[0]):
+            observe(page)
+        assert page.calls == 1
 
 
 class _FakeChromium:
