@@ -27,7 +27,6 @@ SCHEMA or INTERPOLATION.
 from __future__ import annotations
 
 import math
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +37,7 @@ from pydantic import TypeAdapter, ValidationError
 from .actionspec import STEP_ID_PATTERN, StepDefaults
 from .interpolation import REFERENCE, InterpolationError, interpolate
 from .loader import YamlError, YDict, YList, copy_tree, load_file
-from .paths import ConfinementError
+from .paths import ConfinementError, inside_root
 from .plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME_PATTERN, VAR_NAME_PATTERN, RowValue, SecretRef
 from .problems import Mark, Problem, SourceMark
 from .tree import interpolate_in_place, merge_defaults
@@ -64,17 +63,6 @@ def group_stem(path: str) -> str:
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
-
-
-def resolve_inside(relative: str, base_dir: Path, root: Path) -> Path:
-    """``relative`` from ``base_dir``, resolved (symlinks followed); it must stay inside ``root``."""
-    if os.path.isabs(relative) or relative.startswith(("~", "\\")) or "\x00" in relative:
-        raise ConfinementError(f"absolute path '{relative}' is not allowed; give a path relative to the file that names it")
-    root_real = root.resolve()
-    candidate = (base_dir / relative).resolve()
-    if root_real not in candidate.parents:
-        raise ConfinementError(f"'{relative}' resolves outside the suite's root folder {root_real}")
-    return candidate
 
 
 class _GroupCache:
@@ -189,7 +177,7 @@ class GroupExpander:
             return []
         site = f"{scope.file}:{item.mark.line}"
         try:
-            path = resolve_inside(use, scope.dir, self.root)
+            path = inside_root(use, scope.dir, self.root, 'file')
         except ConfinementError as exc:
             add(loc + ("use",), str(exc), "PATH_CONFINEMENT", tree=tree)
             return []

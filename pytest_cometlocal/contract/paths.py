@@ -9,6 +9,7 @@ file, since the disk can change between validation and upload.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 
@@ -31,4 +32,20 @@ def confine(relative: str, root: Path) -> Path:
     candidate = (root_real / relative).resolve()
     if candidate != root_real and root_real not in candidate.parents:
         raise ConfinementError(f"'{relative}' resolves outside its root (through a symlink)")
+    return candidate
+
+
+def inside_root(relative: str, base_dir: Path, root: Path, what: str = "path") -> Path:
+    """``relative`` from ``base_dir``, resolved, symlinks followed; it must stay inside ``root``.
+
+    Unlike :func:`confine`, it may climb with ``..`` (``../fixtures``,
+    ``../groups/login.steps.yaml``) as long as it lands inside the suite's
+    root folder. Used for ``uploads_root`` and step-group paths.
+    """
+    if os.path.isabs(relative) or relative.startswith(("~", "\\")) or "\x00" in relative:
+        raise ConfinementError(f"absolute path '{relative}' is not allowed; give a {what} relative to the file that names it")
+    root_real = root.resolve()
+    candidate = (base_dir / relative).resolve()
+    if candidate != root_real and root_real not in candidate.parents:
+        raise ConfinementError(f"'{relative}' resolves outside the suite's root folder {root_real}")
     return candidate

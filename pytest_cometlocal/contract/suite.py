@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .loader import YamlError, YDict, copy_tree, load_file
 from .plan import MERGED_SUITE_KEYS, SUITE_KEYS

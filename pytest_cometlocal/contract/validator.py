@@ -42,7 +42,7 @@ from .interpolation import SECRET_REFERENCE, InterpolationError, interpolate
 from .groups import Expansion, GroupExpander
 from .loader import Document, YamlError, YDict, YList, copy_tree, load_documents, load_file
 from .locate import locate
-from .paths import ConfinementError, confine
+from .paths import ConfinementError, confine, inside_root
 from .plan import RESERVED_TAGS, Expect, Plan, SecretRef
 from .problems import Mark, Problem, SourceMark
 from .suite import SuiteConfigFile, merge_suite_config
@@ -847,13 +847,7 @@ def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:
     """
     if value is None:
         return plan_dir
-    if os.path.isabs(value) or value.startswith(("~", "\\")):
-        raise ConfinementError(f"absolute path '{value}' is not allowed; give a folder relative to the plan file")
-    root_real = root.resolve()
-    candidate = (plan_dir / value).resolve()
-    if candidate != root_real and root_real not in candidate.parents:
-        raise ConfinementError(f"'{value}' resolves outside the suite's root folder {root_real}")
-    return candidate
+    return inside_root(value, plan_dir, root, "folder")
 
 
 def _u4_sorted(plan: Plan) -> Plan:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidPlan
 from tests.conftest import only_problems, only_valid
 from tests.plan_text import HEAD, line_of
 
