@@ -376,7 +376,13 @@ def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
                 get_event()  # DocumentEndEvent
                 docs.append(Document(len(docs), value, start))
     except yaml.YAMLError as exc:
-        raise YamlError(_problem_from_yaml_error(path, exc)) from None
+        problem = _problem_from_yaml_error(path, exc)
+        lines = text.splitlines()
+        line = lines[problem.mark.line - 1] if 0 < problem.mark.line <= len(lines) else ""
+        if "\t" in line[: problem.mark.col]:  # libyaml only says "cannot start any token"
+            problem = Problem(path, problem.mark, "", problem.message + " (a tab: YAML indents with spaces only)",
+                              rule="YAML")
+        raise YamlError(problem) from None
     finally:
         dispose = getattr(parser, "dispose", None)
         if dispose is not None:

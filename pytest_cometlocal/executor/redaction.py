@@ -15,6 +15,59 @@ from urllib.parse import quote, quote_plus
 
 MASK = "***"
 
+# What a browser percent-encodes in each part of a URL (the WHATWG URL standard's
+# percent-encode sets, plus the narrower sets Chromium uses in paths). A secret
+# put into a URL comes back from the browser encoded with one of these, which is
+# neither the raw value nor Python's quote(): "a:<b" in a query reads "a:%3Cb".
+_C0_AND_UP = lambda c: ord(c) < 0x21 or ord(c) > 0x7E  # noqa: E731 - controls, space, non-ASCII
+_QUERY = frozenset(' "#<>')
+_PATH = _QUERY | frozenset("?`{}")
+_USERINFO = _PATH | frozenset("/:;=@[\\]^|")
+_COMPONENT = _USERINFO | frozenset("$%&+,")
+_URL_SETS = (
+    (_QUERY, False), (_QUERY | {"'"}, False), (_QUERY - {"#"}, False), (_PATH, False), (_QUERY | {"?", "`"}, False),
+    (_USERINFO, False), (_COMPONENT, False), (_COMPONENT | frozenset("!'()~"), True),  # the last: form posts
+)
+
+
+def _percent(value: str, encode: frozenset[str], plus: bool) -> str:
+    out = []
+    for c in value:
+        if c == " " and plus:
+            out.append("+")
+        elif _C0_AND_UP(c) or c in encode:
+            out.append("".join(f"%{b:02X}" for b in c.encode("utf-8")))
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def _html_forms(text: str) -> set[str]:
+    """``text`` as HTML can carry it: Python's escapes, and the DOM serializer's
+    (``page.content()``), which escapes ``&``, ``"`` and no-break space in attributes,
+    ``&``, ``<``, ``>`` and no-break space in text, and leaves ``'`` alone."""
+    nbsp = text.replace("&", "&amp;").replace("\u00a0", "&nbsp;")
+    return {
+        html.escape(text, quote=True),
+        html.escape(text, quote=False),
+        nbsp.replace('"', "&quot;"),
+        nbsp.replace('"', "&quot;").replace("<", "&lt;").replace(">", "&gt;"),
+        nbsp.replace("<", "&lt;").replace(">", "&gt;"),
+    }
+
+
+def encoded_forms(value: str) -> set[str]:
+    """Every form in which ``value`` can reach an artifact: raw, HTML-escaped, percent-encoded
+    as any part of a URL, those URL forms inside HTML, and all of them JSON-escaped."""
+    urls = {quote(value, safe=""), quote_plus(value, safe="")}
+    urls.update(_percent(value, encode, plus) for encode, plus in _URL_SETS)
+    forms = {value} | _html_forms(value) | urls
+    for url in urls:
+        forms |= _html_forms(url)
+    # Each of them as a JSON string holds it (the trace and the evidence are JSON).
+    forms |= {json.dumps(f)[1:-1] for f in forms} | {json.dumps(f, ensure_ascii=False)[1:-1] for f in forms}
+    return {f for f in forms if f}
+
 
 class Redactor:
     """Replaces known secret values (in their common encodings) with ``***``."""
@@ -34,15 +87,7 @@ class Redactor:
         self.count = len(self._values)
         forms: set[str] = set(self._forms)
         for value in new:
-            forms.update({
-                value,
-                json.dumps(value)[1:-1],
-                json.dumps(value, ensure_ascii=False)[1:-1],  # how the trace and evidence are written
-                html.escape(value, quote=True),
-                html.escape(value, quote=False),
-                quote(value, safe=""),
-                quote_plus(value, safe=""),
-            })
+            forms.update(encoded_forms(value))
         # Longest first, so a secret containing another is masked whole.
         self._forms = sorted((f for f in forms if f), key=len, reverse=True)
 

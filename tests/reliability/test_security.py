@@ -17,7 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote, unquote_plus
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_cometlocal.audit import verify_run
@@ -68,9 +68,10 @@ steps:
 """
 
 
-@settings(max_examples=5, deadline=None, derandomize=True, database=None,
+@settings(max_examples=5, deadline=None, derandomize=True, database=None, phases=(Phase.explicit, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(a=secret_values, b=secret_values, c=secret_values)
+@example(a='p"w\'<&>x', b="é中ß€%+/=", c="9999:<")  # found by this test: a URL encodes ":<" as ":%3C"
 def test_secrets_are_in_no_artifact(run, a: str, b: str, c: str) -> None:
     env = {"S_A": a, "S_B": b, "S_C": c}
     r = run(SECRET_PLAN, env=env)
@@ -101,7 +102,9 @@ def test_every_subresource_to_an_outside_host_is_stopped(run, outside, fault_ser
             " postconditions: [{kind: network_idle}, {kind: title_contains, args: {text: Reach out}}]}\n")
     assert r.error is None, r.error
     blocked = [b for e in r.events if e["event_type"] == "action_executed" for b in e["metadata"]["blocked_requests"]]
-    assert blocked and {b["host"] for b in blocked} == {"localhost"}
+    paths = {b["url"].split(str(outside.server.server_address[1]), 1)[-1] for b in blocked if b["host"] == "localhost"}
+    # Chromium's own background requests (to Google hosts) may be in the list too: blocked as well.
+    assert {"/img.png", "/frame", "/script.js", "/fetch", "/xhr", "/beacon", "/form"} <= paths, paths
     assert len(outside.hits) == before, outside.hits[before:]
 
 
@@ -183,16 +186,16 @@ def test_every_path_field_refuses_absolute_dotdot_and_symlinks_out(suite: Path, 
 # Plan files with a BOM, CRLF, tabs and bytes that are not UTF-8, through pytest
 
 
-PLAIN = "name: {name}\n" + DEFAULTS + "steps:\n  - {{id: open, kind: navigate, target: {{type: url, url: /login}}}}\n"
+PLAIN = "name: NAME\n" + DEFAULTS + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
 
 
 def test_bom_crlf_tabs_and_non_utf8_files_under_pytest(pytester: pytest.Pytester) -> None:
     files = {
-        "bom.actions.yaml": b"\xef\xbb\xbf" + PLAIN.format(name="bom").encode(),
-        "crlf.actions.yaml": PLAIN.format(name="crlf").replace("\n", "\r\n").encode(),
-        "bomcrlf.actions.yaml": b"\xef\xbb\xbf" + PLAIN.format(name="bomcrlf").replace("\n", "\r\n").encode(),
-        "tabs.actions.yaml": PLAIN.format(name="tabs").replace("  - {id", "\t- {id").encode(),
-        "latin1.actions.yaml": PLAIN.format(name="caf\xe9").encode("latin-1"),
+        "bom.actions.yaml": b"\xef\xbb\xbf" + PLAIN.replace("NAME", "bom").encode(),
+        "crlf.actions.yaml": PLAIN.replace("NAME", "crlf").replace("\n", "\r\n").encode(),
+        "bomcrlf.actions.yaml": b"\xef\xbb\xbf" + PLAIN.replace("NAME", "bomcrlf").replace("\n", "\r\n").encode(),
+        "tabs.actions.yaml": PLAIN.replace("NAME", "tabs").replace("  - {id", "\t- {id").encode(),
+        "latin1.actions.yaml": PLAIN.replace("NAME", "caf\xe9").encode("latin-1"),
     }
     for name, data in files.items():
         (pytester.path / name).write_bytes(data)
@@ -209,7 +212,7 @@ def test_bom_crlf_tabs_and_non_utf8_files_under_pytest(pytester: pytest.Pytester
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines_random([
         "INVALID_ACTIONSPEC: plan 'tabs' is not valid (1 problem)",
-        "  tabs.actions.yaml:8:1: YAML syntax error: *tab*  [[]YAML]",
+        "  tabs.actions.yaml:8:1: YAML syntax error: * (a tab: YAML indents with spaces only)  [[]YAML]",
         "INVALID_ACTIONSPEC: plan 'latin1' is not valid (1 problem)",
         "  latin1.actions.yaml:1:1: file is not valid UTF-8 (byte 0xe9 at offset 9)  [[]YAML]",
     ])
