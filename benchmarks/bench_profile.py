@@ -86,13 +86,14 @@ class NestedTimer:
 def instrument(timer: NestedTimer) -> None:
     from playwright.sync_api._generated import Locator, Page
 
-    from pytest_cometlocal.executor import checks, engine, evidence, trace
+    from pytest_cometlocal.executor import checks, engine, evidence, observe, trace
 
     E = engine.Executor
     timer.patch(E, "_attempt", "step")
     timer.patch(E, "start", "run start")
     timer.patch(E, "finish", "run finish")
     timer.patch(engine, "observe", "observe")
+    timer.patch(observe, "_capture", "screenshot capture")
     timer.patch(engine, "resolve", "resolve target")
     timer.patch(engine, "poll", "conditions")
     timer.patch(checks, "_pause", "poll sleep")
@@ -218,6 +219,7 @@ def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
     """Median ms of one viewport capture, by way of taking it, on the benchmark page (1280x720)."""
     import base64
 
+    from pytest_cometlocal.executor import observe as observe_module
     from pytest_cometlocal.executor.observe import MAX_ELEMENTS, OBSERVE_JS, observe
     from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 
@@ -230,17 +232,22 @@ def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
     def cdp_shot(**extra: Any) -> bytes:
         return base64.b64decode(cdp.send("Page.captureScreenshot", {"format": "png", **extra})["data"])
 
+    previous = observe(page)
     variants: dict[str, Callable[[], Any]] = {
-        "page.screenshot png, animations=disabled, caret=hide (executor today)":
+        "page.screenshot png, animations=disabled, caret=hide (executor before the fast capture)":
             lambda: page.screenshot(type="png", animations="disabled", caret="hide", timeout=10_000),
-        "page.screenshot png, caret=hide": lambda: page.screenshot(type="png", caret="hide"),
+        "page.screenshot png, caret=hide (executor when a secret is masked)":
+            lambda: page.screenshot(type="png", caret="hide"),
         "page.screenshot png, Playwright defaults": lambda: page.screenshot(type="png"),
         "page.screenshot jpeg quality 70": lambda: page.screenshot(type="jpeg", quality=70),
         "CDP Page.captureScreenshot png": cdp_shot,
         "CDP Page.captureScreenshot png, optimizeForSpeed": lambda: cdp_shot(optimizeForSpeed=True),
+        "executor capture (CDP png optimizeForSpeed, caret hidden)": lambda: observe_module._capture(page, False),
         "observe() without screenshot (evaluate + hashing)": lambda: observe(page, screenshot=False),
-        "page.evaluate(OBSERVE_JS) alone": lambda: page.evaluate(OBSERVE_JS, MAX_ELEMENTS),
-        "observe() as the executor calls it": lambda: observe(page),
+        "page.evaluate(OBSERVE_JS) alone":
+            lambda: page.evaluate(OBSERVE_JS, {"maxElements": MAX_ELEMENTS, "secrets": []}),
+        "observe() with a fresh screenshot": lambda: observe(page),
+        "observe() carrying the previous screenshot over": lambda: observe(page, previous=previous),
     }
     out: dict[str, float] = {}
     try:

@@ -180,6 +180,9 @@ class Executor:
         self.downloads: list[Any] = []
         self.crashed = False
         self.last_observation: Observation | None = None
+        # The last step's "after" observation with the request and download counts
+        # when it was taken: the next step's "before" may carry its screenshot over.
+        self._carry: tuple[Observation, int, int] | None = None
         self.results: list[StepResult] = []
         self.proposals = 0
         self.storage: Any = None  # a StorageStates, where save points write (executor/storage.py)
@@ -471,7 +474,7 @@ class Executor:
     def _attempt(self, ctx: _StepCtx, first_attempt: bool) -> None:
         spec = ctx.spec
         halt = self.policy.check_step_budget()
-        ctx.before = self._observe()
+        ctx.before = self._observe(previous=self._carried(ctx))
         state_key = ctx.before.state_key
         self.trace.emit("observation_captured", spec.id, before=ctx.before.signature,
                         metadata={"policy": self.policy.observation_metadata(state_key),
@@ -531,6 +534,7 @@ class Executor:
         self._check_conditions(ctx, phase, spec.postconditions)
         self._capture_downloads(ctx)
         ctx.after = self._observe()
+        self._carry = (ctx.after, len(self.requests), len(self.downloads))
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self._check_blocked_navigation(ctx)
@@ -893,10 +897,27 @@ class Executor:
 
     # -- observation and evidence --------------------------------------------
 
-    def _observe(self) -> Observation:
+    def _carried(self, ctx: _StepCtx) -> Observation | None:
+        """The previous step's "after", if nothing can have changed the page since.
+
+        Nothing the executor does runs between one step's "after" and the next
+        step's "before" but trace and evidence writes; the page itself could
+        still change, so ``observe`` compares the DOM-derived data, and here a
+        request started or a download since then rules the carry-over out. A
+        critical step always gets a fresh screenshot: it is its evidence.
+        """
+        carry, self._carry = self._carry, None
+        if carry is None or ctx.spec.criticality == "critical" or ctx.attempt > 1 or ctx.recovery:
+            return None
+        observation, requests, downloads = carry
+        if requests != len(self.requests) or downloads != len(self.downloads):
+            return None
+        return observation
+
+    def _observe(self, previous: Observation | None = None) -> Observation:
         if self.crashed:
             raise Crashed("page crashed")
-        observation = observe(self.page, secrets=self._secret_values)
+        observation = observe(self.page, secrets=self._secret_values, previous=previous)
         self.last_observation = observation
         return observation
 

@@ -2,16 +2,34 @@
 
 One ``evaluate`` collects everything the signature and the snapshot need
 (title, visible text, the structure of interactive elements, visible anchors
-and inputs), and one viewport screenshot gives the screenshot hash. Values of
-hidden and password inputs never leave the page: the structure used for
-``key_elements_hash`` has no values at all, and the snapshot masks them.
+and inputs) and marks the elements showing a secret; one viewport screenshot
+gives the screenshot hash. Values of hidden and password inputs never leave
+the page: the structure used for ``key_elements_hash`` has no values at all,
+and the snapshot masks them.
+
+Screenshots are the expensive part of a step (measured in
+benchmarks/RESULTS.md), so:
+
+* they are taken through CDP's ``Page.captureScreenshot`` with
+  ``optimizeForSpeed`` (about half the time of ``page.screenshot``), with the
+  text caret hidden by a constructed style sheet for the capture (a blinking
+  caret would make two looks at the same page hash differently); when a
+  secret is on screen, or CDP is not available, ``page.screenshot`` with its
+  ``mask`` is used instead;
+* an observation taken right after another, with nothing done to the page in
+  between (the executor checks that no request started and no download
+  arrived) and the same DOM-derived data, carries the previous screenshot
+  over instead of taking a new one; its signature says so
+  (``metadata.screenshot_from``).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +41,7 @@ from .errors import first_line, is_crash
 MAX_ELEMENTS = 400
 
 OBSERVE_JS = r"""
-(maxElements) => {
+({maxElements, secrets}) => {
   const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
   const visible = (el) => {
     const r = el.getBoundingClientRect();
@@ -72,6 +90,20 @@ OBSERVE_JS = r"""
       });
     }
   }
+  // Elements showing a secret get an attribute, for the screenshot's mask.
+  const attr = "data-cometlocal-secret";
+  document.querySelectorAll("[" + attr + "]").forEach(e => e.removeAttribute(attr));
+  let marked = 0;
+  if (secrets.length) {
+    const has = (s) => !!s && secrets.some(v => s.includes(v));
+    for (const el of document.querySelectorAll("input, textarea, select")) {
+      if (has(el.value)) { el.setAttribute(attr, ""); marked++; }
+    }
+    const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (has(n.nodeValue) && n.parentElement) { n.parentElement.setAttribute(attr, ""); marked++; }
+    }
+  }
   return {
     url: location.href,
     title: document.title,
@@ -79,6 +111,7 @@ OBSERVE_JS = r"""
     key,
     anchors,
     inputs,
+    marked,
   };
 }
 """
@@ -95,24 +128,6 @@ TARGET_CONTEXT_JS = r"""
   for (let p = el.parentElement; p && ancestors.length < 5; p = p.parentElement) ancestors.push(describe(p));
   const siblings = el.parentElement ? Array.from(el.parentElement.children).filter(c => c !== el).slice(0, 10).map(describe) : [];
   return {target: describe(el), ancestors, siblings};
-}
-"""
-
-
-MARK_SECRETS_JS = r"""
-(values) => {
-  const attr = "data-cometlocal-secret";
-  document.querySelectorAll("[" + attr + "]").forEach(e => e.removeAttribute(attr));
-  let marked = 0;
-  const has = (s) => !!s && values.some(v => s.includes(v));
-  for (const el of document.querySelectorAll("input, textarea, select")) {
-    if (has(el.value)) { el.setAttribute(attr, ""); marked++; }
-  }
-  const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (has(n.nodeValue) && n.parentElement) { n.parentElement.setAttribute(attr, ""); marked++; }
-  }
-  return marked;
 }
 """
 
@@ -204,33 +219,87 @@ def _evaluate_settled(page, script: str, arg: Any) -> Any:
         return bounded(page, "evaluate", SETTLE_TIMEOUT_MS, script, arg)
 
 
-def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> Observation:
+# The caret, hidden for a capture by a constructed style sheet: not a node in
+# the DOM (no mutation observer of the page sees it, page.content() does not
+# show it) and not subject to a Content-Security-Policy on inline styles.
+_CARET_OFF_JS = """(() => {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync("*, *::before, *::after { caret-color: transparent !important; --cometlocal-caret: 1; }");
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+})()"""
+_CARET_ON_JS = """(() => {
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter(
+    (s) => !(s.cssRules.length === 1 && s.cssRules[0].style && s.cssRules[0].style.getPropertyValue("--cometlocal-caret")));
+})()"""
+CAPTURE_BOUND_MS = 10_000
+
+# One CDP session per page, made on the first capture; None where CDP is not
+# available (a fake page in unit tests, a browser that is not Chromium).
+_sessions: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+
+
+def _cdp_session(page) -> Any:
+    try:
+        return _sessions[page]
+    except KeyError:
+        pass
+    except TypeError:  # not weak-referenceable
+        return None
+    try:
+        session = page.context.new_cdp_session(page)
+    except Exception:
+        session = None
+    _sessions[page] = session
+    return session
+
+
+def _send(session, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A CDP command, bounded: the capture must never wait forever on a stuck renderer."""
+    try:
+        return session.send(method, params, timeout=CAPTURE_BOUND_MS)
+    except TypeError:  # a Playwright before CDPSession.send(timeout=)
+        try:
+            return bounded(session, "send", CAPTURE_BOUND_MS, method, params)
+        except CallTimedOut as exc:
+            raise TimeoutError(f"{method}: Timeout {CAPTURE_BOUND_MS}ms exceeded.") from exc
+
+
+def _capture(page, masked: bool) -> bytes:
+    """A viewport PNG of ``page``: CDP's fast capture, or ``page.screenshot`` with the secret mask."""
+    session = None if masked else _cdp_session(page)
+    if session is None:
+        mask = [page.locator("[data-cometlocal-secret]")] if masked else []
+        return page.screenshot(type="png", caret="hide", timeout=CAPTURE_BOUND_MS, mask=mask)
+    try:
+        _send(session, "Runtime.evaluate", {"expression": _CARET_OFF_JS})
+        shot = _send(session, "Page.captureScreenshot",
+                     {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False})
+    finally:
+        try:
+            _send(session, "Runtime.evaluate", {"expression": _CARET_ON_JS})
+        except Exception:
+            pass
+    return base64.b64decode(shot["data"])
+
+
+def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[str, Any]) -> bool:
+    old = previous.signature
+    return all(getattr(old, name) == value for name, value in hashes.items()) and previous.snapshot == snapshot
+
+
+def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
+            previous: "Observation | None" = None) -> Observation:
     """Capture a StateSignature v1 and the data of a dom_snapshot_partial.
 
     With ``secrets``, every field or text showing one is masked in the
     screenshot (password fields already show dots), so no screenshot in the
-    evidence can show a secret.
+    evidence can show a secret. With ``previous`` (an observation the caller
+    knows nothing has acted on the page since), its screenshot is carried over
+    when the page's DOM-derived data is unchanged.
     """
-    data = _settled(page, lambda: _evaluate_settled(page, OBSERVE_JS, MAX_ELEMENTS))
-    shot = None
-    shot_error = None
-    if screenshot:
-        mask = []
-        if secrets and _settled(page, lambda: page.evaluate(MARK_SECRETS_JS, list(secrets))):
-            mask = [page.locator("[data-cometlocal-secret]")]
-        shot, shot_error = _screenshot(page, lambda: page.screenshot(type="png", animations="disabled", caret="hide",
-                                                                     timeout=10_000, mask=mask))
+    arg = {"maxElements": MAX_ELEMENTS, "secrets": list(secrets) if screenshot else []}
+    data = _settled(page, lambda: _evaluate_settled(page, OBSERVE_JS, arg))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
-    signature = StateSignature(
-        url=data["url"],
-        url_hash=sha256_text(data["url"]),
-        title_hash=sha256_text(data["title"]),
-        key_elements_hash=sha256_text(key_json),
-        visible_text_hash=sha256_text(data["text"]),
-        screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
-        created_at=utc_now_iso(),
-        metadata={"key_elements": len(data["key"]), **({"screenshot_error": shot_error} if shot_error else {})},
-    )
     snapshot = {
         "schema_version": "v1",
         "url": data["url"],
@@ -238,6 +307,29 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = ()) -> 
         "visible_anchors": data["anchors"],
         "visible_inputs": data["inputs"],
     }
+    hashes = {
+        "url_hash": sha256_text(data["url"]),
+        "title_hash": sha256_text(data["title"]),
+        "key_elements_hash": sha256_text(key_json),
+        "visible_text_hash": sha256_text(data["text"]),
+    }
+    metadata: dict[str, Any] = {"key_elements": len(data["key"])}
+    shot = None
+    if screenshot:
+        if previous is not None and previous.screenshot is not None and _same_page(previous, hashes, snapshot):
+            shot = previous.screenshot
+            metadata["screenshot_from"] = "previous_observation"
+        else:
+            shot, shot_error = _screenshot(page, lambda: _capture(page, masked=bool(data.get("marked"))))
+            if shot_error:
+                metadata["screenshot_error"] = shot_error
+    signature = StateSignature(
+        url=data["url"],
+        **hashes,
+        screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
+        created_at=utc_now_iso(),
+        metadata=metadata,
+    )
     return Observation(signature, snapshot, shot)
 
 

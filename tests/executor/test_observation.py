@@ -1,0 +1,90 @@
+"""Observations in a real Chromium: the fast capture, the caret, and the carried-over screenshot."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_cometlocal.executor.observe import observe
+from tests.executor.conftest import DEFAULTS
+
+PAGE = """<!doctype html><title>Form</title>
+<h1 id="head">Order</h1>
+<label>Name <input id="name" value="Ada"></label>
+<button>Save</button>"""
+
+
+@pytest.fixture
+def page(chromium):
+    context = chromium.browser().new_context(viewport={"width": 800, "height": 600})
+    page = context.new_page()
+    page.set_content(PAGE)
+    yield page
+    context.close()
+
+
+def test_an_unchanged_page_carries_the_screenshot_over(page):
+    first = observe(page)
+    second = observe(page, previous=first)
+    assert first.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "screenshot_from" not in first.signature.metadata
+    assert second.signature.metadata["screenshot_from"] == "previous_observation"
+    assert second.screenshot is first.screenshot
+    assert second.signature.screenshot_hash == first.signature.screenshot_hash
+    assert second.state_key == first.state_key
+
+
+@pytest.mark.parametrize("change", [
+    "document.getElementById('head').textContent = 'Invoice'",   # visible text
+    "document.getElementById('name').value = 'Grace'",           # an input's value (snapshot only)
+    "document.title = 'Other'",                                  # title
+    "document.querySelector('button').disabled = true",          # key elements
+])
+def test_a_changed_page_gets_a_fresh_screenshot(page, change):
+    first = observe(page)
+    page.evaluate(change)
+    second = observe(page, previous=first)
+    assert "screenshot_from" not in second.signature.metadata
+    assert second.screenshot is not first.screenshot
+    hashes = ("url_hash", "title_hash", "key_elements_hash", "visible_text_hash", "screenshot_hash")
+    assert any(getattr(second.signature, h) != getattr(first.signature, h) for h in hashes) \
+        or second.snapshot != first.snapshot
+
+
+def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
+    # A blinking caret (500 ms on, 500 ms off) would give two looks at the same page
+    # two hashes; the capture hides it, then gives the page its style sheets back.
+    page.focus("#name")
+    hashes = set()
+    for _ in range(6):
+        hashes.add(observe(page).signature.screenshot_hash)
+        page.wait_for_timeout(180)
+    assert len(hashes) == 1
+    assert page.evaluate("document.adoptedStyleSheets.length") == 0
+    assert page.evaluate("getComputedStyle(document.getElementById('name')).caretColor") != "rgba(0, 0, 0, 0)"
+
+
+def test_the_next_step_carries_the_after_screenshot_unless_critical(run):
+    r = run("name: carry\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
+  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
+  - id: submit
+    kind: click
+    criticality: critical
+    target: {type: role, role: button, name: Sign in, exact: true}
+    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
+""")
+    assert r.error is None, r.error
+    before = {e["step_id"]: e["state_signature_before"] for e in r.events if e["event_type"] == "observation_captured"}
+    after = {e["step_id"]: e["state_signature_after"] for e in r.events if e["event_type"] == "postconditions_checked"}
+    assert "screenshot_from" not in before["open"]["metadata"]  # nothing before the first step
+    # The fill of "user" changed nothing between its "after" and the "before" of "pw".
+    assert before["pw"]["metadata"]["screenshot_from"] == "previous_observation"
+    assert before["pw"]["screenshot_hash"] == after["user"]["screenshot_hash"]
+    # A critical step's "before" is its evidence: always a capture of its own.
+    assert "screenshot_from" not in before["submit"]["metadata"]
+    assert before["submit"]["screenshot_hash"].startswith("sha256:")
+    # Its evidence screenshot is that capture.
+    shot = next(f for f in r.evidence["files"] if f["step_id"] == "submit" and f["metadata"].get("which") == "before")
+    assert "sha256:" + shot["sha256"].removeprefix("sha256:") == before["submit"]["screenshot_hash"]
