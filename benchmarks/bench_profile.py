@@ -242,7 +242,10 @@ def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
         "page.screenshot jpeg quality 70": lambda: page.screenshot(type="jpeg", quality=70),
         "CDP Page.captureScreenshot png": cdp_shot,
         "CDP Page.captureScreenshot png, optimizeForSpeed": lambda: cdp_shot(optimizeForSpeed=True),
-        "executor capture (CDP png optimizeForSpeed, caret hidden)": lambda: observe_module._capture(page, False),
+        "executor capture, no focused field (CDP png optimizeForSpeed)":
+            lambda: observe_module._capture(page, False, caret=False),
+        "executor capture, a focused field (the same, caret hidden)":
+            lambda: observe_module._capture(page, False, caret=True),
         "observe() without screenshot (evaluate + hashing)": lambda: observe(page, screenshot=False),
         "page.evaluate(OBSERVE_JS) alone":
             lambda: page.evaluate(OBSERVE_JS, {"maxElements": MAX_ELEMENTS, "secrets": []}),

@@ -156,6 +156,7 @@ class NetworkGuard:
         self._lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
+        self._stopper: threading.Thread | None = None
 
     def _record(self, method: str, url: str, host: str) -> None:
         with self._lock:
@@ -181,12 +182,26 @@ class NetworkGuard:
         self._thread.start()
         return self
 
-    def stop(self) -> None:
-        """Stop serving; returns within one poll interval (50 ms, see ``start``), not 0.5 s."""
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+    def stop(self, wait: bool = False) -> None:
+        """Stop serving: at once, the serving loop ends within its poll interval in the background.
+
+        A plan item's teardown has no reason to wait for the loop (the
+        browser context using it is already closed); ``wait=True`` does, for
+        callers that need the port free when this returns.
+        """
+        server, self._server = self._server, None
+        if server is None:
+            return
+
+        def close() -> None:
+            server.shutdown()
+            server.server_close()
+
+        if wait:
+            close()
+        else:
+            self._stopper = threading.Thread(target=close, name="cometlocal-guard-stop", daemon=True)
+            self._stopper.start()
 
     def proxy_settings(self) -> dict[str, str]:
         """Playwright ``proxy=`` for new_context: exact hosts bypass, all else comes here."""

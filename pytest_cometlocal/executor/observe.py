@@ -11,9 +11,10 @@ Screenshots are the expensive part of a step (measured in
 benchmarks/RESULTS.md), so:
 
 * they are taken through CDP's ``Page.captureScreenshot`` with
-  ``optimizeForSpeed`` (about half the time of ``page.screenshot``), with the
-  text caret hidden by a constructed style sheet for the capture (a blinking
-  caret would make two looks at the same page hash differently); when a
+  ``optimizeForSpeed`` (about half the time of ``page.screenshot``); when a
+  focused editable element could show a text caret, the caret is hidden by a
+  constructed style sheet for the capture (a blinking caret would make two
+  looks at the same page hash differently); when a
   secret is on screen, or CDP is not available, ``page.screenshot`` with its
   ``mask`` is used instead;
 * an observation taken right after another, with nothing done to the page in
@@ -104,6 +105,11 @@ OBSERVE_JS = r"""
       if (has(n.nodeValue) && n.parentElement) { n.parentElement.setAttribute(attr, ""); marked++; }
     }
   }
+  // Whether a text caret can be on screen: only in a focused editable element.
+  const noCaret = ["button", "submit", "reset", "checkbox", "radio", "range", "color", "file", "image", "hidden"];
+  const active = document.activeElement;
+  const caret = document.designMode === "on" || (!!active && (active.isContentEditable || active.tagName === "TEXTAREA" ||
+    (active.tagName === "INPUT" && !noCaret.includes((active.getAttribute("type") || "").toLowerCase()))));
   return {
     url: location.href,
     title: document.title,
@@ -112,6 +118,7 @@ OBSERVE_JS = r"""
     anchors,
     inputs,
     marked,
+    caret,
   };
 }
 """
@@ -264,16 +271,23 @@ def _send(session, method: str, params: dict[str, Any]) -> dict[str, Any]:
             raise TimeoutError(f"{method}: Timeout {CAPTURE_BOUND_MS}ms exceeded.") from exc
 
 
-def _capture(page, masked: bool) -> bytes:
-    """A viewport PNG of ``page``: CDP's fast capture, or ``page.screenshot`` with the secret mask."""
+def _capture(page, masked: bool, caret: bool = True) -> bytes:
+    """A viewport PNG of ``page``: CDP's fast capture, or ``page.screenshot`` with the secret mask.
+
+    ``caret`` says a text caret may be on screen (a focused editable element):
+    only then is it hidden for the capture, since the style change makes
+    Chromium draw a new frame first (about 10-25 ms, benchmarks/RESULTS.md).
+    """
     session = None if masked else _cdp_session(page)
     if session is None:
         mask = [page.locator("[data-cometlocal-secret]")] if masked else []
         return page.screenshot(type="png", caret="hide", timeout=CAPTURE_BOUND_MS, mask=mask)
+    params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
+    if not caret:
+        return base64.b64decode(_send(session, "Page.captureScreenshot", params)["data"])
     try:
         _send(session, "Runtime.evaluate", {"expression": _CARET_OFF_JS})
-        shot = _send(session, "Page.captureScreenshot",
-                     {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False})
+        shot = _send(session, "Page.captureScreenshot", params)
     finally:
         try:
             _send(session, "Runtime.evaluate", {"expression": _CARET_ON_JS})
@@ -320,7 +334,8 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
             shot = previous.screenshot
             metadata["screenshot_from"] = "previous_observation"
         else:
-            shot, shot_error = _screenshot(page, lambda: _capture(page, masked=bool(data.get("marked"))))
+            shot, shot_error = _screenshot(page, lambda: _capture(page, masked=bool(data.get("marked")),
+                                                                  caret=data.get("caret", True)))
             if shot_error:
                 metadata["screenshot_error"] = shot_error
     signature = StateSignature(
