@@ -159,6 +159,11 @@ class _StepCtx:
     started: float = field(default_factory=time.monotonic)
 
 
+# How old the previous step's "after" observation may be for the next step's
+# "before" to carry its screenshot over (see Executor._carried).
+CARRY_MAX_AGE_S = 1.0
+
+
 class Executor:
     """Runs ActionSpecs on one page and records everything in one run folder."""
 
@@ -182,7 +187,7 @@ class Executor:
         self.last_observation: Observation | None = None
         # The last step's "after" observation with the request and download counts
         # when it was taken: the next step's "before" may carry its screenshot over.
-        self._carry: tuple[Observation, int, int] | None = None
+        self._carry: tuple[Observation, int, int, float] | None = None
         self.results: list[StepResult] = []
         self.proposals = 0
         self.storage: Any = None  # a StorageStates, where save points write (executor/storage.py)
@@ -534,7 +539,7 @@ class Executor:
         self._check_conditions(ctx, phase, spec.postconditions)
         self._capture_downloads(ctx)
         ctx.after = self._observe()
-        self._carry = (ctx.after, len(self.requests), len(self.downloads))
+        self._carry = (ctx.after, len(self.requests), len(self.downloads), time.monotonic())
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self._check_blocked_navigation(ctx)
@@ -904,13 +909,18 @@ class Executor:
         step's "before" but trace and evidence writes; the page itself could
         still change, so ``observe`` compares the DOM-derived data, and here a
         request started or a download since then rules the carry-over out. A
-        critical step always gets a fresh screenshot: it is its evidence.
+        critical step always gets a fresh screenshot: it is its evidence. And
+        the carry-over only spans the moment between two steps of a plan: a
+        planner proposing steps one by one may think for seconds, in which a
+        timer could repaint the page without touching the DOM.
         """
         carry, self._carry = self._carry, None
         if carry is None or ctx.spec.criticality == "critical" or ctx.attempt > 1 or ctx.recovery:
             return None
-        observation, requests, downloads = carry
+        observation, requests, downloads, taken = carry
         if requests != len(self.requests) or downloads != len(self.downloads):
+            return None
+        if time.monotonic() - taken > CARRY_MAX_AGE_S:
             return None
         return observation
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cometlocal.executor.observe import observe
-from tests.executor.conftest import DEFAULTS
+from tests.executor.test_smoke import LOGIN
 
 PAGE = """<!doctype html><title>Form</title>
 <h1 id="head">Order</h1>
@@ -64,17 +64,8 @@ def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
 
 
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run):
-    r = run("name: carry\n" + DEFAULTS + """\
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
-  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
-  - id: submit
-    kind: click
-    criticality: critical
-    target: {type: role, role: button, name: Sign in, exact: true}
-    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
-""")
+    # The sign-in plan of test_smoke, its submit made critical.
+    r = run(LOGIN.replace("    kind: click\n", "    kind: click\n    criticality: critical\n"))
     assert r.error is None, r.error
     before = {e["step_id"]: e["state_signature_before"] for e in r.events if e["event_type"] == "observation_captured"}
     after = {e["step_id"]: e["state_signature_after"] for e in r.events if e["event_type"] == "postconditions_checked"}

@@ -120,3 +120,20 @@ def test_relative_url_without_base_url_is_a_rejected_proposal(browser, tmp_path)
     finally:
         context.close()
         guard.stop()
+
+
+def test_a_planner_that_takes_its_time_gets_a_fresh_screenshot(executor, monkeypatch):
+    # Between two proposals a planner may think for long; the page may repaint meanwhile.
+    from pytest_cometlocal.executor import engine
+
+    monkeypatch.setattr(engine, "CARRY_MAX_AGE_S", 0.2)
+    fill = {"kind": "fill", "target": {"type": "label", "text": "User name", "exact": True}, **BASE}
+    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    executor.propose({"id": "first", "value": "a", **fill})
+    executor.propose({"id": "quick", "value": "b", **fill})  # proposed at once: carried over
+    executor.page.wait_for_timeout(400)
+    executor.propose({"id": "slow", "value": "c", **fill})  # proposed after the bound: taken anew
+    before = {e["step_id"]: e["state_signature_before"]["metadata"] for e in events(executor)
+              if e["event_type"] == "observation_captured"}
+    assert before["quick"].get("screenshot_from") == "previous_observation"
+    assert "screenshot_from" not in before["slow"]
