@@ -126,12 +126,12 @@ def test_a_planner_that_takes_its_time_gets_a_fresh_screenshot(executor, monkeyp
     # Between two proposals a planner may think for long; the page may repaint meanwhile.
     from pytest_cometlocal.executor import engine
 
-    monkeypatch.setattr(engine, "CARRY_MAX_AGE_S", 0.2)
+    monkeypatch.setattr(engine, "CARRY_MAX_AGE_S", 0.6)
     fill = {"kind": "fill", "target": {"type": "label", "text": "User name", "exact": True}, **BASE}
     executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
     executor.propose({"id": "first", "value": "a", **fill})
     executor.propose({"id": "quick", "value": "b", **fill})  # proposed at once: carried over
-    executor.page.wait_for_timeout(400)
+    executor.page.wait_for_timeout(1200)
     executor.propose({"id": "slow", "value": "c", **fill})  # proposed after the bound: taken anew
     before = {e["step_id"]: e["state_signature_before"]["metadata"] for e in events(executor)
               if e["event_type"] == "observation_captured"}
