@@ -4,7 +4,7 @@ Runs plans through the executor API in this process (no pytest), on the
 plugin's Chromium (``find_chromium`` + ``LAUNCH_ARGS``), with the functions of
 interest wrapped by a nesting timer (monkeypatched here only, undone after):
 observation (its ``evaluate`` and its screenshot), target resolution, condition
-polling (and its sleeps), the action, DOM-snapshot evidence (``target_context``),
+polling (and its sleeps), the action, DOM-snapshot evidence,
 evidence writes (hashing, manifest rewrite, fsync), trace writes and every
 Playwright round trip (``pw.*``). Each function's *exclusive* time is its time
 minus that of the wrapped functions it called. The first run of each plan is a
@@ -103,7 +103,6 @@ def instrument(timer: NestedTimer) -> None:
     timer.patch(E, "_step_evidence", "step evidence")
     timer.patch(E, "_write_dom", "dom snapshot")
     timer.patch(E, "_extended", "extended evidence")
-    timer.patch(engine, "target_context", "target_context")
     timer.patch(evidence.EvidenceStore, "add_json", "evidence.add_json")
     timer.patch(evidence.EvidenceStore, "add_bytes", "evidence.add_bytes")
     timer.patch(evidence.EvidenceStore, "_write_manifest", "manifest rewrite")

@@ -51,7 +51,7 @@ from .errors import (
 from .bounded import CallTimedOut, bounded, stop_loading
 from .evidence import OutputWriteFailed, sha256_bytes
 from .locators import describe_compiled, resolve
-from .observe import Observation, observe, target_context
+from .observe import Observation, observe
 from .policy import Halt, PolicyState
 from .runfolder import RunFolder
 
@@ -156,6 +156,7 @@ class _StepCtx:
     requested_url: str | None = None
     evidence: list[EvidenceRef] = field(default_factory=list)
     resolution: dict[str, Any] | None = None
+    target_context: dict[str, Any] | None = None
     started: float = field(default_factory=time.monotonic)
 
 
@@ -576,6 +577,7 @@ class Executor:
         metadata = {"attempts": [a.as_dict() for a in resolution.attempts], "rounds": resolution.rounds}
         if resolution.ok:
             ctx.locator, ctx.resolved_target = resolution.locator, resolution.target
+            ctx.target_context = resolution.context
             ctx.resolution = {"resolved": describe_compiled(resolution.target), **metadata}
             return
         target = spec.target.model_dump(mode="json") if not isinstance(spec.target, list) else [t.model_dump(mode="json") for t in spec.target]
@@ -946,7 +948,7 @@ class Executor:
         snapshot = dict(obs.snapshot)
         snapshot["state_signature"] = obs.signature.model_dump(mode="json")
         if ctx.locator is not None and which == "before":
-            snapshot["target"] = target_context(ctx.locator)
+            snapshot["target"] = ctx.target_context
         return self.evidence.add_json("dom_snapshot_partial", f"dom/{ctx.tag}_{which}.json", snapshot, step_id=ctx.spec.id)
 
     def _extended(self, ctx: _StepCtx, refs: list[EvidenceRef], after: Observation | None) -> None:

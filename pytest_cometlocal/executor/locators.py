@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..contract import targets as T
+from .bounded import bounded
+from .observe import TARGET_CONTEXT_JS
 
 
 def compile_target(root: Any, target: T.AnyTarget) -> Any:
@@ -101,19 +103,37 @@ class Resolution:
     max_count: int = 0
     sample: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
+    # The matched element as it was when resolved, before the action (TARGET_CONTEXT_JS).
+    context: dict[str, Any] | None = None
 
     @property
     def ok(self) -> bool:
         return self.locator is not None
 
 
-def _count(locator: Any) -> int:
+# The number of matches and, for exactly one, the element described for the
+# "before" DOM snapshot (TARGET_CONTEXT_JS): one round trip instead of two.
+# A function defined in the evaluated script itself, not eval(): pages with a
+# CSP that forbids eval must still be resolved.
+_COUNT_AND_DESCRIBE_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
+    "return {count: els.length, context: els.length === 1 ? targetContext(els[0]) : null}; }"
+COUNT_BOUND_MS = 5_000
+
+
+def _count(locator: Any) -> tuple[int, dict[str, Any] | None]:
+    """How many elements match, and the only one's description (None unless exactly one).
+
+    ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
+    for the frame's execution context, which a pending navigation can keep
+    from existing, so the call is bounded and counts as no match this round.
+    """
     try:
-        return locator.count()
+        out = bounded(locator, "evaluate_all", COUNT_BOUND_MS, _COUNT_AND_DESCRIBE_JS, None)
+        return int(out["count"]), out["context"]
     except Exception as exc:  # a frame not attached yet, a detached context
         if "Target" in type(exc).__name__ or "closed" in str(exc).lower():
             raise
-        return 0
+        return 0, None
 
 
 def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_limit: int = 60) -> Resolution:
@@ -130,7 +150,7 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
         result.rounds += 1
         round_attempts = []
         for i, (alt, locator, text) in enumerate(compiled):
-            count = _count(locator)
+            count, context = _count(locator)
             round_attempts.append(Attempt(i, alt.model_dump(mode="json"), text, count))
             if count > result.max_count:
                 result.max_count = count
@@ -140,7 +160,7 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
                     except Exception:
                         result.sample = []
             if count == 1:
-                result.locator, result.target = locator, alt
+                result.locator, result.target, result.context = locator, alt, context
                 break
         if len(result.attempts) < record_limit:
             result.attempts.extend(round_attempts[: record_limit - len(result.attempts)])

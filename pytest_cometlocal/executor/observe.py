@@ -346,29 +346,3 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
         metadata=metadata,
     )
     return Observation(signature, snapshot, shot)
-
-
-# TARGET_CONTEXT_JS applied to the only match, or null when there is not exactly one.
-# A function defined in the evaluated script itself, not eval(): pages with a CSP
-# that forbids eval must still be described.
-_TARGET_CONTEXT_ALL_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
-    "return els.length === 1 ? targetContext(els[0]) : null; }"
-TARGET_CONTEXT_BOUND_MS = 2_000
-
-
-def target_context(locator) -> dict[str, Any] | None:
-    """The resolved target with its ancestors and siblings, for the DOM snapshot.
-
-    Taken when the step's evidence is written, so after the action. After a
-    click that navigated away the element is gone, and ``locator.evaluate``
-    would wait for it to appear (2 s per navigating click, measured). So this
-    uses ``evaluate_all``, which never waits for matches: exactly one match is
-    described as ``evaluate`` would describe it (same script, same element),
-    none or several give None, as ``evaluate``'s timeout or strict-mode error
-    did. ``evaluate_all`` still waits for the page's execution context, which a
-    pending navigation can keep from existing, so the call stays bounded.
-    """
-    try:
-        return bounded(locator, "evaluate_all", TARGET_CONTEXT_BOUND_MS, _TARGET_CONTEXT_ALL_JS, None)
-    except Exception:
-        return None

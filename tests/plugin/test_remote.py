@@ -151,7 +151,10 @@ def test_option_beats_environment_beats_ini(pytester: pytest.Pytester, monkeypat
     pytester.makeini("[pytest]\ncometlocal_connect = ws://ini:1/\ncometlocal_remote_chromium = /ini/chrome\n"
                      "cometlocal_guard_host = 10.0.0.9\n")
     pytester.makepyfile(SHOW_SETTINGS)
-    for name in ("COMETLOCAL_CONNECT", "COMETLOCAL_CDP", "COMETLOCAL_REMOTE_CHROMIUM", "COMETLOCAL_GUARD_HOST"):
+    # PYTEST_XDIST_WORKER too: this suite run with -n 2 would make the in-process run
+    # "worker gw1", which picks the second endpoint of a pool.
+    for name in ("COMETLOCAL_CONNECT", "COMETLOCAL_CDP", "COMETLOCAL_REMOTE_CHROMIUM", "COMETLOCAL_GUARD_HOST",
+                 "PYTEST_XDIST_WORKER"):
         monkeypatch.delenv(name, raising=False)
 
     def shown(*args: str) -> list[str]:
