@@ -72,13 +72,14 @@ def describe_compiled(target: T.AnyTarget) -> str:
     return f"goto({target.url!r})"
 
 
+# At most five matches, described for a TARGET_NOT_UNIQUE error's details.
 SAMPLE_JS = r"""
-(els) => els.slice(0, 5).map(e => ({
+(e) => ({
   tag: e.tagName.toLowerCase(), id: e.id || null, role: e.getAttribute("role"),
   testid: e.getAttribute("data-testid"), name: e.getAttribute("name"),
   aria_label: e.getAttribute("aria-label"),
   text: (e.innerText || "").replace(/\s+/g, " ").trim().slice(0, 60),
-}))
+})
 """
 
 
@@ -111,29 +112,42 @@ class Resolution:
         return self.locator is not None
 
 
-# The number of matches and, for exactly one, the element described for the
-# "before" DOM snapshot (TARGET_CONTEXT_JS): one round trip instead of two.
-# A function defined in the evaluated script itself, not eval(): pages with a
+# One round trip per alternative and polling round: the number of matches; for
+# exactly one, the element described for the "before" DOM snapshot
+# (TARGET_CONTEXT_JS); for several, a sample of them for TARGET_NOT_UNIQUE.
+# Functions defined in the evaluated script itself, not eval(): pages with a
 # CSP that forbids eval must still be resolved.
-_COUNT_AND_DESCRIBE_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
-    "return {count: els.length, context: els.length === 1 ? targetContext(els[0]) : null}; }"
-COUNT_BOUND_MS = 5_000
+_MATCH_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
+    "const sample = " + SAMPLE_JS.strip() + ";\n" \
+    "return {count: els.length, context: els.length === 1 ? targetContext(els[0]) : null,\n" \
+    "        sample: els.length > 1 ? els.slice(0, 5).map(sample) : []}; }"
 
 
-def _count(locator: Any) -> tuple[int, dict[str, Any] | None]:
-    """How many elements match, and the only one's description (None unless exactly one).
+@dataclass
+class _Match:
+    count: int
+    context: dict[str, Any] | None = None
+    sample: list[dict[str, Any]] = field(default_factory=list)
+
+
+# A last round still gets this long, however little of the step's timeout is left.
+MIN_MATCH_BOUND_MS = 250
+
+
+def _match(locator: Any, bound_ms: float) -> _Match:
+    """What ``locator`` matches now (see _MATCH_JS); no match when the frame is not ready.
 
     ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
     for the frame's execution context, which a pending navigation can keep
-    from existing, so the call is bounded and counts as no match this round.
+    from existing, so the call is bounded by the time left to resolve.
     """
     try:
-        out = bounded(locator, "evaluate_all", COUNT_BOUND_MS, _COUNT_AND_DESCRIBE_JS, None)
-        return int(out["count"]), out["context"]
-    except Exception as exc:  # a frame not attached yet, a detached context
+        out = bounded(locator, "evaluate_all", bound_ms, _MATCH_JS, None)
+        return _Match(int(out["count"]), out["context"], out["sample"])
+    except Exception as exc:  # a frame not attached yet, a detached context, the bound
         if "Target" in type(exc).__name__ or "closed" in str(exc).lower():
             raise
-        return 0, None
+        return _Match(0)
 
 
 def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_limit: int = 60) -> Resolution:
@@ -150,17 +164,12 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
         result.rounds += 1
         round_attempts = []
         for i, (alt, locator, text) in enumerate(compiled):
-            count, context = _count(locator)
-            round_attempts.append(Attempt(i, alt.model_dump(mode="json"), text, count))
-            if count > result.max_count:
-                result.max_count = count
-                if count > 1:
-                    try:
-                        result.sample = locator.evaluate_all(SAMPLE_JS)
-                    except Exception:
-                        result.sample = []
-            if count == 1:
-                result.locator, result.target, result.context = locator, alt, context
+            match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000))
+            round_attempts.append(Attempt(i, alt.model_dump(mode="json"), text, match.count))
+            if match.count > result.max_count:
+                result.max_count, result.sample = match.count, match.sample
+            if match.count == 1:
+                result.locator, result.target, result.context = locator, alt, match.context
                 break
         if len(result.attempts) < record_limit:
             result.attempts.extend(round_attempts[: record_limit - len(result.attempts)])

@@ -28,11 +28,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
 import json
 import time
 import weakref
 from dataclasses import dataclass
 from typing import Any
+
+from playwright.sync_api import CDPSession
 
 from ..contract.records import StateSignature
 from .bounded import CallTimedOut, bounded, stop_loading
@@ -228,15 +231,16 @@ def _evaluate_settled(page, script: str, arg: Any) -> Any:
 
 # The caret, hidden for a capture by a constructed style sheet: not a node in
 # the DOM (no mutation observer of the page sees it, page.content() does not
-# show it) and not subject to a Content-Security-Policy on inline styles.
+# show it) and not subject to a Content-Security-Policy on inline styles. The
+# sheet carries an expando property, by which it is taken away again.
 _CARET_OFF_JS = """(() => {
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync("*, *::before, *::after { caret-color: transparent !important; --cometlocal-caret: 1; }");
+  sheet.replaceSync("*, *::before, *::after { caret-color: transparent !important; }");
+  sheet.__cometlocalCaret = true;
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 })()"""
 _CARET_ON_JS = """(() => {
-  document.adoptedStyleSheets = document.adoptedStyleSheets.filter(
-    (s) => !(s.cssRules.length === 1 && s.cssRules[0].style && s.cssRules[0].style.getPropertyValue("--cometlocal-caret")));
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
 })()"""
 CAPTURE_BOUND_MS = 10_000
 
@@ -260,15 +264,19 @@ def _cdp_session(page) -> Any:
     return session
 
 
+# CDPSession.send has a timeout of its own in recent Playwright releases;
+# before that, the call is bounded like the executor's other unbounded waits.
+_SEND_HAS_TIMEOUT = "timeout" in inspect.signature(CDPSession.send).parameters
+
+
 def _send(session, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """A CDP command, bounded: the capture must never wait forever on a stuck renderer."""
-    try:
+    if _SEND_HAS_TIMEOUT:
         return session.send(method, params, timeout=CAPTURE_BOUND_MS)
-    except TypeError:  # a Playwright before CDPSession.send(timeout=)
-        try:
-            return bounded(session, "send", CAPTURE_BOUND_MS, method, params)
-        except CallTimedOut as exc:
-            raise TimeoutError(f"{method}: Timeout {CAPTURE_BOUND_MS}ms exceeded.") from exc
+    try:
+        return bounded(session, "send", CAPTURE_BOUND_MS, method, params)
+    except CallTimedOut as exc:
+        raise TimeoutError(f"{method}: Timeout {CAPTURE_BOUND_MS}ms exceeded.") from exc
 
 
 def _capture(page, masked: bool, caret: bool = True) -> bytes:
