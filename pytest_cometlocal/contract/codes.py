@@ -25,6 +25,9 @@ class ErrorCode(StrEnum):
     # Extension codes (plan-format v1, "Extension codes").
     NAVIGATION_FAILED = "NAVIGATION_FAILED"
     BROWSER_CRASHED = "BROWSER_CRASHED"
+    # The page under test stopped answering (its main thread is stuck: a script
+    # that never returns); the executor's watchdog gave up on it (issue 10).
+    PAGE_UNRESPONSIVE = "PAGE_UNRESPONSIVE"
     # The run's own artifacts cannot be written (output folder not writable, disk
     # full). It describes the machine, not the application under test, so plan
     # fields (expect, retry_on, recovery.on_error) do not accept it.
@@ -33,7 +36,7 @@ class ErrorCode(StrEnum):
 
 CANONICAL_CODES: tuple[ErrorCode, ...] = tuple(list(ErrorCode)[:13])
 EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED,
-                                          ErrorCode.OUTPUT_WRITE_FAILED)
+                                          ErrorCode.PAGE_UNRESPONSIVE, ErrorCode.OUTPUT_WRITE_FAILED)
 
 ErrorCodeName = Literal[
     "TARGET_NOT_FOUND",
@@ -51,6 +54,7 @@ ErrorCodeName = Literal[
     "AUTH_FAILED",
     "NAVIGATION_FAILED",
     "BROWSER_CRASHED",
+    "PAGE_UNRESPONSIVE",
 ]
 """The codes a plan may name, as a Literal, for strict plan-file fields (``retry_on``, ``expect``):
 all but OUTPUT_WRITE_FAILED."""

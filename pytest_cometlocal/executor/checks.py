@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urljoin
 
-from ..contract import conditions as C
 from ..contract import targets as T
 from ..contract.actionspec import ActionSpec
 from .allowlist import url_allowed
-from .locators import compile_target
+from .errors import is_crash
+from .locators import compile_target, pause, resolve_now
 
 DEFAULT_TOAST_SELECTOR = "[role=alert], [role=status], [aria-live]"
 
@@ -100,7 +100,11 @@ class CheckResult:
 
 
 def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Any | None, dict[str, Any]]:
-    """Locator for a condition's target: its own args.target, else the step's target."""
+    """Locator for a condition's target: its own args.target, else the step's resolved target.
+
+    A condition's own target is resolved by the same rules as a step's
+    (``locators.resolve_now``: U4 order, exactly one match), looking once.
+    """
     if spec is None:
         if ctx.step_locator is not None:
             return ctx.step_locator, {}
@@ -108,13 +112,10 @@ def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Any | None, dict[str,
         if spec is None or isinstance(spec, T.UrlTarget):
             return None, {"error": "no target"}
     alternatives = spec if isinstance(spec, list) else [spec]
-    counts = []
-    for alt in alternatives:
-        locator = compile_target(ctx.page, alt)
-        count = locator.count()
-        counts.append(count)
-        if count == 1:
-            return locator, {"count": 1}
+    resolution = resolve_now(ctx.page, alternatives)
+    if resolution.resolved is not None:
+        return resolution.resolved.locator, {"count": 1}
+    counts = [a.count for a in resolution.attempts]
     return None, {"count": max(counts) if counts else 0, "counts": counts}
 
 
@@ -156,7 +157,6 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 
     # Element conditions.
     target_spec = getattr(args, "target", None)
-    locator, seen = _target_locator(ctx, target_spec)
     if kind == "element_count_equals":
         if target_spec is None and ctx.step_locator is not None:
             return args.count == 1, {"count": 1}
@@ -165,6 +165,7 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         counts = [compile_target(page, alt).count() for alt in alternatives]
         # Alternatives name the same element set in different ways: any one may hold.
         return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
+    locator, seen = _target_locator(ctx, target_spec)
     if locator is None:
         return False, seen or {"count": 0}
     if kind == "element_exists":
@@ -251,24 +252,12 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
         results = {id(c): CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in required}
         if all(r.ok for r in results.values()) or time.monotonic() >= deadline:
             break
-        _pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
+        pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 2, 0.2)
     for c in conditions:
         if c.severity == "warning":
             results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
-
-
-def _pause(page: Any, seconds: float) -> None:
-    """Wait between two looks while Playwright keeps delivering events.
-
-    A plain ``time.sleep`` would stall the sync API's event loop, so a download
-    or a request that happened meanwhile would not be seen until the next call.
-    """
-    try:
-        page.wait_for_timeout(seconds * 1000)
-    except Exception:
-        time.sleep(seconds)
 
 
 def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -282,5 +271,4 @@ def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]
 
 def _is_fatal(exc: Exception) -> bool:
     """Closed pages and dead browsers end the step; anything else is an observation."""
-    text = str(exc)
-    return "Target page, context or browser has been closed" in text or "Browser has been closed" in text or "crash" in text.lower()
+    return is_crash(exc)

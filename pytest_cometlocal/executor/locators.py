@@ -13,63 +13,62 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from ..contract import targets as T
-from .bounded import bounded
+from .watchdog import CallTimedOut, bound
+from .errors import is_crash
 from .observe import TARGET_CONTEXT_JS
+
+
+def _role(root: Any, t: T.RoleTarget) -> Any:
+    kwargs: dict[str, Any] = {}
+    if t.name is not None:
+        kwargs["name"] = t.name
+    if t.exact is not None:
+        kwargs["exact"] = t.exact
+    return root.get_by_role(t.role, **kwargs)
+
+
+def _describe_role(t: T.RoleTarget) -> str:
+    args = [repr(t.role)]
+    if t.name is not None:
+        args.append(f"name={t.name!r}")
+    if t.exact is not None:
+        args.append(f"exact={t.exact}")
+    return f"get_by_role({', '.join(args)})"
+
+
+# One row per target type: how it compiles to a Playwright locator from a root
+# (Page, Frame or FrameLocator), and the Playwright call it reads as.
+COMPILERS: dict[type, tuple[Callable[[Any, Any], Any], Callable[[Any], str]]] = {
+    T.TestIdTarget: (lambda root, t: root.get_by_test_id(t.id), lambda t: f"get_by_test_id({t.id!r})"),
+    T.RoleTarget: (_role, _describe_role),
+    T.LabelTarget: (lambda root, t: root.get_by_label(t.text, exact=bool(t.exact)),
+                    lambda t: f"get_by_label({t.text!r}, exact={bool(t.exact)})"),
+    T.TextTarget: (lambda root, t: root.get_by_text(t.text, exact=bool(t.exact)),
+                   lambda t: f"get_by_text({t.text!r}, exact={bool(t.exact)})"),
+    T.CssTarget: (lambda root, t: root.locator(f"css={t.selector}"), lambda t: f"locator('css={t.selector}')"),
+    T.XPathTarget: (lambda root, t: root.locator(f"xpath={t.selector}"), lambda t: f"locator('xpath={t.selector}')"),
+    T.FrameTarget: (lambda root, t: compile_target(root.frame_locator(t.selector), t.inner),
+                    lambda t: f"frame_locator({t.selector!r}).{describe_compiled(t.inner)}"),
+    T.NthTarget: (lambda root, t: compile_target(root, t.base).nth(t.index),
+                  lambda t: f"{describe_compiled(t.base)}.nth({t.index})"),
+    T.UrlTarget: (None, lambda t: f"goto({t.url!r})"),  # type: ignore[dict-item]
+}
 
 
 def compile_target(root: Any, target: T.AnyTarget) -> Any:
     """``root`` is a Page, Frame or FrameLocator; returns a Locator."""
-    if isinstance(target, T.TestIdTarget):
-        return root.get_by_test_id(target.id)
-    if isinstance(target, T.RoleTarget):
-        kwargs: dict[str, Any] = {}
-        if target.name is not None:
-            kwargs["name"] = target.name
-        if target.exact is not None:
-            kwargs["exact"] = target.exact
-        return root.get_by_role(target.role, **kwargs)
-    if isinstance(target, T.LabelTarget):
-        return root.get_by_label(target.text, exact=bool(target.exact))
-    if isinstance(target, T.TextTarget):
-        return root.get_by_text(target.text, exact=bool(target.exact))
-    if isinstance(target, T.CssTarget):
-        return root.locator(f"css={target.selector}")
-    if isinstance(target, T.XPathTarget):
-        return root.locator(f"xpath={target.selector}")
-    if isinstance(target, T.FrameTarget):
-        return compile_target(root.frame_locator(target.selector), target.inner)
-    if isinstance(target, T.NthTarget):
-        return compile_target(root, target.base).nth(target.index)
-    raise TypeError(f"{target.type} targets do not compile to a locator")
+    compile_fn = COMPILERS[type(target)][0]
+    if compile_fn is None:
+        raise TypeError(f"{target.type} targets do not compile to a locator")
+    return compile_fn(root, target)
 
 
 def describe_compiled(target: T.AnyTarget) -> str:
     """The Playwright call a target compiles to, for the action_compiled event."""
-    if isinstance(target, T.TestIdTarget):
-        return f"get_by_test_id({target.id!r})"
-    if isinstance(target, T.RoleTarget):
-        args = [repr(target.role)]
-        if target.name is not None:
-            args.append(f"name={target.name!r}")
-        if target.exact is not None:
-            args.append(f"exact={target.exact}")
-        return f"get_by_role({', '.join(args)})"
-    if isinstance(target, T.LabelTarget):
-        return f"get_by_label({target.text!r}, exact={bool(target.exact)})"
-    if isinstance(target, T.TextTarget):
-        return f"get_by_text({target.text!r}, exact={bool(target.exact)})"
-    if isinstance(target, T.CssTarget):
-        return f"locator('css={target.selector}')"
-    if isinstance(target, T.XPathTarget):
-        return f"locator('xpath={target.selector}')"
-    if isinstance(target, T.FrameTarget):
-        return f"frame_locator({target.selector!r}).{describe_compiled(target.inner)}"
-    if isinstance(target, T.NthTarget):
-        return f"{describe_compiled(target.base)}.nth({target.index})"
-    return f"goto({target.url!r})"
+    return COMPILERS[type(target)][1](target)
 
 
 # At most five matches, described for a TARGET_NOT_UNIQUE error's details.
@@ -94,22 +93,30 @@ class Attempt:
         return {"alternative": self.alternative, "target": self.target, "compiled": self.compiled, "count": self.count}
 
 
+@dataclass(frozen=True)
+class ResolvedTarget:
+    """A step's element, resolved once per attempt: everything later parts of the step need of it."""
+
+    target: T.AnyTarget  # the alternative that matched exactly one element
+    locator: Any
+    description: str  # the Playwright call it compiles to
+    context: dict[str, Any] | None  # the element as it was when resolved, before the action (TARGET_CONTEXT_JS)
+
+
 @dataclass
 class Resolution:
-    """Outcome of resolving a step's target(s): the winning locator or the counts seen."""
+    """Outcome of resolving a step's target(s): the resolved target or the counts seen."""
 
-    locator: Any | None
-    target: T.AnyTarget | None
+    resolved: ResolvedTarget | None = None
     attempts: list[Attempt] = field(default_factory=list)
     max_count: int = 0
     sample: list[dict[str, Any]] = field(default_factory=list)
     rounds: int = 0
-    # The matched element as it was when resolved, before the action (TARGET_CONTEXT_JS).
-    context: dict[str, Any] | None = None
+    unanswered: int = 0  # looks that got no answer within their bound (a pending navigation, a stuck page)
 
     @property
     def ok(self) -> bool:
-        return self.locator is not None
+        return self.resolved is not None
 
 
 # One round trip per alternative and polling round: the number of matches; for
@@ -128,6 +135,7 @@ class _Match:
     count: int
     context: dict[str, Any] | None = None
     sample: list[dict[str, Any]] = field(default_factory=list)
+    unanswered: bool = False
 
 
 # A last round still gets this long, however little of the step's timeout is left.
@@ -139,13 +147,17 @@ def _match(locator: Any, bound_ms: float) -> _Match:
 
     ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
     for the frame's execution context, which a pending navigation can keep
-    from existing, so the call is bounded by the time left to resolve.
+    from existing, so the call is bounded by the time left to resolve. A page
+    that stops answering is noticed by the step's own bound around this one.
     """
     try:
-        out = bounded(locator, "evaluate_all", bound_ms, _MATCH_JS, None)
+        with bound("target resolution", bound_ms):
+            out = locator.evaluate_all(_MATCH_JS)
         return _Match(int(out["count"]), out["context"], out["sample"])
-    except Exception as exc:  # a frame not attached yet, a detached context, the bound
-        if "Target" in type(exc).__name__ or "closed" in str(exc).lower():
+    except CallTimedOut:
+        return _Match(0, unanswered=True)
+    except Exception as exc:  # a frame not attached yet, a detached context
+        if is_crash(exc):
             raise
         return _Match(0)
 
@@ -158,19 +170,11 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
     """
     deadline = time.monotonic() + timeout_ms / 1000
     compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
-    result = Resolution(None, None)
+    result = Resolution()
     delay = 0.02
     while True:
         result.rounds += 1
-        round_attempts = []
-        for i, (alt, locator, text) in enumerate(compiled):
-            match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000))
-            round_attempts.append(Attempt(i, alt.model_dump(mode="json"), text, match.count))
-            if match.count > result.max_count:
-                result.max_count, result.sample = match.count, match.sample
-            if match.count == 1:
-                result.locator, result.target, result.context = locator, alt, match.context
-                break
+        round_attempts = _round(compiled, result, deadline)
         if len(result.attempts) < record_limit:
             result.attempts.extend(round_attempts[: record_limit - len(result.attempts)])
         if result.ok:
@@ -181,9 +185,41 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
             if result.attempts[-len(round_attempts):] != round_attempts:
                 result.attempts.extend(round_attempts)
             return result
-        pause = min(delay, max(0.0, deadline - time.monotonic()))
-        try:
-            page.wait_for_timeout(pause * 1000)  # keeps Playwright's events flowing
-        except Exception:
-            time.sleep(pause)
+        pause(page, min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 2, 0.2)
+
+
+def resolve_now(page: Any, alternatives: list[T.AnyTarget]) -> Resolution:
+    """One look, no waiting: what a condition's target matches at this moment."""
+    compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
+    result = Resolution(rounds=1)
+    result.attempts = _round(compiled, result, time.monotonic())
+    return result
+
+
+def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: float) -> list[Attempt]:
+    attempts = []
+    for i, (alt, locator, text) in enumerate(compiled):
+        match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000))
+        attempts.append(Attempt(i, alt.model_dump(mode="json"), text, match.count))
+        result.unanswered += match.unanswered
+        if match.count > result.max_count:
+            result.max_count, result.sample = match.count, match.sample
+        if match.count == 1:
+            result.resolved = ResolvedTarget(alt, locator, text, match.context)
+            break
+    return attempts
+
+
+def pause(page: Any, seconds: float) -> None:
+    """Wait between two looks while Playwright keeps delivering events.
+
+    A plain ``time.sleep`` would stall the sync API's event loop, so a download
+    or a request that happened meanwhile would not be seen until the next call.
+    """
+    try:
+        page.wait_for_timeout(seconds * 1000)
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        time.sleep(seconds)

@@ -28,19 +28,15 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import inspect
 import json
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any
 
-from playwright.sync_api import CDPSession
-
 from ..contract.records import StateSignature
-from .bounded import CallTimedOut, bounded, stop_loading
 from .clock import utc_now_iso
 from .errors import first_line, is_crash
+from .watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session, forget_cdp_session, page_answers
 
 MAX_ELEMENTS = 400
 
@@ -179,7 +175,9 @@ def _settled(page, fn, attempts: int = 20):
 # Chromium's "Unable to capture screenshot" (Page.captureScreenshot): the compositor
 # has no frame to give yet. Seen on the first screenshot of a fresh page when two
 # browsers share two busy CPUs (pytest -n 2); a moment later the same capture works.
-_SCREENSHOT_TRANSIENT = ("Unable to capture screenshot",)
+# "Not attached to an active page": the session's document was swapped by a
+# navigation (a page that reloads itself); a new session works.
+_SCREENSHOT_TRANSIENT = ("Unable to capture screenshot", "Not attached to an active page", "Session closed")
 SCREENSHOT_RETRY_DELAYS_MS = (50, 100, 200, 400, 800)
 
 
@@ -192,24 +190,34 @@ def _screenshot(page, take) -> tuple[bytes | None, str | None]:
     with the error's first line), as ``observe(screenshot=False)`` would: the
     format allows a null ``screenshot_hash``, and a screenshot missing is no
     reason to fail a step of the application under test, let alone to report
-    a fault of the plugin. Other errors (crashes included) propagate as before.
+    a fault of the plugin. A capture that gets no answer within CAPTURE_MS
+    is recorded the same way when the page still runs scripts (a document
+    still arriving has no frame to show); when it does not, the page stopped
+    answering and CallTimedOut goes up. Crashes propagate.
     """
     for delay_ms in (*SCREENSHOT_RETRY_DELAYS_MS, None):
         try:
             return _settled(page, take), None
+        except CallTimedOut as exc:
+            if not page_answers(page):
+                raise
+            return None, str(exc)
         except Exception as exc:
             if is_crash(exc) or not any(t in str(exc) for t in _SCREENSHOT_TRANSIENT):
                 raise
+            forget_cdp_session(page)
             if delay_ms is None:
                 return None, first_line(exc)
             try:  # keeps Playwright's events flowing (a page crash is noticed), unlike a sleep
                 page.wait_for_timeout(delay_ms)
-            except Exception:
+            except Exception as exc:
+                if is_crash(exc):
+                    raise
                 time.sleep(delay_ms / 1000)
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-SETTLE_TIMEOUT_MS = 30_000
+SETTLE_TIMEOUT_MS = 10_000
 
 
 def _evaluate_settled(page, script: str, arg: Any) -> Any:
@@ -217,16 +225,32 @@ def _evaluate_settled(page, script: str, arg: Any) -> Any:
 
     ``evaluate`` waits for the page's execution context, and a navigation to a
     server that never answers keeps it from existing, for as long as the
-    server keeps the connection open. The wait is bounded here (as the
-    context's default timeout bounds other calls); then the navigation is
+    server keeps the connection open. The wait is bounded here (the step's own
+    bound around the observation still applies); then the navigation is
     stopped, as the browser's Stop button would, and the page is observed as
     it is.
     """
     try:
-        return bounded(page, "evaluate", SETTLE_TIMEOUT_MS, script, arg)
+        with bound("observation", SETTLE_TIMEOUT_MS):
+            return page.evaluate(script, arg)
     except CallTimedOut:
         stop_loading(page)
-        return bounded(page, "evaluate", SETTLE_TIMEOUT_MS, script, arg)
+        with bound("observation", SETTLE_TIMEOUT_MS):
+            return page.evaluate(script, arg)
+
+
+def stop_loading(page: Any) -> bool:
+    """Stop the page's pending navigation (the browser's Stop button); True when it was sent."""
+    session = cdp_session(page)
+    if session is None:
+        return False
+    try:
+        # Served by the browser, not the page: it answers while a navigation is pending.
+        with bound("Page.stopLoading", CAPTURE_MS, isolated=True):
+            session.send("Page.stopLoading", {})
+        return True
+    except Exception:
+        return False
 
 
 # The caret, hidden for a capture by a constructed style sheet: not a node in
@@ -242,41 +266,11 @@ _CARET_OFF_JS = """(() => {
 _CARET_ON_JS = """(() => {
   document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
 })()"""
-CAPTURE_BOUND_MS = 10_000
-
-# One CDP session per page, made on the first capture; None where CDP is not
-# available (a fake page in unit tests, a browser that is not Chromium).
-_sessions: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
-
-
-def _cdp_session(page) -> Any:
-    try:
-        return _sessions[page]
-    except KeyError:
-        pass
-    except TypeError:  # not weak-referenceable
-        return None
-    try:
-        session = page.context.new_cdp_session(page)
-    except Exception:
-        session = None
-    _sessions[page] = session
-    return session
-
-
-# CDPSession.send has a timeout of its own in recent Playwright releases;
-# before that, the call is bounded like the executor's other unbounded waits.
-_SEND_HAS_TIMEOUT = "timeout" in inspect.signature(CDPSession.send).parameters
-
 
 def _send(session, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """A CDP command, bounded: the capture must never wait forever on a stuck renderer."""
-    if _SEND_HAS_TIMEOUT:
-        return session.send(method, params, timeout=CAPTURE_BOUND_MS)
-    try:
-        return bounded(session, "send", CAPTURE_BOUND_MS, method, params)
-    except CallTimedOut as exc:
-        raise TimeoutError(f"{method}: Timeout {CAPTURE_BOUND_MS}ms exceeded.") from exc
+    with bound(method, CAPTURE_MS):
+        return session.send(method, params)
 
 
 def _capture(page, masked: bool, caret: bool = True) -> bytes:
@@ -286,10 +280,11 @@ def _capture(page, masked: bool, caret: bool = True) -> bytes:
     only then is it hidden for the capture, since the style change makes
     Chromium draw a new frame first (about 10-25 ms, benchmarks/RESULTS.md).
     """
-    session = None if masked else _cdp_session(page)
+    session = None if masked else cdp_session(page)
     if session is None:
         mask = [page.locator("[data-cometlocal-secret]")] if masked else []
-        return page.screenshot(type="png", caret="hide", timeout=CAPTURE_BOUND_MS, mask=mask)
+        with bound("screenshot", CAPTURE_MS + 500):
+            return page.screenshot(type="png", caret="hide", timeout=CAPTURE_MS, mask=mask)
     params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
     if not caret:
         return base64.b64decode(_send(session, "Page.captureScreenshot", params)["data"])

@@ -14,10 +14,13 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .browser import LAUNCH_ARGS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Error as PlaywrightError
 
 PLAYWRIGHT_SERVER = "playwright-server"
 CDP = "cdp"
@@ -114,6 +117,8 @@ def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | 
 def connect_browser(playwright: Any, target: RemoteTarget, launch_kwargs: dict[str, Any],
                     timeout_ms: float = CONNECT_TIMEOUT_MS) -> Any:
     """Connect to ``target``; a failure is a ``RemoteBrowserUnavailable`` with a one-line message."""
+    from playwright.sync_api import Error as PlaywrightError
+
     slow_mo = launch_kwargs.get("slow_mo") or None
     try:
         if target.connection == PLAYWRIGHT_SERVER:
@@ -121,7 +126,7 @@ def connect_browser(playwright: Any, target: RemoteTarget, launch_kwargs: dict[s
                                                headers=launch_options_header(launch_kwargs, target.executable_path))
         if target.connection == CDP:
             return playwright.chromium.connect_over_cdp(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo)
-    except Exception as exc:
+    except PlaywrightError as exc:  # its TimeoutError too: a subclass
         raise RemoteBrowserUnavailable(
             f"cannot connect to {'Playwright server' if target.connection == PLAYWRIGHT_SERVER else 'CDP endpoint'} "
             f"{target.public_endpoint}: {_reason(exc, target.endpoint)}"
@@ -129,9 +134,9 @@ def connect_browser(playwright: Any, target: RemoteTarget, launch_kwargs: dict[s
     raise ValueError(f"unknown connection {target.connection!r}")
 
 
-def _reason(exc: Exception, endpoint: str) -> str:
-    """The first line of Playwright's error, without its call log or the endpoint's token."""
-    text = str(getattr(exc, "message", None) or exc).strip()
+def _reason(exc: PlaywrightError, endpoint: str) -> str:
+    """The first line of Playwright's error (``Error.message``), without its call log or the endpoint's token."""
+    text = str(exc.message or exc).strip()
     reason = text.splitlines()[0].strip() if text else type(exc).__name__
     reason = re.sub(r"^BrowserType\.\w+:\s*", "", reason)
     versions = re.findall(r"(server|client) version: (v[\d.]+)", text)

@@ -95,3 +95,24 @@ def mask_values(redactor: Any, values: Iterable[str]) -> None:
     values = [v for v in values if v]
     if values:
         redactor.add(values)
+
+
+def save_state(page: Any, run: Any, storage: "StorageStates | None", step_id: str, name: str) -> None:
+    """A save point passed: keep the context's cookies and local storage under ``name``.
+
+    The values are masked in this run's artifacts from now on; the trace
+    records the name, the file's hash and counts, never the values. A failure
+    is recorded; a plan that starts from this state then says it is missing.
+    """
+    if storage is None:
+        return
+    from .watchdog import bound
+
+    try:
+        with bound("storage_state", 15_000, isolated=True):
+            state = page.context.storage_state()
+        mask_values(run.redactor, state_values(state))
+        info = storage.save(name, state)
+    except Exception as exc:
+        info = {"name": name, "error": (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]}
+    run.trace.emit("evidence_captured", step_id, metadata={"storage_state_saved": info})

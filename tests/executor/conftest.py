@@ -21,9 +21,9 @@ import pytest
 
 from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, validate_text
 from pytest_cometlocal.demo.portal import DemoPortal
+from pytest_cometlocal.executor.browser import BrowserManager  # noqa: F401 - type of `browser`
 from pytest_cometlocal.executor.engine import RunResult
 from pytest_cometlocal.executor.session import effective_settings, run_plan
-from pytest_cometlocal.plugin.fixtures import BrowserManager  # noqa: F401 - type of `browser`
 
 DEFAULTS = """\
 defaults:

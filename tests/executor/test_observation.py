@@ -64,9 +64,9 @@ def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
 
 
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeypatch):
-    from pytest_cometlocal.executor import engine
+    from pytest_cometlocal.executor import observer
 
-    monkeypatch.setattr(engine, "CARRY_MAX_AGE_S", 60.0)  # the age bound has its own test (test_planner_api)
+    monkeypatch.setattr(observer, "CARRY_MAX_AGE_S", 60.0)  # the age bound has its own test (test_planner_api)
     # The sign-in plan of test_smoke, its submit made critical.
     r = run(LOGIN.replace("    kind: click\n", "    kind: click\n    criticality: critical\n"))
     assert r.error is None, r.error

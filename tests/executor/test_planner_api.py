@@ -124,9 +124,9 @@ def test_relative_url_without_base_url_is_a_rejected_proposal(browser, tmp_path)
 
 def test_a_planner_that_takes_its_time_gets_a_fresh_screenshot(executor, monkeypatch):
     # Between two proposals a planner may think for long; the page may repaint meanwhile.
-    from pytest_cometlocal.executor import engine
+    from pytest_cometlocal.executor import observer
 
-    monkeypatch.setattr(engine, "CARRY_MAX_AGE_S", 0.6)
+    monkeypatch.setattr(observer, "CARRY_MAX_AGE_S", 0.6)
     fill = {"kind": "fill", "target": {"type": "label", "text": "User name", "exact": True}, **BASE}
     executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
     executor.propose({"id": "first", "value": "a", **fill})

@@ -10,7 +10,7 @@ import pytest
 
 from pytest_cometlocal.audit import show_run, verify_run
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.executor.rejection import record_invalid_plan
+from pytest_cometlocal.executor.failures import record_invalid_plan
 from tests.conftest import only_problems
 
 

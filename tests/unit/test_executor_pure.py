@@ -9,7 +9,7 @@ import pytest
 from pytest_cometlocal.contract.policy import Policy
 from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_host
 from pytest_cometlocal.executor.browser import ChromiumNotFound, find_chromium
-from pytest_cometlocal.executor.errors import actionability_check, intercepting_overlay, net_error
+from pytest_cometlocal.executor.classify import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.guard import NetworkGuard
 from pytest_cometlocal.executor.observe import SCREENSHOT_RETRY_DELAYS_MS, observe
 from pytest_cometlocal.executor.policy import PolicyState
@@ -107,19 +107,19 @@ class TestErrorClassification:
     )
 
     def test_intercepting_overlay_is_named(self):
-        overlay = intercepting_overlay(Exception(self.LOG))
+        overlay = intercepting_overlay(self.LOG)
         assert overlay is not None and overlay.selector == "div#cookie-wall"
-        assert intercepting_overlay(Exception("Timeout 1000ms exceeded")) is None
+        assert intercepting_overlay("Timeout 1000ms exceeded") is None
 
     def test_actionability_check_takes_the_last_reported(self):
         log = "waiting\n - element is not visible\n - retrying\n - element is not enabled\n"
-        assert actionability_check(Exception(log)) == "element_enabled"
-        assert actionability_check(Exception("element is not editable")) == "element_editable"
-        assert actionability_check(Exception("other")) is None
+        assert actionability_check(log) == "element_enabled"
+        assert actionability_check("element is not editable") == "element_editable"
+        assert actionability_check("other") is None
 
     def test_net_error(self):
-        assert net_error(Exception("Page.goto: net::ERR_CONNECTION_REFUSED at http://x/")) == "ERR_CONNECTION_REFUSED"
-        assert net_error(Exception("no code")) is None
+        assert net_error("Page.goto: net::ERR_CONNECTION_REFUSED at http://x/") == "ERR_CONNECTION_REFUSED"
+        assert net_error("no code") is None
 
 
 class _ScreenshotPage:

@@ -16,7 +16,7 @@ from pytest_cometlocal.contract.policy import Policy
 from pytest_cometlocal.contract.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.executor.evidence import MANIFEST, EvidenceStore
 from pytest_cometlocal.executor.redaction import MASK, Redactor
-from pytest_cometlocal.executor.rejection import record_invalid_plan
+from pytest_cometlocal.executor.failures import record_invalid_plan
 from pytest_cometlocal.executor.runfolder import RUN_MANIFEST, TRACE, RunFolder
 from pytest_cometlocal.executor.trace import TraceWriter, read_trace
 from tests.conftest import VALID_PLAN, only_problems

@@ -1,0 +1,234 @@
+"""Every typed error the executor raises is built here, with its evidence pack.
+
+``Failures.fail`` is the one factory of a step's ExecutorError: it writes the
+evidence (DOM snapshots, and the full page and screenshots where the code
+asks for them and the page can still be looked at), emits evidence_captured
+and masks secrets in every field. ``Failures.reject`` types a planner's
+invalid proposal; ``record_invalid_plan`` gives a plan that failed validation
+a complete run folder without a browser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..contract.codes import ErrorCode
+from ..contract.policy import Policy
+from ..contract.problems import Problem
+from ..contract.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature
+from ..contract.validator import InvalidPlan
+from .clock import utc_now_iso
+from .errors import ExecutorFailure
+from .observe import Observation
+from .observer import Observer
+from .page_events import PageEvents
+from .policy import Halt, PolicyState
+from .results import ExecutorSettings, StepAttempt
+from .runfolder import RunFolder
+from .step_evidence import write_dom, write_extended, write_screenshot
+from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, bound
+
+# Codes whose evidence is the whole page (html and screenshots) whatever the stage.
+_EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
+# Codes after which the page cannot be looked at again.
+_PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
+
+
+class Failures:
+    def __init__(self, page: Any, run: RunFolder, settings: ExecutorSettings, events: PageEvents,
+                 observer: Observer, policy: PolicyState):
+        self.page = page
+        self.run = run
+        self.settings = settings
+        self.events = events
+        self.observer = observer
+        self.policy = policy
+
+    def fail(self, attempt: StepAttempt, code: ErrorCode, stage: str, message: str, *,
+             details: dict[str, Any] | None = None, failed_conditions: list[FailedCondition] | None = None,
+             cause: str | None = None, severity: str = "error", retryable: bool | None = None,
+             with_after: bool = False, extended: bool | None = None) -> ExecutorFailure:
+        """Build the typed error of a failed attempt, with its evidence pack."""
+        spec = attempt.spec
+        evidence = self.run.evidence
+        after: Observation | None = None
+        refs: list[EvidenceRef] = []
+        state_before: StateSignature | None = attempt.before.signature if attempt.before else None
+        alive = not self.events.crashed and code not in _PAGE_GONE
+        wants_extended = extended if extended is not None else (
+            spec.criticality == "critical" or stage in ("execution", "postcondition") or code in _EXTENDED_CODES)
+        try:
+            with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
+                if alive and with_after:
+                    try:
+                        after = self.observer.observe()
+                    except Exception:
+                        after = None
+                if attempt.before is not None:
+                    refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                if after is not None:
+                    refs.append(write_dom(evidence, attempt, "after", after))
+                if wants_extended and alive:
+                    refs += write_extended(self.page, evidence, attempt, after)
+                elif wants_extended:
+                    refs += write_screenshot(evidence, attempt, "before", attempt.before)
+        except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
+            pass
+        except OSError as exc:
+            cause = (cause or "") + f" (evidence write failed: {exc.strerror})"
+        if not refs:
+            # Even a crash leaves something to point at: what was known of the state.
+            last = self.observer.last
+            refs.append(evidence.add_json("state_signature", f"state/{attempt.tag}_last_known.json", {
+                "state_before": state_before.model_dump(mode="json") if state_before else None,
+                "last_url": last.signature.url if last else None,
+                "reason": message,
+            }, step_id=spec.id))
+        attempt.evidence.extend(refs)
+        self.run.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
+                            evidence_refs=refs, metadata={"manifest_uri": "evidence_manifest.json", "for_error": code.value})
+        source = self.settings.step_sources.get(spec.id)
+        if source and len(source) > 1:  # a step of a step group: the plan line and the group lines
+            details = {**(details or {}), "source": list(source)}
+        is_retryable = retryable if retryable is not None else (
+            spec.criticality != "critical"
+            and (code.value in self.settings.policy.retry_on
+                 or (code.value in self.settings.recovery_on and not attempt.recovery)))
+        redact = self.run.redactor
+        error = ExecutorError(
+            error_code=code,
+            stage=stage,
+            severity=severity,
+            message=redact.text(message),
+            retryable=is_retryable,
+            run_id=self.run.run_id,
+            seq=self.run.trace.next_seq,
+            step_index=attempt.index,
+            action_id=spec.id,
+            action_kind=spec.kind,
+            criticality=spec.criticality,
+            state_before=state_before,
+            state_after=after.signature if after else None,
+            evidence_refs=refs,
+            created_at=utc_now_iso(),
+            cause=redact.text(cause) if cause else None,
+            details=redact_tree(details or {}, redact),
+            failed_conditions=[FailedCondition(**redact_tree(fc.model_dump(), redact)) for fc in (failed_conditions or [])],
+        )
+        return ExecutorFailure(error)
+
+    def output_write_failed(self, exc: Any, spec: Any, index: int | None) -> ExecutorError:
+        """OUTPUT_WRITE_FAILED: the run folder stopped taking files (the engine frees its reserve first)."""
+        step_id = spec.id if spec else None
+        message = self.run.redactor.text(f"cannot write the run's artifacts: {exc.strerror}: {exc.path}")
+        state = self.observer.last.signature if self.observer.last else None
+        ref = self.run.evidence.add_json("state_signature", "state/output_write_failed.json", {
+            "state_before": state.model_dump(mode="json") if state else None,
+            "last_url": state.url if state else None,
+            "reason": message,
+        }, step_id=step_id)
+        return ExecutorError(
+            error_code=ErrorCode.OUTPUT_WRITE_FAILED, stage="evidence", severity="critical", message=message,
+            retryable=False, run_id=self.run.run_id, seq=self.run.trace.next_seq, step_index=index, action_id=step_id,
+            action_kind=spec.kind if spec else None, criticality=spec.criticality if spec else None,
+            state_before=state, evidence_refs=[ref], created_at=utc_now_iso(),
+            cause=self.run.redactor.text(str(exc)),
+            details={"path": self.run.redactor.text(str(exc.path)), "errno": exc.errno, "strerror": exc.strerror},
+        )
+
+    def halt(self, attempt: StepAttempt, halt: Halt) -> ExecutorFailure:
+        details = {"policy_reason": halt.reason, "policy_thresholds": self.policy.thresholds(), **halt.details}
+        return self.fail(attempt, ErrorCode.POLICY_HALT, "policy", f"policy halt: {halt.reason}",
+                         details=details, severity="critical", retryable=False)
+
+    def reject(self, raw: Any, problems: list[Problem]) -> ExecutorFailure:
+        """A planner's proposal that failed validation: the page is not touched."""
+        error = self.bare_error(
+            ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
+            f"proposal rejected: {problems[0].key_path or 'step'}: {problems[0].message}",
+            details={"validation_errors": [p.as_dict() for p in problems],
+                     "violated_rules": sorted({p.rule for p in problems})},
+            action_id=raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None,
+            action_kind=raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None,
+        )
+        trace = self.run.trace
+        trace.emit("proposal_received", error.action_id, metadata={"proposal_source": "planner"})
+        trace.emit("proposal_rejected", error.action_id, error=error)
+        trace.emit("error_raised", error.action_id, error=error)
+        return ExecutorFailure(error)
+
+    def bare_error(self, code: ErrorCode, stage: str, message: str, *, details: dict[str, Any] | None = None,
+                   action_id: str | None = None, action_kind: str | None = None) -> ExecutorError:
+        """An error with no step observation (proposal rejections): its evidence is the report."""
+        ref = self.run.evidence.add_json("validation_report", f"proposals/proposal_{self.run.trace.next_seq:05d}.json",
+                                         {"message": message, **(details or {})})
+        return ExecutorError(
+            error_code=code, stage=stage, severity="error", message=self.run.redactor.text(message), retryable=False,
+            run_id=self.run.run_id, seq=self.run.trace.next_seq, step_index=None, action_id=action_id,
+            action_kind=action_kind, criticality=None, state_before=None, evidence_refs=[ref],
+            created_at=utc_now_iso(), details=details or {},
+        )
+
+
+def redact_tree(value: Any, redactor: Any) -> Any:
+    if not redactor:
+        return value
+    if isinstance(value, str):
+        return redactor.text(value)
+    if isinstance(value, dict):
+        return {k: redact_tree(v, redactor) for k, v in value.items()}
+    if isinstance(value, list):
+        return [redact_tree(v, redactor) for v in value]
+    return value
+
+
+# -- a plan that failed validation ---------------------------------------------
+
+
+def invalid_plan_error(invalid: InvalidPlan, run_id: str, seq: int, evidence_refs: list) -> ExecutorError:
+    problems = [p.as_dict() for p in invalid.problems]
+    first = invalid.problems[0] if invalid.problems else None
+    message = f"plan failed validation: {len(problems)} problem(s)"
+    if first is not None:
+        message += f"; first: {first.key_path or 'document'}: {first.message}"
+    return ExecutorError(
+        error_code=ErrorCode.INVALID_ACTIONSPEC, stage="proposal_validation", severity="error", message=message,
+        retryable=False, run_id=run_id, seq=seq, step_index=None, action_id=None, action_kind=None, criticality=None,
+        state_before=None, evidence_refs=evidence_refs, created_at=utc_now_iso(),
+        details={"validation_errors": problems, "violated_rules": invalid.violated_rules,
+                 "steps": list(invalid.problem_steps)},
+    )
+
+
+def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") -> tuple[RunFolder, ExecutorError]:
+    """Write the run folder of an invalid plan (no browser, a full audit trail) and return it with its typed error.
+
+    The run folder gets run_manifest.json, a trace (run_started,
+    proposal_rejected, evidence_captured, error_raised, run_finished) and the
+    validation report as the error's evidence.
+    """
+    run = RunFolder.create(
+        output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
+        plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
+                   "doc_index": invalid.source.doc_index},
+    )
+    try:
+        run.trace.emit("run_started", metadata={"execution_mode": mode, "plan": invalid.name})
+        report = {
+            "schema_version": "v1",
+            "plan": invalid.name,
+            "file": invalid.source.file,
+            "violated_rules": invalid.violated_rules,
+            "problems": [p.as_dict() | {"text": p.format()} for p in invalid.problems],
+        }
+        ref = run.evidence.add_json("validation_report", "validation_report.json", report)
+        # The error is created before it is emitted, so it records the seq of its first event.
+        error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
+        run.trace.emit("proposal_rejected", error=error, metadata={"problem_count": len(invalid.problems)})
+        run.trace.emit("evidence_captured", evidence_refs=[ref], metadata={"manifest_uri": "evidence_manifest.json"})
+        run.trace.emit("error_raised", error=error)
+        run.trace.emit("run_finished", metadata={"status": "failed", "error_code": error.error_code.value})
+    finally:
+        run.finish("failed", error_code=ErrorCode.INVALID_ACTIONSPEC.value)
+    return run, error

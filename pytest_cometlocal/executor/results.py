@@ -1,0 +1,124 @@
+"""The executor's settings and results, and the bookkeeping of one attempt of one step.
+
+Plain data: what the executor is given (``ExecutorSettings``), what it gives
+back (``StepResult``, ``RunResult``), and ``StepAttempt``, the record one
+attempt builds as it goes (its observations, its resolved target, the marks
+of the page's events when its action began, its evidence).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from ..contract.actionspec import ActionSpec
+from ..contract.codes import ErrorCode
+from ..contract.plan import AuthSignals, Plan
+from ..contract.policy import Policy
+from ..contract.records import EvidenceRef, ExecutorError
+from .checks import DEFAULT_TOAST_SELECTOR
+from .locators import ResolvedTarget
+from .observe import Observation
+from .page_events import Marks
+
+
+@dataclass(frozen=True)
+class ExecutorSettings:
+    """Everything the executor needs beyond the steps themselves."""
+
+    base_url: str | None = None
+    allowlist: tuple[str, ...] = ()
+    mode: str = "live"
+    policy: Policy = field(default_factory=Policy)
+    toast_selector: str = DEFAULT_TOAST_SELECTOR
+    overlay_selectors: tuple[str, ...] = ()
+    auth_signals: AuthSignals | None = None
+    uploads_root: Path | None = None
+    secrets: dict[str, str] = field(default_factory=dict)
+    recovery_on: tuple[str, ...] = ()
+    recovery_steps: tuple[ActionSpec, ...] = ()
+    # step id -> ("plans/a.actions.yaml:12", "groups/login.steps.yaml:9"): recorded with the step and its errors.
+    step_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # step id -> storage-state name saved when that step passes (needs Executor.storage).
+    storage_saves: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def for_plan(cls, plan: Plan, *, base_url: str | None, allowlist: tuple[str, ...], mode: str,
+                 uploads_root: Path | None, secrets: dict[str, str],
+                 step_sources: Mapping[str, tuple[str, ...]] | None = None,
+                 storage_saves: Mapping[str, str] | None = None) -> "ExecutorSettings":
+        return cls(
+            step_sources=step_sources or {},
+            storage_saves=storage_saves or {},
+            base_url=base_url,
+            allowlist=allowlist,
+            mode=mode,
+            policy=plan.policy,
+            toast_selector=plan.toast_selector or DEFAULT_TOAST_SELECTOR,
+            overlay_selectors=tuple(plan.overlay_selectors),
+            auth_signals=plan.auth_signals,
+            uploads_root=uploads_root,
+            secrets=secrets,
+            recovery_on=tuple(plan.recovery.on_error) if plan.recovery else (),
+            recovery_steps=tuple(plan.recovery.steps) if plan.recovery else (),
+        )
+
+
+@dataclass
+class StepResult:
+    """Compat result of one step: ``error`` is the string form, ``typed_error`` the ExecutorError."""
+
+    step_id: str
+    kind: str
+    ok: bool
+    duration_ms: int
+    error: str | None = None
+    typed_error: ExecutorError | None = None
+    evidence_refs: list[EvidenceRef] = field(default_factory=list)
+    attempts: int = 1
+
+
+@dataclass
+class RunResult:
+    status: str  # passed | failed | halted | stopped | blocked
+    error: ExecutorError | None
+    steps: list[StepResult]
+    run_dir: Path
+
+
+class Stop(Exception):
+    """A permitted ``stop`` step: the run ends as a pass."""
+
+
+@dataclass
+class StepAttempt:
+    """Bookkeeping of one attempt of one step."""
+
+    spec: ActionSpec
+    index: int
+    tag: str  # names its evidence files: step_003, step_003_a2, step_003_a1_r1_rec_00
+    attempt: int
+    recovery: bool
+    before: Observation | None = None
+    after: Observation | None = None
+    target: ResolvedTarget | None = None  # the step's element, resolved once
+    marks: Marks = field(default_factory=Marks)  # the page's events when the action began
+    requested_url: str | None = None
+    evidence: list[EvidenceRef] = field(default_factory=list)
+    phase: str = ""  # the part of the step running now (the watchdog's and a crash's "during")
+    started: float = field(default_factory=time.monotonic)
+
+
+def elapsed_ms(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def status_for(error: ExecutorError) -> str:
+    """The run's status when it ends with ``error``."""
+    if error.error_code == ErrorCode.POLICY_HALT:
+        return "halted"
+    if error.error_code == ErrorCode.ACTION_CRITICAL_BLOCKED:
+        return "blocked"
+    return "failed"
