@@ -35,7 +35,7 @@ def chromium():
     Playwright's sync API allows one instance per thread, so every browser
     test in this process shares it.
     """
-    from pytest_cometlocal.plugin.fixtures import BrowserManager
+    from pytest_cometlocal.executor.browser import BrowserManager
 
     manager = BrowserManager({"headless": True}, None)
     yield manager

@@ -238,6 +238,12 @@ DISABLED_BODY = """<h1>Disabled</h1>
 <label for="readonly-input">Fixed value</label>
 <input id="readonly-input" data-testid="readonly-input" readonly value="fixed">"""
 
+# A report whose "Recalculate" button freezes the page: its handler never returns
+# (a main thread stuck in a loop), as a faulty application's script can.
+FROZEN_BODY = """<h1>Frozen report</h1>
+<p data-testid="frozen-status">Totals are up to date.</p>
+<button type="button" data-testid="recalculate" onclick="for (;;) {}">Recalculate</button>"""
+
 SLOW_BODY = """<h1>Slow page</h1>
 <p data-testid="slow-delay">Answered after {ms} ms</p>"""
 
@@ -567,6 +573,9 @@ class _Handler(BaseHTTPRequestHandler):
     def disabled(self) -> None:
         self._page("Disabled", DISABLED_BODY)
 
+    def frozen(self) -> None:
+        self._page("Frozen report", FROZEN_BODY)
+
     def slow(self) -> None:
         ms = self.portal.slow_ms
         raw = self._query().get("ms")
@@ -630,6 +639,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     "/frame/inner": {"GET": _Handler.frame_inner},
     "/duplicates": {"GET": _Handler.duplicates},
     "/disabled": {"GET": _Handler.disabled},
+    "/frozen": {"GET": _Handler.frozen},
     "/slow": {"GET": _Handler.slow},
     "/protected": {"GET": _Handler.protected},
     "/redirect": {"GET": _Handler.redirect},

@@ -172,6 +172,5 @@ def unresponsive(facts: dict[str, Any]) -> Classified:
                           retryable=False, with_after=False)
     return Classified(ErrorCode.PAGE_UNRESPONSIVE,
                       f"the page stopped answering: {during} got no answer within {waited} ms",
-                      {"during": during, "waited_ms": waited, "probe": facts.get("probe"),
-                       "page_closed": facts.get("page_closed")},
+                      {"during": during, "waited_ms": waited, "probe": facts.get("probe")},
                       retryable=False, with_after=False)

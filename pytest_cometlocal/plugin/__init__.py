@@ -1,9 +1,12 @@
 """The pytest layer (entry point ``pytest11: cometlocal``): thin by design.
 
-It reads options, turns plan files into items, provides the fixtures a plan
-item uses and turns executor outcomes into pytest outcomes, markers and
-report properties. Contract rules live in ``contract/``; running lives in
-``executor/``.
+It reads options (``options``), turns plan files into items (``collection``),
+provides the fixtures a plan item uses (``fixtures``) and turns executor
+outcomes into pytest outcomes (``outcome``, ``failures``), markers and report
+properties; ``hooks`` and ``interrupts`` hold the session-level hooks. Every
+hook is imported here, so the entry point registers this package as one
+plugin. Contract rules live in ``contract/``; running (and the session's
+browser, ``executor.browser.BrowserManager``) lives in ``executor/``.
 """
 
 from .collection import PlanFile, PlanItem, pytest_collect_file, pytest_collection_modifyitems
@@ -20,14 +23,9 @@ from .fixtures import (
     cometlocal_runner,
     cometlocal_storage_state,
 )
+from .hooks import pytest_collection, pytest_configure, pytest_sessionfinish, pytest_terminal_summary
 from .interrupts import pytest_sessionstart, pytest_unconfigure
-from .options import (
-    pytest_addoption,
-    pytest_collection,
-    pytest_configure,
-    pytest_sessionfinish,
-    pytest_terminal_summary,
-)
+from .options import pytest_addoption
 
 __all__ = [
     "PlanFile",

@@ -16,31 +16,54 @@ from pathlib import Path
 from typing import Any
 from uuid import uuid4
 
+import allure_commons
 import pytest
 
+from ..contract.codes import ErrorCode
 from ..contract.targets import describe_target
+from .failures import StepFailed, report_message
 
-CATEGORY_CODES = (
-    "TARGET_NOT_FOUND", "TARGET_NOT_UNIQUE", "INVALID_ACTIONSPEC", "PRECONDITION_FAILED", "POSTCONDITION_FAILED",
-    "POLICY_HALT", "DOMAIN_BLOCKED", "ACTION_CRITICAL_BLOCKED", "NAVIGATION_TIMEOUT", "UPLOAD_FAILED",
-    "DOWNLOAD_FAILED", "OVERLAY_BLOCKING", "AUTH_FAILED", "NAVIGATION_FAILED", "BROWSER_CRASHED",
-)
+CATEGORY_CODES = tuple(code.value for code in ErrorCode)
 
 
 def allure_active(config: pytest.Config) -> bool:
     return bool(config.getoption("allure_report_dir", None))
 
 
-class _Failed(AssertionError):
-    """Makes allure mark a step failed (not broken)."""
+class CodeFirstMessages:
+    """An allure-commons plugin: the status message of a plan failure, and of its failed
+    steps, starts with the error code, as the categories (``^CODE\\b``) expect.
+
+    allure-pytest takes the message from ``ExceptionInfo.exconly()``, which names the
+    exception's class with its module (``pytest_cometlocal.plugin.failures.TARGET_NOT_FOUND:
+    ...``); ``report_result`` runs before the result file is written and drops the module
+    and, for classes not named after a code, the class (``failures.report_message``).
+    """
+
+    @staticmethod
+    def _rewrite(item: Any) -> None:
+        details = getattr(item, "statusDetails", None)
+        if details is not None and isinstance(getattr(details, "message", None), str):
+            details.message = report_message(details.message)
+        for step in getattr(item, "steps", None) or ():
+            CodeFirstMessages._rewrite(step)
+
+    @allure_commons.hookimpl(tryfirst=True)  # before allure's file logger writes the result
+    def report_result(self, result: Any) -> None:
+        self._rewrite(result)
+
+
+def register_code_first_messages(config: pytest.Config) -> None:
+    """Register ``CodeFirstMessages`` with allure-commons for this session (when allure is active)."""
+    plugin = CodeFirstMessages()
+    allure_commons.plugin_manager.register(plugin)
+    config.add_cleanup(lambda: allure_commons.plugin_manager.unregister(plugin))
 
 
 class AllureSteps:
     """Turns the trace of one run into nested Allure steps, as it is written."""
 
     def __init__(self, plan_steps: list[Any], all_steps: list[Any]):
-        import allure_commons
-
         self.hook = allure_commons.plugin_manager.hook
         self.plan_steps = plan_steps
         self.titles = {s.id: f"{s.id} · {s.kind}" + (f" · {describe_target(s.target)}" if s.target is not None else "")
@@ -92,9 +115,9 @@ class AllureSteps:
         elif kind == "evidence_captured" and not meta.get("for_error"):
             self._close_through_step(None)
         elif kind == "retry_scheduled":
-            self._close_through_step(_Failed(f"{meta.get('error_code')}: attempt {meta.get('attempt')} failed, retried"))
+            self._close_through_step(StepFailed(f"{meta.get('error_code')}: attempt {meta.get('attempt')} failed, retried"))
         elif kind == "recovery_started":
-            self._close_through_step(_Failed(f"{meta.get('error_code')}: recovering"))
+            self._close_through_step(StepFailed(f"{meta.get('error_code')}: recovering"))
             self._open(f"recovery round {meta.get('round')} for {sid}", "recovery", sid)
         elif kind == "recovery_finished":
             while self.stack and self.stack[-1][1] != "recovery":
@@ -103,7 +126,7 @@ class AllureSteps:
                 self._close()
         elif kind in ("error_raised", "policy_halt"):
             if kind == "error_raised" and event.error is not None:
-                failure = _Failed(f"{event.error.error_code.value}: {event.error.message}")
+                failure = StepFailed(f"{event.error.error_code.value}: {event.error.message}")
                 while self.stack:
                     self._close(failure)
         elif kind == "run_finished":

@@ -10,7 +10,6 @@ and never requests a browser fixture.
 from __future__ import annotations
 
 import fnmatch
-import re
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -21,8 +20,9 @@ from ..contract.records import ExecutorError
 from ..contract.suite import SuiteConfigFinder
 from ..contract.validator import InvalidPlan, PlanResult, ValidationContext, ValidPlan, validate_path
 from ..executor.evidence import OutputWriteFailed
-from ..executor.rejection import record_invalid_plan
+from ..executor.failures import record_invalid_plan
 from .allure_report import allure_active, attach_run, label_error
+from .failures import PlanFailed, plan_failure
 from .options import settings
 from .storage import order_providers_first, shared_states
 from .outcome import Verdict, invalid_plan_text, judge
@@ -101,9 +101,9 @@ class PlanItem(pytest.Function):
         return self.result.source.mark.line
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        full = getattr(excinfo.value, "full_text", None)
-        if full is not None:
-            return full
+        """A plan failure is its text, code first (pytest's short summary shows its first line)."""
+        if isinstance(excinfo.value, PlanFailed):
+            return excinfo.value.full_text
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
@@ -183,32 +183,6 @@ class PlanItem(pytest.Function):
         ):
             self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}"))
         self.conclude(judge(expect, error, failure_text))
-
-
-_FAILURE_CLASSES: dict[str, type] = {}
-_CODE_FIRST = re.compile(r"^([A-Z][A-Z_]+)(?::\s*|\s+)")
-
-
-def plan_failure(text: str) -> BaseException:
-    """A pytest failure (not an error) whose one-line form starts with the error code.
-
-    Reports that format the exception (the short summary, Allure's message)
-    print ``<class>: <message>``; so the class is named after the code and the
-    message is the text after it: ``TARGET_NOT_FOUND: at step 'x' (click,
-    normal) — plans/a.actions.yaml:9``. The item's failure section prints the
-    whole text (``full_text``), code first.
-    """
-    match = _CODE_FIRST.match(text)
-    if match is None:
-        return pytest.fail.Exception(text, pytrace=False)
-    code = match.group(1)
-    cls = _FAILURE_CLASSES.get(code)
-    if cls is None:
-        cls = type(code, (pytest.fail.Exception,), {"__module__": "builtins", "__qualname__": code})
-        _FAILURE_CLASSES[code] = cls
-    failure = cls(text[match.end():], pytrace=False)
-    failure.full_text = text
-    return failure
 
 
 def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:

@@ -1,6 +1,7 @@
 """Fixtures a plan item uses; each can be overridden in a user's conftest.py.
 
-Chain: cometlocal_browser (one Chromium per session, relaunched if it dies)
+Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
+``executor.browser.BrowserManager``)
 -> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
 -> cometlocal_network_guard (the allowlist proxy of this item)
 -> cometlocal_context (a fresh context per item; cometlocal_context_args adds
@@ -18,9 +19,10 @@ from typing import Any, Iterator
 import pytest
 
 from ..contract.validator import ValidPlan
+from ..executor.browser import BrowserManager
 from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
-from ..executor.remote import RemoteBrowserUnavailable, RemoteTarget, connect_browser
+from ..executor.remote import RemoteBrowserUnavailable
 from ..executor.session import (
     DEFAULT_CONTEXT_ARGS,
     EffectiveSettings,
@@ -34,82 +36,6 @@ from .allure_report import AllureSteps, allure_active, label_item
 from .pwtrace import PlaywrightTrace
 from .report import failure_text, step_printer
 from .storage import StateInUse, ensure_state, shared_states
-
-
-class BrowserManager:
-    """One Playwright and one Chromium per session, relaunched when it has died.
-
-    With ``remote`` (a Playwright server or a CDP endpoint) it connects instead of
-    launching, and reconnects when the connection is lost. An endpoint that was
-    never reached is not tried again for every item: the first failure is kept.
-    """
-
-    def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid",
-                 playwright: Any = None, remote: RemoteTarget | None = None):
-        self.launch_kwargs = launch_kwargs
-        self.explicit_path = explicit_path
-        self.remote = remote
-        self._remote_failure: str | None = None
-        self.testid_attribute = testid_attribute
-        # Playwright's sync API allows one instance per thread: with pytest-playwright
-        # installed, its session `playwright` is shared instead of starting a second one.
-        self._playwright = playwright
-        self._owns_playwright = playwright is None
-        self._configured = False
-        self._browser = None
-        self.launches = 0
-
-    def browser(self):
-        from playwright.sync_api import sync_playwright
-
-        from ..executor.browser import LAUNCH_ARGS, find_chromium
-
-        if self._browser is not None and self._browser.is_connected():
-            return self._browser
-        if self._playwright is None:
-            self._playwright = sync_playwright().start()
-        if not self._configured:
-            self._configured = True
-            if self.testid_attribute != "data-testid":
-                self._playwright.selectors.set_test_id_attribute(self.testid_attribute)
-        if self.remote is not None:
-            return self._connect()
-        path = find_chromium(self._playwright, self.explicit_path)
-        kwargs = dict(self.launch_kwargs)
-        kwargs.setdefault("args", [])
-        kwargs["args"] = LAUNCH_ARGS + list(kwargs["args"])
-        if path:
-            kwargs["executable_path"] = path
-        self._browser = self._playwright.chromium.launch(**kwargs)
-        self.launches += 1
-        return self._browser
-
-    def _connect(self):
-        if self._remote_failure is not None:
-            raise RemoteBrowserUnavailable(self._remote_failure + " (not retried in this session)")
-        try:
-            self._browser = connect_browser(self._playwright, self.remote, self.launch_kwargs)
-        except RemoteBrowserUnavailable as exc:
-            if not self.launches:  # never reached: every later item would wait for the same failure
-                self._remote_failure = str(exc)
-            raise
-        self.launches += 1
-        return self._browser
-
-    def close(self) -> None:
-        try:
-            if self._browser is not None and self._browser.is_connected():
-                self._browser.close()
-        except Exception:
-            pass
-        finally:
-            self._browser = None
-            if self._playwright is not None and self._owns_playwright:
-                try:
-                    self._playwright.stop()
-                except Exception:
-                    pass
-            self._playwright = None
 
 
 @pytest.fixture(scope="session")
@@ -196,6 +122,9 @@ def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, An
     context = cometlocal_browser.new_context(**args)
     context.set_default_timeout(30_000)
     yield context
+    # Teardown never changes the item's result: closing a context whose browser died, or
+    # whose HAR/video cannot be written, raises, and is not the plan's failure. (A page
+    # whose main thread spins forever does not keep Chromium from closing it.)
     try:
         context.close()
     except Exception:

@@ -1,5 +1,9 @@
 """Command-line options and ini keys, and the settings object built from them.
 
+``pytest_addoption`` registers them; ``hooks.pytest_configure`` reads them once
+into ``Settings`` (``store_settings``), which the rest of the plugin gets
+with ``settings(config)``.
+
 Option names are prefixed ``--cometlocal-`` so they never clash with
 pytest-playwright's (``--browser``, ``--headed``, ...). ``--base-url`` and the
 ``base_url`` ini key belong to pytest-base-url when it is installed; only
@@ -8,7 +12,6 @@ without it does this plugin register them itself, with the same meaning.
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import os
 from dataclasses import dataclass
@@ -105,15 +108,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     if not _base_url_plugin_installed():
         group.addoption("--base-url", metavar="URL", default=None, help="base URL for relative plan URLs")
         parser.addini("base_url", "base URL for relative plan URLs", default=None)
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "cometlocal_error_code(code): set on a plan item that raised an ExecutorError, with its error code",
-    )
-    config.addinivalue_line("markers", "cometlocal: a browser action plan item")
-    config.stash[SETTINGS_KEY] = Settings.from_config(config)
 
 
 @dataclass(frozen=True)
@@ -253,48 +247,6 @@ def _tracing_mode(config: pytest.Config) -> str:
     return mode
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """Failures grouped by error code, so triage starts from the code."""
-    from .report import error_code_summary
-
-    lines = error_code_summary(terminalreporter.stats.get("failed", []))
-    if lines:
-        terminalreporter.write_sep("-", "cometlocal failures by error code")
-        for line in lines:
-            terminalreporter.write_line(line)
-
-
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session):
-    """Collect with the cyclic garbage collector paused, then freeze what was collected.
-
-    Loading a plan allocates many small containers (every YAML node keeps its
-    position) and items keep their validated plans alive, so generation-2
-    collections during collection walk an ever larger heap: on 1,000 plans of
-    20 steps they cost about as much as the validation itself. Nothing
-    collected becomes garbage before the session ends, so ``gc.freeze`` then
-    keeps later collections from walking it again. Reference counting still
-    frees everything acyclic as usual.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return (yield)
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
-
-
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Allure's categories.json (by error code), written once, by the controller under xdist."""
-    from .allure_report import allure_active, write_categories
-
-    config = session.config
-    if allure_active(config) and not hasattr(config, "workerinput"):
-        write_categories(config.getoption("allure_report_dir"))
-
-
 def _has_ini(config: pytest.Config, name: str) -> bool:
     try:
         config.getini(name)
@@ -307,4 +259,10 @@ SETTINGS_KEY = pytest.StashKey[Settings]()
 
 
 def settings(config: pytest.Config) -> Settings:
+    return config.stash[SETTINGS_KEY]
+
+
+def store_settings(config: pytest.Config) -> Settings:
+    """Read the options and ini keys once (at ``pytest_configure``); ``settings(config)`` returns them."""
+    config.stash[SETTINGS_KEY] = Settings.from_config(config)
     return config.stash[SETTINGS_KEY]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -26,7 +27,9 @@ def step_names(steps: list[dict]) -> list[str]:
     return [s["name"] for s in steps]
 
 
-def test_allure_results_for_passing_failing_and_invalid_plans(pytester: pytest.Pytester) -> None:
+def test_allure_results_for_passing_failing_and_invalid_plans(pytester: pytest.Pytester,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")  # the short summary line is cut to the terminal's width
     pytester.makeconftest(PORTAL_CONFTEST)
     write(pytester, "good.actions.yaml", "name: good\ndescription: signs in page\ntags: [smoke]\n" + DEFAULTS + """\
 steps:
@@ -64,6 +67,7 @@ steps:
     assert ("error_code", "POSTCONDITION_FAILED") in labels and ("failed_step", "missing") in labels
     statuses = [(s["name"].split(" ")[0], s["status"]) for s in bad["steps"]]
     assert statuses == [("open", "passed"), ("missing", "failed"), ("never", "skipped")]
+    assert bad["steps"][1]["statusDetails"]["message"].startswith("POSTCONDITION_FAILED: ")  # steps too
     names = {a["name"] for a in bad["attachments"]}
     assert any(n.startswith("dom_snapshot_partial") for n in names)
     assert any(n.startswith("html_full") for n in names)
@@ -79,7 +83,36 @@ steps:
     categories = json.loads((alluredir / "categories.json").read_text())
     assert {c["name"] for c in categories} >= {"POSTCONDITION_FAILED", "INVALID_ACTIONSPEC", "plugin or infrastructure fault"}
     output = result.stdout.str()
-    assert "FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'missing'" in output
+    assert ("FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'missing' (navigate, normal) — "
+            "bad.actions.yaml:9") in result.stdout.lines
+    assert "pytest_cometlocal.plugin.failures" not in output + json.dumps(res)
+
+
+def test_allure_messages_without_a_browser_start_with_the_code_or_expected(pytester: pytest.Pytester) -> None:
+    """An invalid plan and an expected error that was not raised: their categories match their messages."""
+    pytester.makeconftest("""
+import pytest
+
+@pytest.fixture
+def cometlocal_runner():
+    return lambda plan, item: None
+""")
+    (pytester.path / "invalid.actions.yaml").write_text("name: invalid\nsteps: []\n")
+    (pytester.path / "negative.actions.yaml").write_text(
+        "name: negative\nexpect: {error_code: TARGET_NOT_FOUND}\n" + DEFAULTS
+        + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: http://127.0.0.1:1/}}\n")
+    result = pytester.runpytest_subprocess("--alluredir", "allure-results")
+    result.assert_outcomes(failed=2)
+    res = results(pytester.path / "allure-results")
+    invalid = res["invalid"]["statusDetails"]["message"]
+    negative = res["negative"]["statusDetails"]["message"]
+    assert invalid.startswith("INVALID_ACTIONSPEC: plan 'invalid' is not valid (1 problem)")
+    assert negative == "expected TARGET_NOT_FOUND, but the plan passed with no error"
+    assert res["invalid"]["status"] == res["negative"]["status"] == "failed"
+    categories = json.loads((pytester.path / "allure-results" / "categories.json").read_text())
+    regex = {c["name"]: c.get("messageRegex") for c in categories}
+    assert re.match(regex["INVALID_ACTIONSPEC"], invalid) and re.match(regex["expected error not raised"], negative)
+    assert {"PAGE_UNRESPONSIVE", "OUTPUT_WRITE_FAILED"} <= set(regex)
 
 
 def allure_cli() -> str | None:

@@ -326,3 +326,62 @@ def test_xdist_gives_same_outcomes(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(failed=4, passed=4)
     runs = list((pytester.path / "cometlocal-runs").iterdir())
     assert len(runs) == 4 and len({r.name for r in runs}) == 4
+
+
+FAILING_RUNNER = """
+from types import SimpleNamespace
+
+import pytest
+
+from pytest_cometlocal.contract.codes import ErrorCode
+from pytest_cometlocal.plugin import failures
+
+
+@pytest.fixture
+def cometlocal_runner():
+    def run(plan, item):
+        error = SimpleNamespace(error_code=ErrorCode.TARGET_NOT_FOUND, action_id="go", details={})
+        text = "TARGET_NOT_FOUND at step 'go' (click, normal) — a.actions.yaml:14\\n  no element matched"
+        return SimpleNamespace(error=error, run_dir=None, failure_text=text)
+    return run
+
+
+def pytest_runtest_makereport(item, call):
+    if call.when == "call" and call.excinfo is not None:
+        cls = call.excinfo.type
+        print("CLASS", cls.__module__, cls.__qualname__, call.excinfo.errisinstance(failures.TARGET_NOT_FOUND),
+              call.excinfo.errisinstance(pytest.fail.Exception))
+"""
+
+
+def test_short_summary_line_leads_with_the_error_code(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact short summary lines of a failed plan, an invalid plan and an unmet expectation.
+
+    The failures are real classes of ``pytest_cometlocal.plugin.failures`` (one per code), and
+    the summary prints the item's failure text, so no module name shows.
+    """
+    monkeypatch.setenv("COLUMNS", "200")  # the summary line is cut to the terminal's width
+    pytester.makeconftest(FAILING_RUNNER)
+    write(pytester, "a.actions.yaml", VALID_PLAN)
+    write(pytester, "b.actions.yaml", BROKEN_PLAN)
+    write(pytester, "c.actions.yaml", VALID_PLAN.replace("name: minimal", "name: negative\nexpect: {error_code: TARGET_NOT_FOUND, step: go}"))
+    result = pytester.runpytest("-rf", "-s", "-p", "no:randomly")
+    result.assert_outcomes(failed=2, passed=1)
+    result.stdout.fnmatch_lines([
+        "*CLASS pytest_cometlocal.plugin.failures TARGET_NOT_FOUND True True",
+        "*CLASS pytest_cometlocal.plugin.failures INVALID_ACTIONSPEC False True",
+    ])
+    lines = result.stdout.lines
+    assert "FAILED a.actions.yaml::minimal - TARGET_NOT_FOUND at step 'go' (click, normal) — a.actions.yaml:14" in lines
+    assert "FAILED b.actions.yaml::broken - INVALID_ACTIONSPEC: plan 'broken' is not valid (5 problems)" in lines
+    assert "pytest_cometlocal.plugin" not in "\n".join(line for line in lines if "CLASS" not in line)
+
+
+def test_short_summary_line_of_a_plan_that_passed_against_its_expect(pytester: pytest.Pytester,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    pytester.makeconftest(NOOP_RUNNER)
+    write(pytester, "a.actions.yaml", VALID_PLAN.replace("name: minimal", "name: negative\nexpect: {error_code: TARGET_NOT_FOUND}"))
+    result = pytester.runpytest("-rf")
+    result.assert_outcomes(failed=1)
+    assert "FAILED a.actions.yaml::negative - expected TARGET_NOT_FOUND, but the plan passed with no error" in result.stdout.lines

@@ -38,3 +38,17 @@ def test_contract_import_loads_no_browser_library() -> None:
 def test_no_private_pytest_imports_anywhere() -> None:
     for path in PACKAGE.rglob("*.py"):
         assert not any(n.split(".")[0] == "_pytest" for n in _imports(path)), path
+
+
+def test_executor_layer_imports_no_pytest() -> None:
+    """The executor (the session's browser included) is usable without pytest."""
+    for path in (PACKAGE / "executor").glob("*.py"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in {"pytest", "_pytest"}}
+        assert not bad, f"{path.name} imports {bad}"
+
+
+def test_plugin_modules_stay_small() -> None:
+    """The pytest layer stays thin: no module of plugin/ over 450 lines."""
+    for path in (PACKAGE / "plugin").glob("*.py"):
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        assert lines <= 450, f"plugin/{path.name} has {lines} lines"

@@ -1,0 +1,58 @@
+"""The session's browser through the fixtures: one Chromium for every item, a new one only after it died."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.executor.conftest import DEFAULTS
+from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+
+KILLING_CONFTEST = PORTAL_CONFTEST + """
+
+from pytest_cometlocal.executor.browser import BrowserManager
+
+@pytest.fixture(autouse=True)
+def _count_launches(request, cometlocal_browser_manager):
+    assert isinstance(cometlocal_browser_manager, BrowserManager)
+    yield
+    manager = cometlocal_browser_manager
+    print("LAUNCHES", request.node.name, manager.launches, flush=True)
+    if request.node.name == "second":
+        manager.browser().close()  # as if Chromium died after this item: no longer connected
+"""
+
+def plan(name: str) -> str:
+    return f"name: {name}\n" + DEFAULTS + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
+
+
+@pytest.mark.browser
+def test_items_share_one_chromium_and_a_dead_one_is_relaunched(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(KILLING_CONFTEST)
+    for name in ("first", "second", "third"):
+        write(pytester, f"{name}.actions.yaml", plan(name))
+    result = pytester.runpytest_subprocess("-s", "-p", "no:randomly", "first.actions.yaml", "second.actions.yaml",
+                                           "third.actions.yaml")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["*LAUNCHES first 1", "*LAUNCHES second 1", "*LAUNCHES third 2"])
+
+
+BAD_HAR_CONFTEST = PORTAL_CONFTEST + """
+
+@pytest.fixture
+def cometlocal_context_args():
+    # Playwright writes the HAR when the context closes: here it cannot, so context.close() raises.
+    return {"record_har_path": "/proc/no-such-dir/run.har"}
+"""
+
+
+@pytest.mark.browser
+def test_an_error_closing_the_context_never_masks_the_item_result(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(BAD_HAR_CONFTEST)
+    write(pytester, "good.actions.yaml", plan("good"))
+    write(pytester, "bad.actions.yaml", "name: bad\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
+""")
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)  # and no teardown errors
+    result.stdout.fnmatch_lines(["FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'open'*"])
