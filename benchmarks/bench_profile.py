@@ -272,7 +272,7 @@ def bench_profile(work: Path, *, runs: int = 3, bench_steps: int = 40, cprofile:
     from playwright.sync_api import sync_playwright
 
     from pytest_cometlocal.demo.portal import DemoPortal
-    from pytest_cometlocal.executor.browser import LAUNCH_ARGS, find_chromium
+    from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, find_chromium
 
     from .bench_throughput import portal_plan
     from .site import BenchSite, flow, plan_yaml

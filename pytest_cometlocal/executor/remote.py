@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .browser import LAUNCH_ARGS
+from .chromium import LAUNCH_ARGS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Error as PlaywrightError

@@ -22,7 +22,7 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.executor.browser import LAUNCH_ARGS, system_chromium
+from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, system_chromium
 from pytest_cometlocal.executor.remote import launch_options_header, pick_endpoint, public_endpoint, split_endpoints
 from tests.executor.conftest import DEFAULTS, OutsideServer
 from tests.plugin.test_browser_items import PORTAL_CONFTEST, write

@@ -13,7 +13,8 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from pytest_cometlocal.executor.browser import LAUNCH_ARGS, BrowserManager
+from pytest_cometlocal.executor.browser import BrowserManager
+from pytest_cometlocal.executor.chromium import LAUNCH_ARGS
 from pytest_cometlocal.executor.remote import (
     PLAYWRIGHT_SERVER,
     RemoteBrowserUnavailable,

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_cometlocal.contract.policy import Policy
 from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_host
-from pytest_cometlocal.executor.browser import ChromiumNotFound, find_chromium
+from pytest_cometlocal.executor.chromium import ChromiumNotFound, find_chromium
 from pytest_cometlocal.executor.classify import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.guard import NetworkGuard
 from pytest_cometlocal.executor.observe import SCREENSHOT_RETRY_DELAYS_MS, observe
@@ -190,6 +190,6 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
     monkeypatch.setenv("COMETLOCAL_CHROMIUM", str(fake))
     assert find_chromium(_FakePlaywright(None)) == str(fake)
     monkeypatch.delenv("COMETLOCAL_CHROMIUM")
-    monkeypatch.setattr("pytest_cometlocal.executor.browser.system_chromium", lambda: None)
+    monkeypatch.setattr("pytest_cometlocal.executor.chromium.system_chromium", lambda: None)
     with pytest.raises(ChromiumNotFound, match="no Chromium found"):
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))
