@@ -159,17 +159,28 @@ _TRANSIENT = ("Execution context was destroyed", "Cannot find context", "navigat
 
 
 def _settled(page, fn, attempts: int = 20):
-    """Run ``fn`` again while the page is between two documents (a navigation in flight)."""
+    """Run ``fn`` again while the page is between two documents (a navigation in flight).
+
+    A page that is still between documents after ``attempts`` tries keeps
+    navigating (a page that reloads itself forever): CallTimedOut, which the
+    executor types as a page that never settled, not a raw navigation error.
+    """
+    started = time.monotonic()
     for attempt in range(attempts):
         try:
             return fn()
         except Exception as exc:
-            if attempt == attempts - 1 or not any(t in str(exc) for t in _TRANSIENT):
+            if not any(t in str(exc) for t in _TRANSIENT):
                 raise
+            if attempt == attempts - 1:
+                raise CallTimedOut("observation (the page kept navigating)",
+                                   int((time.monotonic() - started) * 1000)) from None
             try:
                 page.wait_for_load_state("domcontentloaded", timeout=2_000)
-            except Exception:
-                pass
+            except Exception as exc:
+                if is_crash(exc):
+                    raise
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 # Chromium's "Unable to capture screenshot" (Page.captureScreenshot): the compositor

@@ -19,6 +19,7 @@ from .engine import Executor, ExecutorSettings, RunResult
 from .guard import DEFAULT_GUARD_HOST, NetworkGuard
 from .redaction import Redactor
 from .runfolder import RunFolder
+from .watchdog import close_context
 
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
 
@@ -135,7 +136,7 @@ def run_plan(browser: Any, plan: ValidPlan, output: Path, eff: EffectiveSettings
     finally:
         if context is not None:
             try:
-                context.close()
+                close_context(context)
             except Exception:
                 pass
         guard.stop()

@@ -286,3 +286,15 @@ class PageWatch:
             return "cdp"
         except Exception:
             return "failed"
+
+
+CONTEXT_CLOSE_MS = 15_000
+
+
+def close_context(context: Any) -> None:
+    """``context.close()``, bounded: a teardown must not hang on a page that stopped answering.
+
+    The executor closes such a page itself (``PageWatch.close``); this bound is
+    the last line, for a context closed after something else went wrong.
+    """
+    call("context.close", CONTEXT_CLOSE_MS, context.close, isolated=True)

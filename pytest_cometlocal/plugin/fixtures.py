@@ -31,6 +31,7 @@ from ..executor.session import (
     make_executor,
     record_storage_use,
 )
+from ..executor.watchdog import close_context
 from .options import settings
 from .allure_report import AllureSteps, allure_active, label_item
 from .pwtrace import PlaywrightTrace
@@ -126,7 +127,7 @@ def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, An
     # whose HAR/video cannot be written, raises, and is not the plan's failure. (A page
     # whose main thread spins forever does not keep Chromium from closing it.)
     try:
-        context.close()
+        close_context(context)
     except Exception:
         pass
 

@@ -1,0 +1,185 @@
+"""A loopback HTTP server whose pages misbehave on purpose, for the hang tests.
+
+Each path is one misbehaviour the executor must survive without hanging the
+suite (tests/reliability/test_misbehaving_pages.py): a click handler that never
+returns, a page whose own timer freezes its main thread, a page that repaints
+every frame, a click that eats memory until the renderer dies, a page that
+reloads itself forever, a body that drips one byte a second, a server that
+never answers, a reset connection. ``/healthy`` is a page that behaves, for the
+plan that must pass after each of them.
+
+It is started by the conftest.py of an inner pytest run (the inner session
+owns it). Handlers that wait (``/silent``, ``/drip``) stop when ``release`` is
+set, which ``close()`` does, when the client goes away, or after a bounded
+time, so no thread outlives its run for long.
+"""
+
+from __future__ import annotations
+
+import html
+import socket
+import struct
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>{title}</title>{head}</head>
+<body><h1>{title}</h1>{body}</body></html>"""
+
+# The renderer dies of V8 heap exhaustion ("V8 javascript OOM (CALL_AND_RETRY_LAST)"):
+# flat one-byte strings of 128 MiB each ('x'.repeat builds a cheap cons string,
+# indexOf flattens it into one sequential string). The GC never scans their
+# bytes, so the heap fills at the speed the machine can touch memory; no
+# RangeError is thrown (the string length stays far below the maximum).
+OOM_SCRIPT = ("const x='x'.repeat(1<<27); const keep=[]; let i=0;"
+              " while(true){ const s=(i++)+x; s.indexOf('y'); keep.push(s); }")
+
+# Longest a hanging handler waits, whatever happens.
+HANG_LIMIT_S = 120.0
+DRIP_BYTES = 120
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A browser that gives up on a page (a reload, a timeout) closes the
+        # connection mid-answer; that is expected here, not worth a traceback
+        # on stderr (the tests assert the session prints none).
+        return
+
+
+class MisbehavingServer:
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.hits: list[str] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.0"
+
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def _page(self, title: str, body: str = "", head: str = "", status: int = 200) -> None:
+                data = PAGE.format(title=html.escape(title), body=body, head=head).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.send_header("Cache-Control", "no-store")
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                server.hits.append(self.path)
+                parts = urlsplit(self.path)
+                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+                route = getattr(self, "route_" + parts.path.strip("/").replace("-", "_"), None)
+                if route is None:
+                    self._page("Not found", status=404)
+                else:
+                    route(query)
+
+            # -- a page that behaves ------------------------------------------------
+
+            def route_healthy(self, query: dict[str, str]) -> None:
+                self._page("Healthy", '<button type="button" onclick="document.getElementById(\'out\').textContent=\'done\'">Go</button>'
+                           '<p id="out">idle</p>')
+
+            # -- the page's main thread stops answering -----------------------------
+
+            def route_spin_click(self, query: dict[str, str]) -> None:
+                """The click handler never returns."""
+                self._page("Spin on click", '<button type="button" onclick="while(true){}">Spin</button>')
+
+            def route_spin_timer(self, query: dict[str, str]) -> None:
+                """The page's own timer freezes it, with no action of the plan.
+
+                The button the plan waits for appears at ``ms`` after load, and the
+                freeze starts in the very next task: whatever the plan does with the
+                page from then on meets a main thread that never answers.
+                """
+                ms = int(query.get("ms", "1000"))
+                self._page("Spin on a timer", '<p id="state">loading</p>', head=f"""<script>
+addEventListener("load", () => setTimeout(() => {{
+  const b = document.createElement("button"); b.type = "button"; b.textContent = "Late";
+  document.body.appendChild(b); document.getElementById("state").textContent = "frozen";
+  setTimeout(() => {{ while (true) {{}} }}, 0);
+}}, {ms}));
+</script>""")
+
+            def route_raf(self, query: dict[str, str]) -> None:
+                """Busy but answering: the page changes on every animation frame, forever."""
+                self._page("Animated", """<p id="frame">0</p><div id="bar" style="height:20px;width:0;background:#c33"></div>
+<button type="button" onclick="document.getElementById('out').textContent='pressed'">Press</button><p id="out">idle</p>
+<script>
+  let n = 0;
+  const frame = document.getElementById("frame"), bar = document.getElementById("bar");
+  function tick() { n++; frame.textContent = String(n); bar.style.width = (n % 300) + "px";
+                    bar.style.background = n % 2 ? "#c33" : "#33c"; requestAnimationFrame(tick); }
+  requestAnimationFrame(tick);
+</script>""")
+
+            def route_oom(self, query: dict[str, str]) -> None:
+                """The click allocates until the renderer dies of V8 heap exhaustion."""
+                self._page("Out of memory", f'<button type="button" onclick="{html.escape(OOM_SCRIPT, quote=True)}">Allocate</button>')
+
+            def route_refresh(self, query: dict[str, str]) -> None:
+                """Reloads itself at once, forever."""
+                self._page("Refreshing", "<p>again</p>", head='<meta http-equiv="refresh" content="0">')
+
+            # -- the server side ----------------------------------------------------
+
+            def route_drip(self, query: dict[str, str]) -> None:
+                """Headers at once, then the body one byte a second (Content-Length says how many)."""
+                body = (b"<!doctype html><html><head><title>Drip</title></head><body>"
+                        + b"." * DRIP_BYTES + b"</body></html>")
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.flush()
+                deadline = time.monotonic() + HANG_LIMIT_S
+                try:
+                    for i in range(len(body)):
+                        self.wfile.write(body[i:i + 1])
+                        self.wfile.flush()
+                        if server.release.wait(1.0) or time.monotonic() > deadline:
+                            break
+                except OSError:  # the browser gave up and closed the connection
+                    pass
+                self.close_connection = True
+
+            def route_silent(self, query: dict[str, str]) -> None:
+                """The request is read; no answer ever comes (until the server is closed)."""
+                server.release.wait(HANG_LIMIT_S)
+                self.close_connection = True
+
+            def route_reset(self, query: dict[str, str]) -> None:
+                # SO_LINGER 0: close() sends RST instead of FIN.
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.connection.close()
+                self.close_connection = True
+
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
+        self.port = self._server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._closed = False
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self.release.set()
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> "MisbehavingServer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,361 @@
+"""Pages that misbehave can never hang the suite (issue 10).
+
+Each misbehaviour runs as an inner pytest session in a subprocess with a hard
+timeout: a session that does not finish in time is a hang, and fails the test
+saying so. The inner folder's conftest.py serves ``misbehaving.py`` on
+127.0.0.1 and holds two plans: plan A meets the misbehaviour and must end with
+the expected typed outcome (its error code in the JUnit report and in the
+trace, a trace whose every line parses with seq 1..n and ends with
+``run_finished``, a run folder that verifies), and plan B, collected after it
+in the same session and on the same browser, does something simple on a
+healthy page and must pass. The session's output has no Python traceback and
+no internal error. The last test runs every misbehaviour in one session, with
+healthy plans between them.
+
+No timing is asserted: the hard timeouts only tell a hang from an end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import uuid
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.contract.codes import ErrorCode
+from tests.plugin.conftest import _lean_inner_runs  # noqa: F401 - autouse: lean inner pytest runs
+from tests.reliability import procs
+
+pytestmark = pytest.mark.browser
+
+REPO = Path(__file__).resolve().parents[2]
+ERROR_CODES_DOC = REPO / "docs" / "error-codes.md"
+
+# A session of two plans whose plan A does not hang ends well within this; one
+# that is still running then has hung.
+HARD_TIMEOUT_S = 150
+MIXED_HARD_TIMEOUT_S = 300
+
+CONFTEST = """
+import pytest
+from tests.reliability.misbehaving import MisbehavingServer
+
+@pytest.fixture(scope="session")
+def misbehaving_server():
+    with MisbehavingServer() as server:
+        yield server
+
+@pytest.fixture
+def cometlocal_base_url(misbehaving_server):
+    return misbehaving_server.url
+"""
+
+HEAD = """\
+defaults:
+  criticality: normal
+  timeout_ms: 3000
+  preconditions: [{kind: host_in_allowlist}]
+  postconditions: [{kind: host_in_allowlist}]
+"""
+NO_RETRY = "policy: {retry_on: []}\n"
+
+
+def plan(name: str, steps: str, extra: str = NO_RETRY) -> str:
+    return f"name: {name}\n{extra}{HEAD}steps:\n{steps}"
+
+
+def healthy(name: str) -> str:
+    return plan(name, """\
+  - {id: open, kind: navigate, target: {type: url, url: /healthy}, postconditions: [{kind: title_contains, args: {text: Healthy}}]}
+  - id: go
+    kind: click
+    target: {type: role, role: button, name: Go, exact: true}
+    postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#out"}, text: done}}]
+""", extra="")
+
+
+@dataclass(frozen=True)
+class Case:
+    """Plan A of one misbehaviour and what it must end with.
+
+    ``codes``: the acceptable error codes; ``None`` among them means the plan
+    may pass. ``steps``: the step ids the error may be raised at. With
+    ``any_typed``, ``codes`` is not pinned: a pass, or any documented code but
+    those that say the page crashed or froze (it did neither).
+    """
+
+    steps_text: str
+    codes: tuple[str | None, ...] = ()
+    steps: tuple[str, ...] = ()
+    extra: str = NO_RETRY
+    any_typed: bool = False
+
+    def allowed(self) -> set[str | None]:
+        if self.any_typed:
+            return (documented_codes() - {"BROWSER_CRASHED", "PAGE_UNRESPONSIVE"}) | {None}
+        return set(self.codes)
+
+    def plan(self, name: str) -> str:
+        return plan(name, self.steps_text, self.extra)
+
+
+# Every code the contract defines and docs/error-codes.md documents: the
+# outcome of a misbehaviour whose exact code is not pinned must be one of them.
+def documented_codes() -> set[str]:
+    doc = ERROR_CODES_DOC.read_text(encoding="utf-8")
+    return {code.value for code in ErrorCode if f"`{code.value}`" in doc}
+
+
+CASES: dict[str, Case] = {
+    # 1. The click handler never returns: the click itself never gets its answer.
+    "spin_click": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /spin-click}}
+  - {id: press, kind: click, target: {type: role, role: button, name: Spin, exact: true}}
+""", ("PAGE_UNRESPONSIVE",), ("press",)),
+    # 2. The page's own timer freezes it, no action involved. The button the
+    # click step waits for appears 1 s after load and the freeze starts in the
+    # next task, so it begins while the click step looks for its target (or,
+    # on a very slow machine, while the navigate step still observes the page).
+    "spin_timer": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /spin-timer}}
+  - {id: late, kind: click, target: {type: role, role: button, name: Late, exact: true}}
+""", ("PAGE_UNRESPONSIVE",), ("late", "open")),
+    # 3. Busy, not frozen: the page changes on every animation frame and still
+    # answers, so it is never PAGE_UNRESPONSIVE. The plan passes: one click
+    # cannot reach the same-state limit (same_state_revisits: 2), and with the
+    # frame counter in the visible text no two observations share a state key.
+    "raf": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /raf}, postconditions: [{kind: title_contains, args: {text: Animated}}]}
+  - id: press
+    kind: click
+    target: {type: role, role: button, name: Press, exact: true}
+    postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#out"}, text: pressed}}]
+""", (None,)),
+    # 4. The click allocates until the renderer dies of V8 heap exhaustion. Its
+    # timeout is well above the time the renderer takes to die (a few seconds:
+    # about 4 GB of heap to fill), so the crash, not a bound, ends the step.
+    "oom": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /oom}}
+  - {id: allocate, kind: click, timeout_ms: 30000, target: {type: role, role: button, name: Allocate, exact: true}}
+""", ("BROWSER_CRASHED",), ("allocate",)),
+    # 5. A page that reloads itself forever, then a step whose postcondition holds
+    # on every copy of the page: typed, whatever it is, or a pass.
+    "refresh": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /refresh}}
+  - {id: check, kind: assert, postconditions: [{kind: title_contains, args: {text: Refreshing}}]}
+""", any_typed=True),
+    # 5b. The same, with a postcondition that can never hold.
+    "refresh_unmet": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /refresh}}
+  - {id: check, kind: assert, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
+""", ("POSTCONDITION_FAILED", "NAVIGATION_TIMEOUT"), ("open", "check")),
+    # 6. The body arrives one byte a second: load never comes in time.
+    "drip": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /drip}}
+""", ("NAVIGATION_TIMEOUT",), ("open",)),
+    # 7. The server reads the request and never answers.
+    "silent": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /silent}}
+""", ("NAVIGATION_TIMEOUT",), ("open",)),
+    # 8. The connection is reset (RST) after the request is read.
+    "reset": Case("""\
+  - {id: open, kind: navigate, target: {type: url, url: /reset}}
+""", ("NAVIGATION_FAILED",), ("open",)),
+}
+
+
+# ---------------------------------------------------------------------------
+# Running an inner session
+
+
+@dataclass
+class Item:
+    name: str
+    outcome: str  # passed | failed | error | skipped
+    properties: dict[str, str] = field(default_factory=dict)
+    text: str = ""
+
+
+@dataclass
+class Inner:
+    path: Path
+    output: str
+    returncode: int
+    items: dict[str, Item]
+    runs: dict[str, Path]  # plan name -> its run folder
+
+
+def _kill_tree(proc: subprocess.Popen, tag: str) -> None:
+    """The inner pytest, everything below it, and any Chromium it started (found by its tag)."""
+    below = procs.descendants(proc.pid)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # its own session: started with start_new_session
+    except ProcessLookupError:
+        pass
+    procs.kill(below)
+    procs.kill(procs.tagged_chromium(tag))
+
+
+def _where_it_stood(runs: Path) -> str:
+    """The last event of every run folder, to say where a hung session stood."""
+    lines = []
+    for trace in sorted(runs.glob("*/trace.jsonl")):
+        text = trace.read_text(encoding="utf-8", errors="replace").splitlines()
+        try:
+            last = json.loads(text[-1])
+            where = f"seq {last['seq']} {last['event_type']} (step {last.get('step_id')}) at {last['ts_utc']}"
+        except (IndexError, ValueError, KeyError):
+            where = (text[-1][:200] if text else "(empty trace)")
+        lines.append(f"  {trace.parent.name}: {where}")
+    return "\n".join(lines) or "  (no run folder)"
+
+
+def _read_junit(path: Path) -> dict[str, Item]:
+    items: dict[str, Item] = {}
+    for case in ET.parse(path).iter("testcase"):
+        outcome = "passed"
+        text = ""
+        for kind in ("failure", "error", "skipped"):
+            found = case.find(kind)
+            if found is not None:
+                outcome = {"failure": "failed"}.get(kind, kind)
+                text = (found.get("message") or "") + "\n" + (found.text or "")
+                break
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        items[case.get("name")] = Item(case.get("name"), outcome, props, text)
+    return items
+
+
+def run_inner(path: Path, plans: list[str], hard_timeout: float = HARD_TIMEOUT_S) -> Inner:
+    """Run ``plans`` (in this order, one session) under ``path``; fail on a hang."""
+    (path / "conftest.py").write_text(CONFTEST, encoding="utf-8")
+    (path / "plans.actions.yaml").write_text("---\n".join(plans), encoding="utf-8")
+    runs = path / "runs"
+    tag = uuid.uuid4().hex
+    env = dict(os.environ, PYTHONUNBUFFERED="1", COMETLOCAL_TEST_TAG=tag,
+               PYTHONPATH=os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:randomly", "-p", "no:cacheprovider", "-v", "-rA",
+           "--junitxml=junit.xml", f"--cometlocal-output={runs}", "plans.actions.yaml"]
+    proc = subprocess.Popen(cmd, cwd=path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=hard_timeout)
+        hung = False
+    except subprocess.TimeoutExpired:
+        _kill_tree(proc, tag)
+        out, _ = proc.communicate(timeout=30)
+        hung = True
+    finally:
+        procs.kill(procs.tagged_chromium(tag))  # none should be left; never leave one behind
+    if hung:
+        (path / "inner-output.txt").write_bytes(out)
+        pytest.fail(f"HANG: the inner pytest session did not finish within {hard_timeout} s (killed).\n"
+                    f"Where each run stood (last trace event):\n{_where_it_stood(runs)}\n"
+                    f"Last output:\n{out.decode(errors='replace')[-3000:]}", pytrace=False)
+    output = out.decode(errors="replace")
+    (path / "inner-output.txt").write_text(output, encoding="utf-8")  # for whoever reads a failure
+    assert (path / "junit.xml").is_file(), f"no JUnit report (exit {proc.returncode}):\n{output[-3000:]}"
+    folders = {}
+    for manifest in runs.glob("*/run_manifest.json"):
+        folders[json.loads(manifest.read_text(encoding="utf-8"))["plan"]["name"]] = manifest.parent
+    return Inner(path, output, proc.returncode, _read_junit(path / "junit.xml"), folders)
+
+
+# ---------------------------------------------------------------------------
+# What every outcome must look like
+
+
+def assert_no_raw_failure(inner: Inner) -> None:
+    for needle in ("Traceback", "INTERNALERROR", "internal_error"):
+        assert needle not in inner.output, f"{needle!r} in the inner session's output:\n{inner.output[-4000:]}"
+
+
+def check_trace(run_dir: Path, code: str | None) -> list[dict]:
+    """Every line parses, seq is 1..n, run_finished closes it (with ``code``), the folder verifies."""
+    lines = (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
+    assert [e["seq"] for e in events] == list(range(1, len(events) + 1))
+    finished = events[-1]
+    assert finished["event_type"] == "run_finished", finished
+    assert finished["metadata"]["status"] != "internal_error", finished
+    assert finished["metadata"]["error_code"] == code, finished
+    raised = [e for e in events if e["event_type"] == "error_raised"]
+    if code is None:
+        assert not raised and finished["metadata"]["status"] == "passed", finished
+    else:
+        assert raised and raised[-1]["error"]["error_code"] == code, raised[-1:] or events[-3:]
+    verification = verify_run(run_dir)
+    assert verification.ok, verification.problems
+    return events
+
+
+def assert_plan_outcome(inner: Inner, name: str, case: Case) -> str | None:
+    """Plan ``name`` ended as ``case`` says: its code (or a pass), in the report and in its trace."""
+    item = inner.items.get(name)
+    assert item is not None, f"plan {name!r} was not reported: {sorted(inner.items)}\n{inner.output[-3000:]}"
+    assert item.outcome in ("passed", "failed"), (item.outcome, item.text[-2000:])
+    code = item.properties.get("cometlocal.error_code")
+    if item.outcome == "passed":
+        assert code is None, item.properties
+    else:
+        assert code is not None, f"{name}: a raw failure, not a typed one (no error code):\n{item.text[-3000:]}"
+    allowed = case.allowed()
+    assert code in allowed, (f"{name}: expected {sorted(map(str, allowed))}, got {code or 'a pass'}:\n"
+                             f"{item.text[-3000:]}")
+    if code is not None:
+        assert f"`{code}`" in ERROR_CODES_DOC.read_text(encoding="utf-8"), f"{code} is not documented in docs/error-codes.md"
+        assert item.text.lstrip().startswith(code) or f"{code} at step" in item.text, item.text[-2000:]
+        if case.steps:
+            assert item.properties.get("cometlocal.step_id") in case.steps, item.properties
+        run_dir = Path(item.properties["cometlocal.run_dir"])
+    else:
+        run_dir = inner.runs[name]
+    check_trace(run_dir, code)
+    return code
+
+
+def assert_healthy_passed(inner: Inner, name: str) -> None:
+    item = inner.items.get(name)
+    assert item is not None, f"plan {name!r} was not reported: {sorted(inner.items)}\n{inner.output[-3000:]}"
+    assert item.outcome == "passed", f"{name} did not pass after a misbehaving plan:\n{item.text[-3000:]}"
+    check_trace(inner.runs[name], None)
+
+
+# ---------------------------------------------------------------------------
+# The tests
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_misbehaving_page_ends_typed_and_the_next_plan_passes(pytester: pytest.Pytester, name: str) -> None:
+    case = CASES[name]
+    inner = run_inner(pytester.path, [case.plan(name), healthy(f"healthy after {name}")])
+    assert_no_raw_failure(inner)
+    assert set(inner.items) == {name, f"healthy after {name}"}, sorted(inner.items)
+    assert_plan_outcome(inner, name, case)
+    assert_healthy_passed(inner, f"healthy after {name}")
+    if case.allowed() == {None}:
+        assert inner.returncode == pytest.ExitCode.OK, inner.output[-3000:]
+    elif None not in case.allowed():
+        assert inner.returncode == pytest.ExitCode.TESTS_FAILED, inner.output[-3000:]
+
+
+def test_mixed_suite_with_every_misbehaviour_finishes_typed(pytester: pytest.Pytester) -> None:
+    plans, healthy_names = [healthy("healthy first")], ["healthy first"]
+    for name, case in CASES.items():
+        plans += [case.plan(name), healthy(f"healthy after {name}")]
+        healthy_names.append(f"healthy after {name}")
+    inner = run_inner(pytester.path, plans, hard_timeout=MIXED_HARD_TIMEOUT_S)
+    assert_no_raw_failure(inner)
+    assert len(inner.items) == len(plans), sorted(inner.items)
+    for name, case in CASES.items():
+        assert_plan_outcome(inner, name, case)
+    for name in healthy_names:
+        assert_healthy_passed(inner, name)
