@@ -41,6 +41,10 @@ class TestIdTarget(ContractModel):
     type: Literal["testid"]
     id: NonEmpty
 
+    def describe(self) -> str:
+        """Short human form used in reports (``describe_target``)."""
+        return f"testid={self.id}"
+
 
 class RoleTarget(ContractModel):
     """ARIA role plus optional accessible name."""
@@ -49,6 +53,9 @@ class RoleTarget(ContractModel):
     role: AriaRole
     name: NonEmpty | None = None
     exact: bool | None = None
+
+    def describe(self) -> str:
+        return f"role={self.role}" + (f'[name="{self.name}"]' if self.name is not None else "")
 
 
 class LabelTarget(ContractModel):
@@ -59,15 +66,24 @@ class LabelTarget(ContractModel):
     exact: bool | None = None
     normalize_ws: bool | None = None
 
+    def describe(self) -> str:
+        return f'label="{self.text}"'
+
 
 class CssTarget(ContractModel):
     type: Literal["css"]
     selector: NonEmpty
 
+    def describe(self) -> str:
+        return f"css={self.selector}"
+
 
 class XPathTarget(ContractModel):
     type: Literal["xpath"]
     selector: NonEmpty
+
+    def describe(self) -> str:
+        return f"xpath={self.selector}"
 
 
 class TextTarget(ContractModel):
@@ -78,6 +94,9 @@ class TextTarget(ContractModel):
     exact: bool | None = None
     normalize_ws: bool | None = None
 
+    def describe(self) -> str:
+        return f'text="{self.text}"'
+
 
 class FrameTarget(ContractModel):
     """An element inside the iframe ``selector``; one level only."""
@@ -85,6 +104,9 @@ class FrameTarget(ContractModel):
     type: Literal["frame"]
     selector: NonEmpty
     inner: "Target"
+
+    def describe(self) -> str:
+        return f"frame={self.selector} >> {self.inner.describe()}"
 
 
 class NthTarget(ContractModel):
@@ -94,12 +116,18 @@ class NthTarget(ContractModel):
     base: "Target"
     index: Annotated[int, Field(ge=0)]
 
+    def describe(self) -> str:
+        return f"{self.base.describe()} >> nth={self.index}"
+
 
 class UrlTarget(ContractModel):
     """A page address; only for ``navigate``. Absolute, or relative to the base URL."""
 
     type: Literal["url"]
     url: NonEmpty
+
+    def describe(self) -> str:
+        return f"url={self.url}"
 
 
 Target = Annotated[
@@ -144,20 +172,7 @@ def u4_rank(target: AnyTarget) -> int:
 
 
 def describe_target(target: AnyTarget | list) -> str:
-    """Short human form used in reports: ``role=button[name="Sign in"]``."""
+    """Short human form used in reports: ``role=button[name="Sign in"]``; alternatives joined by ``|``."""
     if isinstance(target, list):
-        return " | ".join(describe_target(t) for t in target)
-    t = target
-    if isinstance(t, TestIdTarget):
-        return f"testid={t.id}"
-    if isinstance(t, RoleTarget):
-        return f"role={t.role}" + (f'[name="{t.name}"]' if t.name is not None else "")
-    if isinstance(t, (LabelTarget, TextTarget)):
-        return f'{t.type}="{t.text}"'
-    if isinstance(t, (CssTarget, XPathTarget)):
-        return f"{t.type}={t.selector}"
-    if isinstance(t, FrameTarget):
-        return f"frame={t.selector} >> {describe_target(t.inner)}"
-    if isinstance(t, NthTarget):
-        return f"{describe_target(t.base)} >> nth={t.index}"
-    return f"url={t.url}"
+        return " | ".join(t.describe() for t in target)
+    return target.describe()

@@ -10,11 +10,11 @@ evidence, each given ``timeout_ms`` to finish.
 
 from __future__ import annotations
 
-import dataclasses
 import mimetypes
 import re
 import tempfile
 from pathlib import Path
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..contract.codes import ErrorCode
@@ -33,16 +33,15 @@ from .safety import Safety
 from .watchdog import CallTimedOut, PageWatch, bound
 
 
+@dataclass
 class Actions:
-    def __init__(self, page: Any, settings: ExecutorSettings, events: PageEvents, failures: Failures,
-                 safety: Safety, watch: PageWatch, run: Any):
-        self.page = page
-        self.settings = settings
-        self.events = events
-        self.failures = failures
-        self.safety = safety
-        self.watch = watch
-        self.run = run
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
+    safety: Safety
+    watch: PageWatch
+    run: Any
 
     def perform(self, attempt: StepAttempt) -> dict[str, Any]:
         """Do the step's one side effect; returns what the action_executed event records."""
@@ -94,7 +93,7 @@ class Actions:
             # (a navigation still pending is told apart by the rules before this one).
             crashed = self.watch.wait_for_crash()
             unresponsive = None if crashed else {"during": spec.kind, "waited_ms": spec.timeout_ms, "probe": "no answer"}
-            verdict = classify_action(dataclasses.replace(facts, crashed=crashed, unresponsive=unresponsive))
+            verdict = classify_action(replace(facts, crashed=crashed, unresponsive=unresponsive))
         if verdict.stop_loading:
             # The navigation is given up: stop it, or the page cannot be observed
             # while the server keeps the request open.

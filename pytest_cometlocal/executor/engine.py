@@ -41,12 +41,10 @@ from ..contract.problems import Mark, Problem
 from ..contract.records import EvidenceRef, ExecutorError
 from ..contract.validator import validate_action_spec
 from .actions import Actions
-from .classify import unresponsive
 from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
 from .evidence import OutputWriteFailed
 from .failures import Failures
 from .locators import describe_compiled
-from .observe import stop_loading
 from .observer import Observer
 from .page_events import PageEvents
 from .policy import Halt, PolicyState
@@ -88,7 +86,7 @@ class Executor:
         self.events = PageEvents(page.context, page, guard)
         self.watch = PageWatch(page).attach()
         self.observer = Observer(page, self.events, tuple(v for v in settings.secrets.values() if v))
-        self.failures = Failures(page, run, settings, self.events, self.observer, self.policy)
+        self.failures = Failures(page, run, settings, self.events, self.observer, self.policy, self.watch)
         self.safety = Safety(page, settings, self.events, self.failures)
         self.conditions = StepConditions(page, settings, self.events, self.failures, self.safety, self.trace)
         self.actions = Actions(page, settings, self.events, self.failures, self.safety, self.watch, run)
@@ -272,32 +270,13 @@ class Executor:
         except (ExecutorFailure, Stop):
             raise
         except CallTimedOut as exc:
-            raise self._page_stopped(attempt, exc.what, exc.waited_ms) from None
+            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
         except PageUnresponsive as exc:
-            raise self._page_stopped(attempt, exc.what, exc.waited_ms) from None
+            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
         except Exception as exc:
             if not (is_crash(exc) or self.events.crashed):
                 raise  # a fault of this plugin: reported as such, never disguised
-            raise self._crashed(attempt, attempt.phase, first_line(exc)) from None
-
-    def _page_stopped(self, attempt: StepAttempt, what: str, waited_ms: int) -> ExecutorFailure:
-        """A call got no answer in time: a stuck page, a dying one, or one that never settles.
-
-        A pending navigation is stopped first: while one is pending, the page
-        answers nothing, stuck or not.
-        """
-        stop_loading(self.page)
-        answered = self.watch.answers()
-        if self.events.crashed or (not answered and self.watch.wait_for_crash()):
-            return self._crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
-        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})
-        return self.failures.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
-                                  retryable=False, with_after=verdict.with_after)
-
-    def _crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
-        self.events.crashed = True
-        return self.failures.fail(attempt, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
-                                  details={"during": during}, cause=cause, retryable=False)
+            raise self.failures.crashed(attempt, attempt.phase, first_line(exc)) from None
 
     def _wait(self, ms: int) -> None:
         """Backoff that keeps the page's events flowing (a sync sleep would stall them)."""

@@ -11,6 +11,7 @@ a complete run folder without a browser.
 from __future__ import annotations
 
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 from ..contract.codes import ErrorCode
@@ -27,7 +28,9 @@ from .policy import Halt, PolicyState
 from .results import ExecutorSettings, StepAttempt
 from .runfolder import RunFolder
 from .step_evidence import write_dom, write_extended, write_screenshot
-from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, bound
+from .classify import unresponsive
+from .observe import stop_loading
+from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, PageWatch, bound
 
 # Codes whose evidence is the whole page (html and screenshots) whatever the stage.
 _EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
@@ -35,15 +38,15 @@ _EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.
 _PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
 
 
+@dataclass
 class Failures:
-    def __init__(self, page: Any, run: RunFolder, settings: ExecutorSettings, events: PageEvents,
-                 observer: Observer, policy: PolicyState):
-        self.page = page
-        self.run = run
-        self.settings = settings
-        self.events = events
-        self.observer = observer
-        self.policy = policy
+    page: Any
+    run: RunFolder
+    settings: ExecutorSettings
+    events: PageEvents
+    observer: Observer
+    policy: PolicyState
+    watch: PageWatch
 
     def fail(self, attempt: StepAttempt, code: ErrorCode, stage: str, message: str, *,
              details: dict[str, Any] | None = None, failed_conditions: list[FailedCondition] | None = None,
@@ -136,6 +139,25 @@ class Failures:
             cause=self.run.redactor.text(str(exc)),
             details={"path": self.run.redactor.text(str(exc.path)), "errno": exc.errno, "strerror": exc.strerror},
         )
+
+    def page_stopped(self, attempt: StepAttempt, what: str, waited_ms: int) -> ExecutorFailure:
+        """A call got no answer in time: a stuck page, a dying one, or one that never settles.
+
+        A pending navigation is stopped first: while one is pending, the page
+        answers nothing, stuck or not.
+        """
+        stop_loading(self.page)
+        answered = self.watch.answers()
+        if self.events.crashed or (not answered and self.watch.wait_for_crash()):
+            return self.crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
+        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})
+        return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
+                         retryable=False, with_after=verdict.with_after)
+
+    def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
+        self.events.crashed = True
+        return self.fail(attempt, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
+                         details={"during": during}, cause=cause, retryable=False)
 
     def halt(self, attempt: StepAttempt, halt: Halt) -> ExecutorFailure:
         details = {"policy_reason": halt.reason, "policy_thresholds": self.policy.thresholds(), **halt.details}

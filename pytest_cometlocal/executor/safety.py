@@ -9,6 +9,7 @@ signal of the plan (a status, a URL pattern, a text) ends it with AUTH_FAILED.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from ..contract.codes import ErrorCode
@@ -20,12 +21,12 @@ from .results import ExecutorSettings, StepAttempt
 from .watchdog import PROBE_MS, call
 
 
+@dataclass
 class Safety:
-    def __init__(self, page: Any, settings: ExecutorSettings, events: PageEvents, failures: Failures):
-        self.page = page
-        self.settings = settings
-        self.events = events
-        self.failures = failures
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
 
     def check_navigation(self, attempt: StepAttempt) -> None:
         """A main-frame navigation (or popup) to an outside host during this step."""

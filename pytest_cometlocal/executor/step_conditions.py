@@ -11,6 +11,7 @@ Warnings are recorded, never waited for.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..contract.codes import ErrorCode
@@ -33,15 +34,14 @@ CONDITION_CODES = {
 _EVENTS = {"assert": "assert_checked", "pre": "preconditions_checked", "post": "postconditions_checked"}
 
 
+@dataclass
 class StepConditions:
-    def __init__(self, page: Any, settings: ExecutorSettings, events: PageEvents, failures: Failures,
-                 safety: Safety, trace: Any):
-        self.page = page
-        self.settings = settings
-        self.events = events
-        self.failures = failures
-        self.safety = safety
-        self.trace = trace
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
+    safety: Safety
+    trace: Any
 
     def context(self, attempt: StepAttempt) -> CheckContext:
         return CheckContext(

@@ -14,7 +14,7 @@ cancels them when the bound runs out, and a call started after that is
 cancelled at once. The cancelled call raises in the caller, and ``bound``
 turns that into ``CallTimedOut``. Tasks of event listeners run in greenlets of
 their own and are never touched. No private attribute of Playwright is used;
-``tests/unit/test_watchdog.py`` pins the behaviour this relies on (a sync call
+``tests/executor/test_watchdog.py`` pins the behaviour this relies on (a sync call
 is a task created on the running loop by the calling greenlet) against a real
 browser.
 

@@ -21,37 +21,82 @@ PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>{title}</title
 <body><h1>{title}</h1>{body}</body></html>"""
 
 
-class FaultServer:
+class RoutedHandler(BaseHTTPRequestHandler):
+    """Answers ``/some-path`` with ``route_some_path(query)``; ``owner.hits`` records every path.
+
+    Shared by the loopback servers of the reliability tests (this one and
+    misbehaving.py); a subclass sets ``owner`` and adds its routes.
+    """
+
+    protocol_version = "HTTP/1.0"
+    owner: Any = None
+
+    def log_message(self, *args: Any) -> None:
+        return
+
+    def _page(self, title: str, body: str = "", status: int = 200, head: str = "") -> None:
+        data = PAGE.format(title=html.escape(title), body=body, head=head).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        self.owner.hits.append(self.path)
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        route = getattr(self, "route_" + parts.path.strip("/").replace("-", "_"), None)
+        if route is None:
+            self._page("Not found", status=404)
+        else:
+            route(query)
+
+
+class LoopbackServer:
+    """A handler served on 127.0.0.1 in a thread; ``close`` releases the handlers that hang, then stops."""
+
     def __init__(self) -> None:
         self.release = threading.Event()
         self.hits: list[str] = []
+
+    def _serve(self, handler: type, server_class: type = ThreadingHTTPServer) -> None:
+        self._server = server_class(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self.port = self._server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        self._stopped = False
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        self._server.shutdown()
+        self._server.server_close()
+
+    def close(self) -> None:
+        self.release.set()
+        self.stop()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class FaultServer(LoopbackServer):
+    def __init__(self) -> None:
+        super().__init__()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
+        class Handler(RoutedHandler):
+            owner = server
 
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def _page(self, title: str, body: str = "", status: int = 200, head: str = "") -> None:
-                data = PAGE.format(title=html.escape(title), body=body, head=head).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                server.hits.append(self.path)
-                parts = urlsplit(self.path)
-                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-                route = getattr(self, "route_" + parts.path.strip("/").replace("-", "_"), None)
-                if route is None:
-                    self._page("Not found", status=404)
-                else:
-                    route(query)
-
-            do_POST = do_GET
+            do_POST = RoutedHandler.do_GET
 
             def route_page(self, query: dict[str, str]) -> None:
                 self._page(query.get("title", "Fault server"), '<a href="/download-stall">Stalled download</a>'
@@ -117,21 +162,4 @@ class FaultServer:
   setTimeout(() => {{ document.getElementById("done").textContent = "sent"; }}, 300);
 </script>""")
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        self._stopped = False
-
-    def stop(self) -> None:
-        if self._stopped:
-            return
-        self._stopped = True
-        self._server.shutdown()
-        self._server.server_close()
-
-    def close(self) -> None:
-        self.release.set()
-        self.stop()
+        self._serve(Handler)

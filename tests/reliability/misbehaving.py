@@ -19,14 +19,11 @@ from __future__ import annotations
 import html
 import socket
 import struct
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
 
-PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>{title}</title>{head}</head>
-<body><h1>{title}</h1>{body}</body></html>"""
+from tests.reliability.faultserver import LoopbackServer, RoutedHandler
 
 # The renderer dies of V8 heap exhaustion ("V8 javascript OOM (CALL_AND_RETRY_LAST)"):
 # flat one-byte strings of 128 MiB each ('x'.repeat builds a cheap cons string,
@@ -51,36 +48,13 @@ class _QuietServer(ThreadingHTTPServer):
         return
 
 
-class MisbehavingServer:
+class MisbehavingServer(LoopbackServer):
     def __init__(self) -> None:
-        self.release = threading.Event()
-        self.hits: list[str] = []
+        super().__init__()
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.0"
-
-            def log_message(self, *args: Any) -> None:
-                return
-
-            def _page(self, title: str, body: str = "", head: str = "", status: int = 200) -> None:
-                data = PAGE.format(title=html.escape(title), body=body, head=head).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.send_header("Cache-Control", "no-store")
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_GET(self) -> None:  # noqa: N802 - stdlib name
-                server.hits.append(self.path)
-                parts = urlsplit(self.path)
-                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-                route = getattr(self, "route_" + parts.path.strip("/").replace("-", "_"), None)
-                if route is None:
-                    self._page("Not found", status=404)
-                else:
-                    route(query)
+        class Handler(RoutedHandler):
+            owner = server
 
             # -- a page that behaves ------------------------------------------------
 
@@ -163,23 +137,4 @@ addEventListener("load", () => setTimeout(() => {{
                 self.connection.close()
                 self.close_connection = True
 
-        self._server = _QuietServer(("127.0.0.1", 0), Handler)
-        self.port = self._server.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-        self._thread.start()
-        self._closed = False
-
-    def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self.release.set()
-        self._server.shutdown()
-        self._server.server_close()
-
-    def __enter__(self) -> "MisbehavingServer":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._serve(Handler, _QuietServer)

@@ -31,6 +31,7 @@ import pytest
 
 from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.codes import ErrorCode
+from tests.executor.conftest import DEFAULTS
 from tests.plugin.conftest import _lean_inner_runs  # noqa: F401 - autouse: lean inner pytest runs
 from tests.reliability import procs
 
@@ -58,18 +59,11 @@ def cometlocal_base_url(misbehaving_server):
     return misbehaving_server.url
 """
 
-HEAD = """\
-defaults:
-  criticality: normal
-  timeout_ms: 3000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-"""
 NO_RETRY = "policy: {retry_on: []}\n"
 
 
 def plan(name: str, steps: str, extra: str = NO_RETRY) -> str:
-    return f"name: {name}\n{extra}{HEAD}steps:\n{steps}"
+    return f"name: {name}\n{extra}{DEFAULTS}steps:\n{steps}"
 
 
 def healthy(name: str) -> str:
