@@ -114,7 +114,7 @@ class Actions:
         cause = self.run.redactor.text(first_line(exc, 2000))
         return self.failures.fail(attempt, verdict.code, "execution", verdict.message, details=details,
                                   failed_conditions=failed, cause=cause, retryable=verdict.retryable,
-                                  with_after=verdict.with_after)
+                                  observe_after=verdict.observe_after)
 
     def inspect_uploads(self, attempt: StepAttempt) -> list[str]:
         spec = attempt.spec
@@ -192,7 +192,7 @@ class Actions:
                                              f"download {download.suggested_filename!r} {problem}",
                                              details={"expected_download": True,
                                                       "downloads_seen": [d.suggested_filename for d in downloads],
-                                                      "download_problem": problem}, with_after=True)
+                                                      "download_problem": problem})
                 self.run.trace.emit("evidence_captured", spec.id, metadata={"download_error": problem})
                 continue
             name = re.sub(r"[^A-Za-z0-9._-]+", "_", download.suggested_filename or f"download_{i}")[:100]

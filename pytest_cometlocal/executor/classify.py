@@ -118,7 +118,7 @@ class Classified:
     details: dict[str, Any] = field(default_factory=dict)
     failed_check: str | None = None  # PRECONDITION_FAILED: the check that failed
     retryable: bool | None = None  # None: as the policy says
-    with_after: bool = True  # observe the page after the failure
+    observe_after: bool = True  # observe the page after the failure
     stop_loading: bool = False  # stop the page's pending navigation first
     check_auth: bool = False  # a 401 surfaced as a net:: error: look for the auth signal first
     check_navigation: bool = False  # an outside navigation may be the real cause: look first
@@ -128,7 +128,7 @@ def classify_action(f: ActionFacts) -> Classified:
     """The code of a failed action (see the module's docstring for the order)."""
     if f.crashed:
         return Classified(ErrorCode.BROWSER_CRASHED, "the page or browser crashed during the action",
-                          {"during": f.kind}, retryable=False, with_after=False)
+                          {"during": f.kind}, retryable=False, observe_after=False)
     if f.unresponsive is not None:
         return unresponsive(f.unresponsive)
     if f.kind == "navigate":
@@ -169,8 +169,8 @@ def unresponsive(facts: dict[str, Any]) -> Classified:
         # never produced a document to look at.
         return Classified(ErrorCode.NAVIGATION_TIMEOUT, f"the page did not settle: {during} did not finish within {waited} ms",
                           {"during": during, "waited_ms": waited, "wait_condition": "a document to observe"},
-                          retryable=False, with_after=False)
+                          retryable=False, observe_after=False)
     return Classified(ErrorCode.PAGE_UNRESPONSIVE,
                       f"the page stopped answering: {during} got no answer within {waited} ms",
                       {"during": during, "waited_ms": waited, "probe": facts.get("probe")},
-                      retryable=False, with_after=False)
+                      retryable=False, observe_after=False)

@@ -129,6 +129,7 @@ class Executor:
                 "status": status,
                 "error_code": error.error_code.value if error else None,
                 "steps_executed": self.policy.steps_taken,
+                **({"blocked_requests": late} if (late := self.events.take_blocked()) else {}),
                 **({"page_released": self.released} if self.released else {}),
             },
         )
@@ -387,7 +388,7 @@ class Executor:
             outcome = self.actions.perform(attempt)
         self.trace.emit("action_executed", spec.id, before=before,
                         metadata={"duration_ms": elapsed_ms(started),
-                                  "blocked_requests": self.events.blocked_since(attempt.marks), **outcome})
+                                  "blocked_requests": self.events.take_blocked(), **outcome})
 
         # Postconditions (or assert checks), with the more specific codes first.
         phase = "assert" if spec.kind == "assert" else "post"
@@ -401,8 +402,10 @@ class Executor:
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
+        late = self.events.take_blocked()  # refused after action_executed: a page's late requests
         self.trace.emit("assert_checked" if phase == "assert" else "postconditions_checked", spec.id,
-                        before=before, after=attempt.after.signature, metadata={"ok": True})
+                        before=before, after=attempt.after.signature,
+                        metadata={"ok": True, **({"blocked_requests": late} if late else {})})
         self._passed(attempt)
 
     def _passed(self, attempt: StepAttempt) -> None:

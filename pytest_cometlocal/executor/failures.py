@@ -51,7 +51,7 @@ class Failures:
     def fail(self, attempt: StepAttempt, code: ErrorCode, stage: str, message: str, *,
              details: dict[str, Any] | None = None, failed_conditions: list[FailedCondition] | None = None,
              cause: str | None = None, severity: str = "error", retryable: bool | None = None,
-             with_after: bool = False, extended: bool | None = None) -> ExecutorFailure:
+             observe_after: bool = True, extended: bool | None = None) -> ExecutorFailure:
         """Build the typed error of a failed attempt, with its evidence pack."""
         spec = attempt.spec
         evidence = self.run.evidence
@@ -59,11 +59,14 @@ class Failures:
         refs: list[EvidenceRef] = []
         state_before: StateSignature | None = attempt.before.signature if attempt.before else None
         alive = not self.events.crashed and code not in _PAGE_GONE
-        wants_extended = extended if extended is not None else (
+        # Every failure shows the page: the screenshots before and at the failure (the
+        # "after" observation), whatever the stage. The full HTML as the errors contract
+        # asks: critical steps, execution and postcondition failures, a few codes.
+        with_html = extended if extended is not None else (
             spec.criticality == "critical" or stage in ("execution", "postcondition") or code in _EXTENDED_CODES)
         try:
             with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
-                if alive and with_after:
+                if alive and observe_after:
                     try:
                         after = self.observer.observe()
                     except Exception:
@@ -72,9 +75,9 @@ class Failures:
                     refs.append(write_dom(evidence, attempt, "before", attempt.before))
                 if after is not None:
                     refs.append(write_dom(evidence, attempt, "after", after))
-                if wants_extended and alive:
-                    refs += write_extended(self.page, evidence, attempt, after)
-                elif wants_extended:
+                if alive:
+                    refs += write_extended(self.page, evidence, attempt, after, html=with_html)
+                else:
                     refs += write_screenshot(evidence, attempt, "before", attempt.before)
         except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
             pass
@@ -152,7 +155,7 @@ class Failures:
             return self.crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
         verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})
         return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
-                         retryable=False, with_after=verdict.with_after)
+                         retryable=False, observe_after=verdict.observe_after)
 
     def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
         self.events.crashed = True

@@ -41,6 +41,7 @@ class PageEvents:
         self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
         self.downloads: list[Any] = []
         self.crashed = False
+        self._blocked_reported = 0
         context.on("request", self._on_request)
         context.on("requestfinished", self.network.ended)
         context.on("requestfailed", self._on_request_failed)
@@ -65,6 +66,14 @@ class PageEvents:
         if not self.guard:
             return []
         return [{"method": b.method, "url": b.url, "host": b.host} for b in self.guard.blocked_since(marks.blocked)]
+
+    def take_blocked(self) -> list[dict[str, Any]]:
+        """The requests the guard refused since the last call: each is reported once, by one event."""
+        if not self.guard:
+            return []
+        taken = self.guard.blocked_since(self._blocked_reported)
+        self._blocked_reported += len(taken)
+        return [{"method": b.method, "url": b.url, "host": b.host} for b in taken]
 
     def note_status(self, url: str, status: int) -> None:
         """A document status learnt otherwise (an auth failure surfaces as a net:: error)."""

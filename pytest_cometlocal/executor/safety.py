@@ -44,14 +44,14 @@ class Safety:
                                      details={"critical_reason": "unsafe_domain_escape", **details},
                                      severity="critical", extended=True)
         raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, "execution", f"host {host} is outside the allowlist",
-                                 details=details, with_after=True)
+                                 details=details)
 
     def check_auth(self, attempt: StepAttempt) -> None:
         signal = self.auth_signal(attempt)
         if signal is not None:
             raise self.failures.fail(attempt, ErrorCode.AUTH_FAILED, "postcondition",
                                      f"authentication failed: {signal['type']}",
-                                     details={"auth_signal": signal}, with_after=True)
+                                     details={"auth_signal": signal})
 
     def auth_signal(self, attempt: StepAttempt) -> dict[str, Any] | None:
         signals = self.settings.auth_signals

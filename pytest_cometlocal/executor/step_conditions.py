@@ -106,12 +106,12 @@ class StepConditions:
                 details = {"file_ref": spec.file_refs,
                            "upload_signal": result.condition.args.model_dump(mode="json", exclude_none=True) or "files attached"}
             return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
-                        failed_conditions=failed_conditions, with_after=phase != "pre")
+                        failed_conditions=failed_conditions)
         if spec.kind == "wait_for" and phase == "post":
             return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",
                         f"wait_for conditions did not hold within {timeout} ms",
                         details={"timeout_ms": timeout, "wait_condition": [r.failed_dict(phase) for r in failed]},
-                        failed_conditions=failed_conditions, with_after=True)
+                        failed_conditions=failed_conditions)
         code = ErrorCode.PRECONDITION_FAILED if phase == "pre" else ErrorCode.POSTCONDITION_FAILED
         return fail(attempt, code, stage, f"{'pre' if phase == 'pre' else 'post'}condition failed: {', '.join(kinds)}",
-                    failed_conditions=failed_conditions, with_after=phase != "pre")
+                    failed_conditions=failed_conditions)

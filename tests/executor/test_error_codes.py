@@ -38,6 +38,9 @@ def assert_typed_error(r: Run, code: str, step: str, stage: str) -> dict:
     assert r.events[-1]["metadata"]["error_code"] == code
     kinds = {ref["kind"] for ref in error["evidence_refs"]}
     assert "dom_snapshot_partial" in kinds
+    # Every failure shows the page: a screenshot from before the step and one at the failure.
+    shots = {ref["metadata"].get("which") for ref in error["evidence_refs"] if ref["kind"] == "screenshot"}
+    assert shots == {"before", "after"}, (code, error["evidence_refs"])
     verification = verify_run(r.run_dir)
     assert verification.ok, verification.problems
     return error

@@ -101,7 +101,9 @@ def test_every_subresource_to_an_outside_host_is_stopped(run, outside, fault_ser
             "  - {id: settle, kind: wait_for, target: {type: css, selector: body},"
             " postconditions: [{kind: network_idle}, {kind: title_contains, args: {text: Reach out}}]}\n")
     assert r.error is None, r.error
-    blocked = [b for e in r.events if e["event_type"] == "action_executed" for b in e["metadata"]["blocked_requests"]]
+    # A refused request is listed by the event during which the guard refused it: the step's
+    # action_executed, or, when it came later, its postconditions_checked (or run_finished).
+    blocked = [b for e in r.events for b in (e.get("metadata") or {}).get("blocked_requests", [])]
     paths = {b["url"].split(str(outside.server.server_address[1]), 1)[-1] for b in blocked if b["host"] == "localhost"}
     # Chromium's own background requests (to Google hosts) may be in the list too: blocked as well.
     assert {"/img.png", "/frame", "/script.js", "/fetch", "/xhr", "/beacon", "/form"} <= paths, paths

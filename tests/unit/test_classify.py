@@ -16,9 +16,9 @@ STUCK = {"during": "click", "waited_ms": 3000, "probe": "no answer"}
     [
         # A crash wins over everything, even a timeout or a stuck page.
         (ActionFacts("click", CLICK_LOG, timed_out=True, crashed=True, unresponsive=STUCK), ErrorCode.BROWSER_CRASHED,
-         {"retryable": False, "with_after": False}),
+         {"retryable": False, "observe_after": False}),
         (ActionFacts("click", CLICK_LOG, timed_out=True, unresponsive=STUCK), ErrorCode.PAGE_UNRESPONSIVE,
-         {"retryable": False, "with_after": False}),
+         {"retryable": False, "observe_after": False}),
         (ActionFacts("navigate", "Page.goto: Timeout 400ms exceeded.", timed_out=True, timeout_ms=400, url="http://h/x"),
          ErrorCode.NAVIGATION_TIMEOUT, {"stop_loading": True}),
         (ActionFacts("navigate", "Page.goto: net::ERR_CONNECTION_RESET at http://h/", url="http://h/"),
