@@ -86,23 +86,24 @@ class NestedTimer:
 def instrument(timer: NestedTimer) -> None:
     from playwright.sync_api._generated import Locator, Page
 
-    from pytest_cometlocal.executor import checks, engine, evidence, observe, trace
+    from pytest_cometlocal.executor import (actions, checks, engine, evidence, observe, observer, safety,
+                                            step_conditions, step_evidence, step_target, trace)
 
     E = engine.Executor
     timer.patch(E, "_attempt", "step")
     timer.patch(E, "start", "run start")
     timer.patch(E, "finish", "run finish")
-    timer.patch(engine, "observe", "observe")
+    timer.patch(observer, "observe", "observe")
     timer.patch(observe, "_capture", "screenshot capture")
-    timer.patch(engine, "resolve", "resolve target")
-    timer.patch(engine, "poll", "conditions")
-    timer.patch(checks, "_pause", "poll sleep")
-    timer.patch(E, "_perform", "action")
-    timer.patch(E, "_check_blocked_navigation", "check navigations")
-    timer.patch(E, "_check_auth", "check auth")
-    timer.patch(E, "_step_evidence", "step evidence")
-    timer.patch(E, "_write_dom", "dom snapshot")
-    timer.patch(E, "_extended", "extended evidence")
+    timer.patch(step_target, "resolve", "resolve target")
+    timer.patch(step_conditions, "poll", "conditions")
+    timer.patch(checks, "pause", "poll sleep")
+    timer.patch(actions.Actions, "perform", "action")
+    timer.patch(safety.Safety, "check_navigation", "check navigations")
+    timer.patch(safety.Safety, "check_auth", "check auth")
+    timer.patch(engine, "step_evidence", "step evidence")
+    timer.patch(step_evidence, "write_dom", "dom snapshot")
+    timer.patch(step_evidence, "write_extended", "extended evidence")
     timer.patch(evidence.EvidenceStore, "add_json", "evidence.add_json")
     timer.patch(evidence.EvidenceStore, "add_bytes", "evidence.add_bytes")
     timer.patch(evidence.EvidenceStore, "_write_manifest", "manifest rewrite")

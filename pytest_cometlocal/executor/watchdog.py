@@ -99,6 +99,7 @@ def bound(what: str, ms: float, *, isolated: bool = False) -> Iterator[None]:
             if state["fired"]:
                 task.cancel()
             else:
+                tasks[:] = [t for t in tasks if not t.done()]  # a long phase makes many calls
                 tasks.append(task)
         return task
 
