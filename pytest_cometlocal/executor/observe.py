@@ -49,16 +49,30 @@ OBSERVE_JS = r"""
     const st = getComputedStyle(el);
     return st.visibility !== "hidden" && st.display !== "none";
   };
+  // The labels of each control, as el.labels gives them (label.control, in document
+  // order), in one pass: el.labels walks the whole document on every call.
+  const labelsOf = new Map();
+  for (const l of document.getElementsByTagName("label")) {
+    const control = l.control;
+    if (control) (labelsOf.get(control) || labelsOf.set(control, []).get(control)).push(l);
+  }
   const labelOf = (el) => {
     if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
     const by = el.getAttribute("aria-labelledby");
     if (by) return by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || "").join(" ");
-    if (el.labels && el.labels.length) return Array.from(el.labels).map(l => l.textContent).join(" ");
+    const labels = labelsOf.get(el);
+    if (labels) return labels.map(l => l.textContent).join(" ");
     if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return el.getAttribute("placeholder") || el.getAttribute("title") || "";
     return el.innerText || el.getAttribute("title") || el.getAttribute("alt") || "";
   };
   const sel = "a[href],button,input,select,textarea,[role],[tabindex],[data-testid],[contenteditable=true]";
-  const all = Array.from(document.querySelectorAll(sel)).slice(0, maxElements);
+  // The first maxElements matches in document order, found by a walk that stops there:
+  // the cost does not grow with the page beyond them (querySelectorAll would match all).
+  const all = [];
+  const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  for (let n = walk.nextNode(); n && all.length < maxElements; n = walk.nextNode()) {
+    if (n.matches(sel)) all.push(n);
+  }
   const key = all.map(el => [
     el.tagName.toLowerCase(),
     el.getAttribute("role") || "",

@@ -82,3 +82,33 @@ def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeyp
     # Its evidence screenshot is that capture.
     shot = next(f for f in r.evidence["files"] if f["step_id"] == "submit" and f["metadata"].get("which") == "before")
     assert "sha256:" + shot["sha256"] == before["submit"]["screenshot_hash"]
+
+
+LABELS = """<!doctype html><title>Labels</title>
+<label>Wrapped <input id="w" name="w"></label>
+<label for="two">First</label><label for="two">Second</label><input id="two" name="two">
+<label for="nowhere">Orphan</label>
+<label>Outer <span><select id="pick" name="pick"><option>x</option></select></span></label>
+<input name="aria" aria-label="By aria" id="aria">
+<span id="l1">Part one</span><span id="l2">part two</span><input name="by" aria-labelledby="l1 l2">
+<textarea name="note" placeholder="A note"></textarea>"""
+
+
+def test_labels_are_read_as_the_browser_associates_them(page):
+    # Labels by for=, by nesting, several for one control, aria-label and aria-labelledby
+    # first, the placeholder last: what el.labels gives, read in one pass over the labels.
+    page.set_content(LABELS)
+    inputs = {i["name"]: i["label"] for i in observe(page).snapshot["visible_inputs"]}
+    assert inputs == {"w": "Wrapped", "two": "First Second", "pick": "Outer x", "aria": "By aria",
+                      "by": "Part one part two", "note": "A note"}
+
+
+def test_only_the_first_elements_are_read_on_a_large_page(page, monkeypatch):
+    from pytest_cometlocal.executor import observe as observe_module
+
+    rows = "".join(f'<p><a href="/r{i}">row {i}</a></p>' for i in range(50))
+    page.set_content(f"<title>Rows</title>{rows}")
+    monkeypatch.setattr(observe_module, "MAX_ELEMENTS", 20)
+    obs = observe(page)
+    assert obs.signature.metadata["key_elements"] == 20
+    assert [a["text"] for a in obs.snapshot["visible_anchors"]] == [f"row {i}" for i in range(20)]
