@@ -85,8 +85,7 @@ class Actions:
             # answering (then a dying renderer gets a moment to say so).
             crashed = self.watch.wait_for_crash(50)
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
-                            timeout_ms=spec.timeout_ms, url=attempt.requested_url,
-                            target=attempt.target.description if attempt.target else None)
+                            timeout_ms=spec.timeout_ms, url=attempt.requested_url)
         verdict = classify_action(facts)
         if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.watch.answers():
             # Not an element that never became actionable: a page that stopped answering

@@ -108,7 +108,6 @@ class ActionFacts:
     unresponsive: dict[str, Any] | None = None  # {"during", "waited_ms", "probe"} when the page stopped answering
     timeout_ms: int = 0
     url: str | None = None  # the requested URL of a navigate
-    target: str | None = None  # the resolved target, as compiled
 
 
 @dataclass(frozen=True)

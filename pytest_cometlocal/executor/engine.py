@@ -84,16 +84,12 @@ class Executor:
         self.storage: Any = None  # a StorageStates, where save points write (executor/storage.py)
         self.released: str | None = None  # how a stuck or crashed page was let go of
         self.events = PageEvents(page.context, page, guard)
-        self.watch = PageWatch(page).attach()
+        self.watch = PageWatch(page, self.events)
         self.observer = Observer(page, self.events, tuple(v for v in settings.secrets.values() if v))
         self.failures = Failures(page, run, settings, self.events, self.observer, self.policy, self.watch)
         self.safety = Safety(page, settings, self.events, self.failures)
         self.conditions = StepConditions(page, settings, self.events, self.failures, self.safety, self.trace)
         self.actions = Actions(page, settings, self.events, self.failures, self.safety, self.watch, run)
-
-    @property
-    def last_observation(self):
-        return self.observer.last
 
     # -- the run -------------------------------------------------------------
 

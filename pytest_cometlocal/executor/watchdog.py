@@ -30,7 +30,6 @@ import asyncio
 import contextlib
 import time
 import weakref
-from dataclasses import dataclass
 from typing import Any, Callable, Iterator, TypeVar
 
 import greenlet
@@ -178,46 +177,29 @@ def page_answers(page: Any, ms: float = PROBE_MS) -> bool:
         return True
 
 
-@dataclass
 class PageWatch:
-    """The executor's watch over one page: its deadline, its health, and how to let go of it."""
+    """What the executor does with a page that stopped answering: probe it, give it time to die, let go of it.
 
-    page: Any
-    crashed: bool = False
-    unresponsive: str | None = None  # what was being done when the page stopped answering
-    deadline: float | None = None  # monotonic end of the current step's timeout_ms
+    ``events`` (the executor's PageEvents) says whether the page crashed;
+    without it the watch listens for the crash itself.
+    """
 
-    def attach(self) -> "PageWatch":
-        """Listen for the page's crash."""
-        try:
-            self.page.on("crash", self._on_crash)
-        except Exception:
-            pass
-        return self
+    def __init__(self, page: Any, events: Any = None):
+        self.page = page
+        self.events = events
+        self._crashed = False
+        if events is None:
+            try:
+                page.on("crash", self._on_crash)
+            except Exception:
+                pass
 
     def _on_crash(self, *_: Any) -> None:
-        self.crashed = True
+        self._crashed = True
 
-    # -- bounds ---------------------------------------------------------------
-
-    def start_step(self, timeout_ms: int) -> None:
-        self.deadline = time.monotonic() + timeout_ms / 1000
-
-    def remaining_ms(self) -> float:
-        """What is left of the step's timeout (0 when it is over, or no step runs)."""
-        if self.deadline is None:
-            return 0.0
-        return max(0.0, (self.deadline - time.monotonic()) * 1000)
-
-    def call_bound_ms(self) -> float:
-        """The bound of a call made now: the step's time left plus CALL_MARGIN_MS."""
-        return self.remaining_ms() + CALL_MARGIN_MS
-
-    @contextlib.contextmanager
-    def step_calls(self, what: str) -> Iterator[None]:
-        """Bound the calls of a block by the step's time left plus the margin."""
-        with bound(what, self.call_bound_ms()):
-            yield
+    @property
+    def crashed(self) -> bool:
+        return self.events.crashed if self.events is not None else self._crashed
 
     # -- a page that stopped answering -----------------------------------------
 

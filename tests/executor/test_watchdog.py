@@ -111,7 +111,7 @@ def test_an_isolated_bound_gets_time_of_its_own(page, site):
 
 def test_a_stuck_page_is_closed_and_the_context_goes_on(page, site):
     _stuck(page, site)
-    watch = PageWatch(page).attach()
+    watch = PageWatch(page)
     assert not watch.answers()
     assert not watch.wait_for_crash(300)
     assert watch.close() in ("page.close", "cdp")
@@ -122,7 +122,7 @@ def test_a_stuck_page_is_closed_and_the_context_goes_on(page, site):
 
 def test_closing_falls_back_to_the_cdp_target_when_page_close_hangs(page, site):
     _stuck(page, site)
-    watch = PageWatch(page).attach()
+    watch = PageWatch(page)
     assert watch.close(page_close_ms=1) == "cdp"
     fresh = page.context.new_page()
     fresh.goto(site + "/ok")
