@@ -3,9 +3,10 @@
     .venv/bin/python -m benchmarks                      # everything, ~10-15 min on 2 CPUs
     .venv/bin/python -m benchmarks --quick              # smoke run with small counts (~3 min)
     .venv/bin/python -m benchmarks --only overhead,fixed --json out.json
+    .venv/bin/python -m benchmarks --only scaling       # page size 10 -> 5,000 rows, ~8-10 min
 
-Sections: validation, overhead, fixed, disk, profile, throughput (run in this
-order; throughput last, sized to what is left of ``--budget-min`` unless
+Sections: validation, overhead, fixed, disk, profile, scaling, throughput (run in
+this order; throughput last, sized to what is left of ``--budget-min`` unless
 ``--plans`` is given). Each prints a table with its goal and whether it is met.
 Browser sections start fresh ``python -m pytest`` processes on generated suites
 in a temporary folder (``--keep DIR`` keeps them). Nothing here is part of the
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "throughput")
+SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "scaling", "throughput")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -43,6 +44,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                    help="whole-run time target in minutes; sizes the throughput section when --plans is not given (default 13)")
     p.add_argument("--validation-plans", type=int, help="validation: plans of 20 steps (default 1000; quick 100)")
     p.add_argument("--profile-runs", type=int, help="profile: runs per plan, the first a warm-up (default 4; quick 2)")
+    p.add_argument("--scaling-sizes", help="scaling: comma-separated row counts of the page (default 10,100,1000,5000; "
+                   "quick 10,100)")
+    p.add_argument("--scaling-rounds", type=int, help="scaling: counted rounds per size, plus a warm-up (default 3; quick 1)")
+    p.add_argument("--scaling-big-rounds", type=int, help="scaling: counted rounds for sizes >= 5,000 rows (default 2)")
+    p.add_argument("--scaling-xdist-rows", type=int, help="scaling: the size also run with -n 2, 0 for none "
+                   "(default 1000; quick 100)")
     p.add_argument("--cprofile", metavar="FILE", help="profile: also write cProfile stats of the counted runs to FILE")
     args = p.parse_args(argv)
     args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -55,6 +62,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     args.plans = args.plans or (4 if q else None)
     args.validation_plans = args.validation_plans or (100 if q else 1000)
     args.profile_runs = args.profile_runs or (2 if q else 4)
+    args.scaling_sizes = tuple(int(v) for v in (args.scaling_sizes or ("10,100" if q else "10,100,1000,5000")).split(","))
+    args.scaling_rounds = args.scaling_rounds or (1 if q else 3)
+    args.scaling_big_rounds = args.scaling_big_rounds or (1 if q else 2)
+    if args.scaling_xdist_rows is None:
+        args.scaling_xdist_rows = 100 if q else 1000
     return args
 
 
@@ -136,6 +148,29 @@ def main(argv: list[str] | None = None) -> int:
             results["profile"] = bench_profile(work, runs=args.profile_runs, bench_steps=8 if args.quick else 40,
                                                cprofile=args.cprofile)
             mark('profile')
+        if "scaling" in args.sections:
+            from .bench_scaling import GOAL, bench_scaling
+
+            sc = bench_scaling(work, sizes=args.scaling_sizes, rounds=args.scaling_rounds,
+                               big_rounds=args.scaling_big_rounds, xdist_rows=args.scaling_xdist_rows or None)
+            results["scaling"] = sc
+            sizes = sc["sizes"].values()
+            ratios = [e["timing"]["ratio"] for e in sizes]
+            cpu = [e["cpu"]["ratio"] for e in sizes]
+            summary.append(["page-size scaling: plan / hand-written per 21-step flow, "
+                            + "/".join(f"{e['rows']:,}" for e in sizes) + " rows",
+                            ", ".join(f"{r:.2f}x" for r in ratios), f"<= {GOAL}x at every size",
+                            verdict(all(r <= GOAL for r in ratios))])
+            summary.append(["page-size scaling: CPU (incl. Chromium) plan / hand-written per flow",
+                            ", ".join(f"{r:.2f}x" for r in cpu), f"<= {GOAL}x at every size",
+                            verdict(all(r <= GOAL for r in cpu))])
+            for e in sizes:
+                x = e.get("xdist")
+                if x:
+                    summary.append([f"page-size scaling: -n 2 / -n 1 at {e['rows']:,} rows (items span)",
+                                    f"plans {x['plans']['scaling_span']:.2f}x, hand-written {x['hand']['scaling_span']:.2f}x",
+                                    "(reported)", ""])
+            mark('scaling')
         if "throughput" in args.sections:
             from .bench_throughput import bench_throughput
 

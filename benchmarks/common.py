@@ -39,10 +39,25 @@ def pytest_runtest_logreport(report):
 # The benchmark page (and the demo portal) served by the inner suite; pytest-playwright's
 # `browser` is the plugin's Chromium, so plans and hand-written tests share one browser
 # process, and its contexts get the plugin's default context options.
+# pytest-playwright's browser is the plugin's browser, with the plugin's context options:
+# the hand-written tests and the plans run in one Chromium, on equal terms.
+SHARED_BROWSER_FIXTURES = '''
+
+@pytest.fixture(scope="session")
+def browser(cometlocal_browser_manager):
+    return cometlocal_browser_manager.browser()
+
+
+@pytest.fixture(scope="session")
+def browser_context_args():
+    from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
+
+    return dict(DEFAULT_CONTEXT_ARGS)
+'''
+
 SITE_CONFTEST = '''
 import pytest
 from benchmarks.site import BenchSite
-from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 
 
 @pytest.fixture(scope="session")
@@ -69,16 +84,7 @@ def cometlocal_base_url(request):
 def bench_url(bench_site):
     return bench_site.url
 
-
-@pytest.fixture(scope="session")
-def browser(cometlocal_browser_manager):
-    return cometlocal_browser_manager.browser()
-
-
-@pytest.fixture(scope="session")
-def browser_context_args():
-    return dict(DEFAULT_CONTEXT_ARGS)
-'''
+''' + SHARED_BROWSER_FIXTURES
 
 
 @dataclass
@@ -109,6 +115,7 @@ class InnerRun:
     stderr: str
     reports: dict[str, Report]
     root: Path
+    cpu: dict[str, Any] | None = None  # with run_pytest(cpu=True): user_s, sys_s of the whole process tree
 
     def passed(self) -> int:
         return sum(1 for r in self.reports.values() if r.outcome == "passed")
@@ -125,8 +132,11 @@ def write_suite(root: Path, files: dict[str, str], *, conftest_extra: str = SITE
         path.write_text(text, encoding="utf-8")
 
 
-def run_pytest(root: Path, args: list[str], *, timeout: float = 3600) -> InnerRun:
-    """``python -m pytest`` in ``root`` (a fresh process), with the timing hook on."""
+def run_pytest(root: Path, args: list[str], *, timeout: float = 3600, cpu: bool = False) -> InnerRun:
+    """``python -m pytest`` in ``root`` (a fresh process), with the timing hook on.
+
+    ``cpu``: run it under ``benchmarks/cputree.py`` and
+    return the CPU time of the whole process tree (Chromium's orphaned processes included)."""
     record = root / "timings.jsonl"
     if record.exists():
         record.unlink()
@@ -135,6 +145,11 @@ def run_pytest(root: Path, args: list[str], *, timeout: float = 3600) -> InnerRu
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PYTEST_ADDOPTS", None)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    cpu_out = root / "cputree.json"
+    if cpu:
+        if cpu_out.exists():
+            cpu_out.unlink()
+        cmd = [sys.executable, "-m", "benchmarks.cputree", str(cpu_out), "--", *cmd]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, timeout=timeout)
     wall = time.perf_counter() - start
@@ -149,7 +164,8 @@ def run_pytest(root: Path, args: list[str], *, timeout: float = 3600) -> InnerRu
             r.props.update(d["props"])
             if d["outcome"] != "passed" and not (d["when"] != "call" and d["outcome"] == "skipped"):
                 r.outcome = d["outcome"]
-    return InnerRun(wall, proc.returncode, proc.stdout, proc.stderr, reports, root)
+    cpu_record = json.loads(cpu_out.read_text(encoding="utf-8")) if cpu and cpu_out.exists() else None
+    return InnerRun(wall, proc.returncode, proc.stdout, proc.stderr, reports, root, cpu_record)
 
 
 def require_ok(run: InnerRun, what: str, expected_passed: int | None = None) -> list[str]:

@@ -52,10 +52,9 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def do_GET(self) -> None:  # noqa: N802
-        if self.path.split("?")[0] == "/bench":
-            body, status = self.server.page, 200  # type: ignore[attr-defined]
-        else:
-            body, status = b"<!doctype html><title>none</title>not found", 404
+        body = self.server.route(self.path.split("?")[0])  # type: ignore[attr-defined]
+        status = 200 if body is not None else 404
+        body = body if body is not None else b"<!doctype html><title>none</title>not found"
         self.send_response(status)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
@@ -65,15 +64,23 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 class BenchSite:
-    """``with BenchSite() as site: site.url`` -> http://127.0.0.1:<free port>."""
+    """``with BenchSite() as site: site.url`` -> http://127.0.0.1:<free port>.
+
+    ``route(path)`` gives a page's bytes, or None for a 404; by default the
+    benchmark page at ``/bench``.
+    """
 
     def __init__(self) -> None:
         self._server: ThreadingHTTPServer | None = None
+        self._page = page_html().encode()
 
-    def __enter__(self) -> "BenchSite":
+    def route(self, path: str) -> bytes | None:
+        return self._page if path == "/bench" else None
+
+    def __enter__(self):
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         server.daemon_threads = True
-        server.page = page_html().encode()  # type: ignore[attr-defined]
+        server.route = self.route  # type: ignore[attr-defined]
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         self._server = server
         return self

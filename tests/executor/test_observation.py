@@ -112,3 +112,19 @@ def test_only_the_first_elements_are_read_on_a_large_page(page, monkeypatch):
     obs = observe(page)
     assert obs.signature.metadata["key_elements"] == 20
     assert [a["text"] for a in obs.snapshot["visible_anchors"]] == [f"row {i}" for i in range(20)]
+
+
+def test_the_target_is_described_by_its_own_text_and_the_start_of_its_ancestors(page):
+    from pytest_cometlocal.contract.targets import TestIdTarget
+    from pytest_cometlocal.executor.locators import resolve
+
+    rows = "".join(f"<tr><td>Row {i}</td><td><button data-testid='b{i}'>Edit {i}</button></td></tr>" for i in range(300))
+    page.set_content(f"<title>Table</title><table id='t'><tbody>{rows}</tbody></table><script>var x = 1;</script>")
+    resolution = resolve(page, [TestIdTarget(type="testid", id="b150")], 2000)
+    context = resolution.resolved.context
+    assert context["target"]["text"] == "Edit 150"
+    table = next(a for a in context["ancestors"] if a["tag"] == "table")
+    assert table["text"].startswith("Row 0 Edit 0 Row 1") and len(table["text"]) <= 80
+    row = next(a for a in context["ancestors"] if a["tag"] == "tr")
+    assert row["text"] == "Row 150 Edit 150"
+    assert context["siblings"] == []  # alone in its cell
