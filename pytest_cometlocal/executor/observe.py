@@ -68,9 +68,10 @@ OBSERVE_JS = r"""
   const sel = "a[href],button,input,select,textarea,[role],[tabindex],[data-testid],[contenteditable=true]";
   // The first maxElements matches in document order, found by a walk that stops there:
   // the cost does not grow with the page beyond them (querySelectorAll would match all).
+  // (A document being replaced can have no root element yet: then nothing to read.)
   const all = [];
-  const walk = document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
-  for (let n = walk.nextNode(); n && all.length < maxElements; n = walk.nextNode()) {
+  const walk = document.documentElement && document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  for (let n = walk && walk.nextNode(); n && all.length < maxElements; n = walk.nextNode()) {
     if (n.matches(sel)) all.push(n);
   }
   const key = all.map(el => [
@@ -108,7 +109,7 @@ OBSERVE_JS = r"""
   const attr = "data-cometlocal-secret";
   document.querySelectorAll("[" + attr + "]").forEach(e => e.removeAttribute(attr));
   let marked = 0;
-  if (secrets.length) {
+  if (secrets.length && (document.body || document.documentElement)) {
     const has = (s) => !!s && secrets.some(v => s.includes(v));
     for (const el of document.querySelectorAll("input, textarea, select")) {
       if (has(el.value)) { el.setAttribute(attr, ""); marked++; }

@@ -128,3 +128,11 @@ def test_the_target_is_described_by_its_own_text_and_the_start_of_its_ancestors(
     row = next(a for a in context["ancestors"] if a["tag"] == "tr")
     assert row["text"] == "Row 150 Edit 150"
     assert context["siblings"] == []  # alone in its cell
+
+
+def test_a_document_without_a_root_element_is_observed_empty(page):
+    # Between two documents a page can briefly have none: nothing to read, no error.
+    page.evaluate("document.removeChild(document.documentElement)")
+    obs = observe(page, secrets=("hidden-value",))
+    assert obs.signature.metadata["key_elements"] == 0
+    assert obs.snapshot["visible_anchors"] == [] and obs.snapshot["visible_inputs"] == []
