@@ -43,7 +43,7 @@ from ..contract.validator import validate_action_spec
 from .actions import Actions
 from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
 from .evidence import OutputWriteFailed
-from .failures import Failures
+from .failures import PAGE_GONE, Failures
 from .locators import describe_compiled
 from .observer import Observer
 from .page_events import PageEvents
@@ -61,7 +61,6 @@ __all__ = ["Executor", "ExecutorSettings", "RunResult", "StepResult"]
 
 # Calls outside a step (saving a storage state, stopping a Playwright trace) get this long.
 HOUSEKEEPING_MS = 15_000
-_PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
 
 
 class Executor:
@@ -269,7 +268,8 @@ class Executor:
         except CallTimedOut as exc:
             raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
         except PageUnresponsive as exc:
-            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
+            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
+                                             probed=exc.probe == "no answer") from None
         except Exception as exc:
             if not (is_crash(exc) or self.events.crashed):
                 raise  # a fault of this plugin: reported as such, never disguised
@@ -305,7 +305,7 @@ class Executor:
         self._record(StepResult(step_id, attempt.spec.kind, False, elapsed_ms(attempt.started),
                                 error=f"{error.error_code.value}: {error.message}",
                                 typed_error=error, evidence_refs=list(error.evidence_refs), attempts=attempt.attempt))
-        if error.error_code in _PAGE_GONE:
+        if error.error_code in PAGE_GONE:
             # Let go of the page: the context's teardown and the next item must not wait on it.
             self.released = self.watch.close()
         raise ExecutorFailure(error)

@@ -35,7 +35,7 @@ from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, PageWatch, bound
 # Codes whose evidence is the whole page (html and screenshots) whatever the stage.
 _EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
 # Codes after which the page cannot be looked at again.
-_PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
+PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Failures:
         after: Observation | None = None
         refs: list[EvidenceRef] = []
         state_before: StateSignature | None = attempt.before.signature if attempt.before else None
-        alive = not self.events.crashed and code not in _PAGE_GONE
+        alive = not self.events.crashed and code not in PAGE_GONE
         # Every failure shows the page: the screenshots before and at the failure (the
         # "after" observation), whatever the stage. The full HTML as the errors contract
         # asks: critical steps, execution and postcondition failures, a few codes.
@@ -143,14 +143,18 @@ class Failures:
             details={"path": self.run.redactor.text(str(exc.path)), "errno": exc.errno, "strerror": exc.strerror},
         )
 
-    def page_stopped(self, attempt: StepAttempt, what: str, waited_ms: int) -> ExecutorFailure:
+    def page_stopped(self, attempt: StepAttempt, what: str, waited_ms: int, *,
+                     probed: bool = False) -> ExecutorFailure:
         """A call got no answer in time: a stuck page, a dying one, or one that never settles.
 
         A pending navigation is stopped first: while one is pending, the page
-        answers nothing, stuck or not.
+        answers nothing, stuck or not. ``probed``: the caller has already found
+        that the page runs no script, so it is not asked again.
         """
-        stop_loading(self.page)
-        answered = self.watch.answers()
+        answered = False
+        if not probed:
+            stop_loading(self.page)
+            answered = self.watch.answers()
         if self.events.crashed or (not answered and self.watch.wait_for_crash()):
             return self.crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
         verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})

@@ -142,7 +142,11 @@ class _Match:
 MIN_MATCH_BOUND_MS = 250
 
 
-def _match(locator: Any, bound_ms: float) -> _Match:
+# A condition's target needs only the count: no description, no sample.
+_COUNT_JS = "(els) => ({count: els.length, context: null, sample: []})"
+
+
+def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
     """What ``locator`` matches now (see _MATCH_JS); no match when the frame is not ready.
 
     ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
@@ -152,7 +156,7 @@ def _match(locator: Any, bound_ms: float) -> _Match:
     """
     try:
         with bound("target resolution", bound_ms):
-            out = locator.evaluate_all(_MATCH_JS)
+            out = locator.evaluate_all(script)
         return _Match(int(out["count"]), out["context"], out["sample"])
     except CallTimedOut:
         return _Match(0, unanswered=True)
@@ -193,14 +197,15 @@ def resolve_now(page: Any, alternatives: list[T.AnyTarget]) -> Resolution:
     """One look, no waiting: what a condition's target matches at this moment."""
     compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
     result = Resolution(rounds=1)
-    result.attempts = _round(compiled, result, time.monotonic())
+    result.attempts = _round(compiled, result, time.monotonic(), _COUNT_JS)
     return result
 
 
-def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: float) -> list[Attempt]:
+def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: float,
+           script: str = _MATCH_JS) -> list[Attempt]:
     attempts = []
     for i, (alt, locator, text) in enumerate(compiled):
-        match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000))
+        match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000), script)
         attempts.append(Attempt(i, alt.model_dump(mode="json"), text, match.count))
         result.unanswered += match.unanswered
         if match.count > result.max_count:

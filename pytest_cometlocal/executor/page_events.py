@@ -65,7 +65,7 @@ class PageEvents:
     def blocked_since(self, marks: Marks) -> list[dict[str, Any]]:
         if not self.guard:
             return []
-        return [{"method": b.method, "url": b.url, "host": b.host} for b in self.guard.blocked_since(marks.blocked)]
+        return [_described(b) for b in self.guard.blocked_since(marks.blocked)]
 
     def take_blocked(self) -> list[dict[str, Any]]:
         """The requests the guard refused since the last call: each is reported once, by one event."""
@@ -73,7 +73,7 @@ class PageEvents:
             return []
         taken = self.guard.blocked_since(self._blocked_reported)
         self._blocked_reported += len(taken)
-        return [{"method": b.method, "url": b.url, "host": b.host} for b in taken]
+        return [_described(b) for b in taken]
 
     def note_status(self, url: str, status: int) -> None:
         """A document status learnt otherwise (an auth failure surfaces as a net:: error)."""
@@ -114,3 +114,8 @@ class PageEvents:
 
     def _on_crash(self, *_: Any) -> None:
         self.crashed = True
+
+
+def _described(blocked: Any) -> dict[str, Any]:
+    """A refused request as the trace lists it."""
+    return {"method": blocked.method, "url": blocked.url, "host": blocked.host}

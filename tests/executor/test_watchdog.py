@@ -2,12 +2,13 @@
 
 The bound works because a sync-API call is an asyncio task created on the
 running loop by the calling greenlet. If a Playwright upgrade changed that,
-these tests fail (the stuck calls below would hang, and the hard timeout of
-``_stuck_page`` would end them), rather than the executor silently hanging.
+these tests fail (the stuck calls below would hang until ``HARD_LIMIT_S``
+ends the process), rather than the executor silently hanging.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import http.server
 import socketserver
 import threading
@@ -18,6 +19,18 @@ import pytest
 from pytest_cometlocal.executor.watchdog import CallTimedOut, PageWatch, bound, call, page_answers
 
 pytestmark = pytest.mark.browser
+
+# These tests call into pages that never answer: a watchdog that stopped working
+# would hang them. This hard limit then ends the process with every thread's
+# stack on stderr, so the suite fails at once instead of waiting for CI's limit.
+HARD_LIMIT_S = 120
+
+
+@pytest.fixture(autouse=True)
+def hard_limit():
+    faulthandler.dump_traceback_later(HARD_LIMIT_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 PAGES = {
     "/spin": b"<title>spin</title><button id=b onclick='while(true){}'>go</button>",
