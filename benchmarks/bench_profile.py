@@ -17,6 +17,7 @@ run start/finish, context close.
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import time
@@ -94,7 +95,8 @@ def instrument(timer: NestedTimer) -> None:
     timer.patch(E, "start", "run start")
     timer.patch(E, "finish", "run finish")
     timer.patch(observer, "observe", "observe")
-    timer.patch(observe, "_capture", "screenshot capture")
+    timer.patch(observe, "grab_frame", "screenshot frame")
+    timer.patch(observe, "capture_png", "full screenshot")
     timer.patch(step_target, "resolve", "resolve target")
     timer.patch(step_conditions, "poll", "conditions")
     timer.patch(checks, "pause", "poll sleep")
@@ -216,10 +218,10 @@ def _report(timer: NestedTimer, steps: int, title: str, depth: int = 7, min_shar
 
 
 def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
-    """Median ms of one viewport capture, by way of taking it, on the benchmark page (1280x720)."""
+    """Median ms of one viewport picture, by way of taking it, on the benchmark page (1280x720)."""
     import base64
 
-    from pytest_cometlocal.executor import observe as observe_module
+    from pytest_cometlocal.executor import screenshots
     from pytest_cometlocal.executor.observe import MAX_ELEMENTS, OBSERVE_JS, observe
     from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 
@@ -242,13 +244,17 @@ def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
         "page.screenshot jpeg quality 70": lambda: page.screenshot(type="jpeg", quality=70),
         "CDP Page.captureScreenshot png": cdp_shot,
         "CDP Page.captureScreenshot png, optimizeForSpeed": lambda: cdp_shot(optimizeForSpeed=True),
-        "executor capture, no focused field (CDP png optimizeForSpeed)":
-            lambda: observe_module._capture(page, False, caret=False),
-        "executor capture, a focused field (the same, caret hidden)":
-            lambda: observe_module._capture(page, False, caret=True),
+        "executor full screenshot, no focused field (CDP png optimizeForSpeed)":
+            lambda: screenshots.capture_png(page, False, caret=False),
+        "executor full screenshot, a focused field (the same, caret hidden)":
+            lambda: screenshots.capture_png(page, False, caret=True),
+        "executor frame for the hash, no focused field (fence + screencast frame)":
+            lambda: screenshots.grab_frame(page, caret=False),
+        "executor frame for the hash, a focused field (the same, caret hidden)":
+            lambda: screenshots.grab_frame(page, caret=True),
         "observe() without screenshot (evaluate + hashing)": lambda: observe(page, screenshot=False),
         "page.evaluate(OBSERVE_JS) alone":
-            lambda: page.evaluate(OBSERVE_JS, {"maxElements": MAX_ELEMENTS, "secrets": []}),
+            lambda: json.loads(page.evaluate(OBSERVE_JS, {"maxElements": MAX_ELEMENTS, "secrets": []})),
         "observe() with a fresh screenshot": lambda: observe(page),
         "observe() carrying the previous screenshot over": lambda: observe(page, previous=previous),
     }

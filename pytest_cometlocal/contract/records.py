@@ -22,7 +22,7 @@ class StateSignature(RecordModel):
     """StateSignature v1: a comparable fingerprint of what the page showed."""
 
     schema_version: Literal["v1"] = "v1"
-    algorithm_version: Literal["v1"] = "v1"
+    algorithm_version: Literal["v1", "v2-frame-320"] = "v1"
     url: str
     url_hash: str
     title_hash: str

@@ -84,6 +84,10 @@ class Actions:
             # before the crash event arrives; a timeout may be a page that stopped
             # answering (then a dying renderer gets a moment to say so).
             crashed = self.watch.wait_for_crash(50)
+            if not crashed and "ERR_ABORTED" in str(exc) and not self.watch.answers():
+                # On a busy machine the crash event can take longer than that: a page
+                # that does not answer either gets the full grace to report it.
+                crashed = self.watch.wait_for_crash()
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
                             timeout_ms=spec.timeout_ms, url=attempt.requested_url)
         verdict = classify_action(facts)

@@ -394,7 +394,7 @@ class Executor:
             self.conditions.check(attempt, phase, spec.postconditions)
             self.actions.capture_downloads(attempt)
         with self._phase(attempt, "observation after the step"):
-            attempt.after = self.observer.after()
+            attempt.after = self.observer.after(attempt)
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)

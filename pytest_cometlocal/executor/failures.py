@@ -65,23 +65,28 @@ class Failures:
         with_html = extended if extended is not None else (
             spec.criticality == "critical" or stage in ("execution", "postcondition") or code in _EXTENDED_CODES)
         try:
-            with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
-                if alive and observe_after:
-                    try:
-                        after = self.observer.observe()
-                    except Exception:
-                        after = None
-                if attempt.before is not None:
-                    refs.append(write_dom(evidence, attempt, "before", attempt.before))
-                if after is not None:
-                    refs.append(write_dom(evidence, attempt, "after", after))
-                if alive:
-                    refs += write_extended(self.page, evidence, attempt, after, html=with_html)
-                else:
-                    refs += write_screenshot(evidence, attempt, "before", attempt.before)
-        except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
-            pass
+            with evidence.batch():  # the whole pack, listed with one manifest rewrite
+                try:
+                    with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
+                        if alive and observe_after:
+                            try:
+                                after = self.observer.observe(full=True)
+                            except Exception:
+                                after = None
+                        if attempt.before is not None:
+                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                        if after is not None:
+                            refs.append(write_dom(evidence, attempt, "after", after))
+                        if alive:
+                            refs += write_extended(self.page, evidence, attempt, after, html=with_html)
+                        else:
+                            refs += write_screenshot(evidence, attempt, "before", attempt.before)
+                except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
+                    pass
         except OSError as exc:
+            # The file that failed is not in refs; when the end of the batch
+            # failed too, none of the batch is listed: keep what the manifest has.
+            refs = [ref for ref in refs if evidence.listed(ref)]
             cause = (cause or "") + f" (evidence write failed: {exc.strerror})"
         if not refs:
             # Even a crash leaves something to point at: what was known of the state.

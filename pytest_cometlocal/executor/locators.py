@@ -11,6 +11,7 @@ whitespace trimmed); ``normalize_ws: true`` alone is its default matching
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -119,6 +120,8 @@ class Resolution:
         return self.resolved is not None
 
 
+# Results come back as one JSON string: Playwright's own serialisation of a nested
+# object costs far more than the script that builds it (see observe.py).
 # One round trip per alternative and polling round: the number of matches; for
 # exactly one, the element described for the "before" DOM snapshot
 # (TARGET_CONTEXT_JS); for several, a sample of them for TARGET_NOT_UNIQUE.
@@ -126,8 +129,8 @@ class Resolution:
 # CSP that forbids eval must still be resolved.
 _MATCH_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
     "const sample = " + SAMPLE_JS.strip() + ";\n" \
-    "return {count: els.length, context: els.length === 1 ? targetContext(els[0]) : null,\n" \
-    "        sample: els.length > 1 ? els.slice(0, 5).map(sample) : []}; }"
+    "return JSON.stringify({count: els.length, context: els.length === 1 ? targetContext(els[0]) : null,\n" \
+    "        sample: els.length > 1 ? els.slice(0, 5).map(sample) : []}); }"
 
 
 @dataclass
@@ -143,7 +146,7 @@ MIN_MATCH_BOUND_MS = 250
 
 
 # A condition's target needs only the count: no description, no sample.
-_COUNT_JS = "(els) => ({count: els.length, context: null, sample: []})"
+_COUNT_JS = "(els) => JSON.stringify({count: els.length, context: null, sample: []})"
 
 
 def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
@@ -156,7 +159,7 @@ def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
     """
     try:
         with bound("target resolution", bound_ms):
-            out = locator.evaluate_all(script)
+            out = json.loads(locator.evaluate_all(script))
         return _Match(int(out["count"]), out["context"], out["sample"])
     except CallTimedOut:
         return _Match(0, unanswered=True)

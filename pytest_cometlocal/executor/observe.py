@@ -2,41 +2,33 @@
 
 One ``evaluate`` collects everything the signature and the snapshot need
 (title, visible text, the structure of interactive elements, visible anchors
-and inputs) and marks the elements showing a secret; one viewport screenshot
-gives the screenshot hash. Values of hidden and password inputs never leave
-the page: the structure used for ``key_elements_hash`` has no values at all,
-and the snapshot masks them.
+and inputs) and marks the elements showing a secret; one screencast frame
+gives the screenshot hash (``screenshots.py``: how, and why it is fresh).
+Values of hidden and password inputs never leave the page: the structure used
+for ``key_elements_hash`` has no values at all, and the snapshot masks them.
 
-Screenshots are the expensive part of a step (measured in
-benchmarks/RESULTS.md), so:
-
-* they are taken through CDP's ``Page.captureScreenshot`` with
-  ``optimizeForSpeed`` (about half the time of ``page.screenshot``); when a
-  focused editable element could show a text caret, the caret is hidden by a
-  constructed style sheet for the capture (a blinking caret would make two
-  looks at the same page hash differently); when a
-  secret is on screen, or CDP is not available, ``page.screenshot`` with its
-  ``mask`` is used instead;
-* an observation taken right after another, with nothing done to the page in
-  between (the executor checks that no request started and no download
-  arrived) and the same DOM-derived data, carries the previous screenshot
-  over instead of taking a new one; its signature says so
-  (``metadata.screenshot_from``).
+An observation taken right after another, with nothing done to the page in
+between (the executor checks that no request started and no download
+arrived) and the same DOM-derived data, carries the previous frame over
+instead of taking a new one; its signature says so
+(``metadata.screenshot_from``). A full-size screenshot is taken only when the
+caller asks for it (``full``: critical steps and failures, whose evidence it
+is).
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
-import time
 from dataclasses import dataclass
 from typing import Any
 
 from ..contract.records import StateSignature
 from .clock import utc_now_iso
-from .errors import first_line, is_crash
-from .watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session, forget_cdp_session, page_answers
+from .screenshots import FRAME_ALGORITHM, FULL_ALGORITHM, capture_png, grab_frame, retried
+from .settle import evaluate_settled, settled, stop_loading
+
+__all__ = ["MAX_ELEMENTS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe", "stop_loading"]
 
 MAX_ELEMENTS = 400
 
@@ -124,7 +116,15 @@ OBSERVE_JS = r"""
   const active = document.activeElement;
   const caret = document.designMode === "on" || (!!active && (active.isContentEditable || active.tagName === "TEXTAREA" ||
     (active.tagName === "INPUT" && !noCaret.includes((active.getAttribute("type") || "").toLowerCase()))));
-  return {
+  // One JSON string: Playwright's serialisation of a nested object costs several
+  // times what building it does (hundreds of small objects at 400 elements).
+  // A fresh page's empty document (about:blank, as a new page starts): its picture
+  // depends only on the viewport, which is given with it.
+  const root = document.documentElement;
+  const blank = location.href === "about:blank" && !!root && root.innerHTML === "<head></head><body></body>"
+    ? [innerWidth, innerHeight, devicePixelRatio, matchMedia("(prefers-color-scheme: dark)").matches] : null;
+  return JSON.stringify({
+    blank,
     url: location.href,
     title: document.title,
     text: document.body ? document.body.innerText : "",
@@ -133,7 +133,7 @@ OBSERVE_JS = r"""
     inputs,
     marked,
     caret,
-  };
+  });
 }
 """
 
@@ -175,170 +175,31 @@ def sha256_text(text: str) -> str:
 
 @dataclass
 class Observation:
-    """One look at the page: its signature, the snapshot data and the screenshot bytes."""
+    """One look at the page: its signature, the snapshot data and its pictures.
+
+    ``screenshot`` is the picture the hash was computed from (a JPEG frame, or
+    a PNG when the signature's algorithm is ``v1``); ``full`` a full-size PNG
+    when one was asked for.
+    """
 
     signature: StateSignature
     snapshot: dict[str, Any]
     screenshot: bytes | None
+    full: bytes | None = None
 
     @property
     def state_key(self) -> str:
         return self.signature.state_key
 
-
-_TRANSIENT = ("Execution context was destroyed", "Cannot find context", "navigating", "frame was detached")
-
-
-def _settled(page, fn, attempts: int = 20):
-    """Run ``fn`` again while the page is between two documents (a navigation in flight).
-
-    A page that is still between documents after ``attempts`` tries keeps
-    navigating (a page that reloads itself forever): CallTimedOut, which the
-    executor types as a page that never settled, not a raw navigation error.
-    """
-    started = time.monotonic()
-    for attempt in range(attempts):
-        try:
-            return fn()
-        except Exception as exc:
-            if not any(t in str(exc) for t in _TRANSIENT):
-                raise
-            if attempt == attempts - 1:
-                raise CallTimedOut("observation (the page kept navigating)",
-                                   int((time.monotonic() - started) * 1000)) from None
-            try:
-                page.wait_for_load_state("domcontentloaded", timeout=2_000)
-            except Exception as exc:
-                if is_crash(exc):
-                    raise
-    raise AssertionError("unreachable")  # pragma: no cover
+    @property
+    def screenshot_is_frame(self) -> bool:
+        return self.signature.algorithm_version == FRAME_ALGORITHM
 
 
-# Chromium's "Unable to capture screenshot" (Page.captureScreenshot): the compositor
-# has no frame to give yet. Seen on the first screenshot of a fresh page when two
-# browsers share two busy CPUs (pytest -n 2); a moment later the same capture works.
-# "Not attached to an active page": the session's document was swapped by a
-# navigation (a page that reloads itself); a new session works.
-_SCREENSHOT_TRANSIENT = ("Unable to capture screenshot", "Not attached to an active page", "Session closed")
-SCREENSHOT_RETRY_DELAYS_MS = (50, 100, 200, 400, 800)
-
-
-def _screenshot(page, take) -> tuple[bytes | None, str | None]:
-    """``take()`` (the screenshot), retried while Chromium cannot capture one yet.
-
-    Navigation errors are retried by ``_settled`` as for every observation call.
-    A transient capture error is retried after 50, 100, 200, 400 and 800 ms; if
-    it persists, the observation is recorded without a screenshot (``None``,
-    with the error's first line), as ``observe(screenshot=False)`` would: the
-    format allows a null ``screenshot_hash``, and a screenshot missing is no
-    reason to fail a step of the application under test, let alone to report
-    a fault of the plugin. A capture that gets no answer within CAPTURE_MS
-    is recorded the same way when the page still runs scripts (a document
-    still arriving has no frame to show); when it does not, the page stopped
-    answering and CallTimedOut goes up. Crashes propagate.
-    """
-    for delay_ms in (*SCREENSHOT_RETRY_DELAYS_MS, None):
-        try:
-            return _settled(page, take), None
-        except CallTimedOut as exc:
-            if not page_answers(page):
-                raise
-            return None, str(exc)
-        except Exception as exc:
-            if is_crash(exc) or not any(t in str(exc) for t in _SCREENSHOT_TRANSIENT):
-                raise
-            forget_cdp_session(page)
-            if delay_ms is None:
-                return None, first_line(exc)
-            try:  # keeps Playwright's events flowing (a page crash is noticed), unlike a sleep
-                page.wait_for_timeout(delay_ms)
-            except Exception as exc:
-                if is_crash(exc):
-                    raise
-                time.sleep(delay_ms / 1000)
-    raise AssertionError("unreachable")  # pragma: no cover
-
-
-SETTLE_TIMEOUT_MS = 10_000
-
-
-def _evaluate_settled(page, script: str, arg: Any) -> Any:
-    """``page.evaluate``, bounded: a navigation still pending after SETTLE_TIMEOUT_MS is stopped.
-
-    ``evaluate`` waits for the page's execution context, and a navigation to a
-    server that never answers keeps it from existing, for as long as the
-    server keeps the connection open. The wait is bounded here (the step's own
-    bound around the observation still applies); then the navigation is
-    stopped, as the browser's Stop button would, and the page is observed as
-    it is.
-    """
-    try:
-        with bound("observation", SETTLE_TIMEOUT_MS):
-            return page.evaluate(script, arg)
-    except CallTimedOut:
-        stop_loading(page)
-        with bound("observation", SETTLE_TIMEOUT_MS):
-            return page.evaluate(script, arg)
-
-
-def stop_loading(page: Any) -> bool:
-    """Stop the page's pending navigation (the browser's Stop button); True when it was sent."""
-    session = cdp_session(page)
-    if session is None:
-        return False
-    try:
-        # Served by the browser, not the page: it answers while a navigation is pending.
-        with bound("Page.stopLoading", CAPTURE_MS, isolated=True):
-            session.send("Page.stopLoading", {})
-        return True
-    except Exception:
-        return False
-
-
-# The caret, hidden for a capture by a constructed style sheet: not a node in
-# the DOM (no mutation observer of the page sees it, page.content() does not
-# show it) and not subject to a Content-Security-Policy on inline styles. The
-# sheet carries an expando property, by which it is taken away again.
-_CARET_OFF_JS = """(() => {
-  const sheet = new CSSStyleSheet();
-  sheet.replaceSync("*, *::before, *::after { caret-color: transparent !important; }");
-  sheet.__cometlocalCaret = true;
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-})()"""
-_CARET_ON_JS = """(() => {
-  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
-})()"""
-
-def _send(session, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    """A CDP command, bounded: the capture must never wait forever on a stuck renderer."""
-    with bound(method, CAPTURE_MS):
-        return session.send(method, params)
-
-
-def _capture(page, masked: bool, caret: bool = True) -> bytes:
-    """A viewport PNG of ``page``: CDP's fast capture, or ``page.screenshot`` with the secret mask.
-
-    ``caret`` says a text caret may be on screen (a focused editable element):
-    only then is it hidden for the capture, since the style change makes
-    Chromium draw a new frame first (about 10-25 ms, benchmarks/RESULTS.md).
-    """
-    session = None if masked else cdp_session(page)
-    if session is None:
-        mask = [page.locator("[data-cometlocal-secret]")] if masked else []
-        with bound("screenshot", CAPTURE_MS + 500):
-            return page.screenshot(type="png", caret="hide", timeout=CAPTURE_MS, mask=mask)
-    params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
-    if not caret:
-        return base64.b64decode(_send(session, "Page.captureScreenshot", params)["data"])
-    try:
-        _send(session, "Runtime.evaluate", {"expression": _CARET_OFF_JS})
-        shot = _send(session, "Page.captureScreenshot", params)
-    finally:
-        try:
-            _send(session, "Runtime.evaluate", {"expression": _CARET_ON_JS})
-        except Exception:
-            pass
-    return base64.b64decode(shot["data"])
+# The frame of an empty about:blank document, by viewport (width, height, pixel ratio,
+# dark scheme): every item's first step starts from one, and its picture is the same
+# each time; taking it anew cost a fresh page's first frame, the slowest of all.
+_BLANK_FRAMES: dict[str, bytes] = {}
 
 
 def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[str, Any]) -> bool:
@@ -346,18 +207,43 @@ def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[s
     return all(getattr(old, name) == value for name, value in hashes.items()) and previous.snapshot == snapshot
 
 
+def _pictures(page: Any, data: dict[str, Any], full: bool, metadata: dict[str, Any]) -> tuple[bytes | None, bytes | None, str]:
+    """The hashed picture, the full-size PNG (when asked for) and the algorithm's name.
+
+    With a secret on screen the hash comes from the masked full-size capture
+    (a frame cannot be masked), as it does when there is no DevTools session.
+    """
+    masked = bool(data.get("marked"))
+    caret = data.get("caret", True)
+    frame, error = (None, None) if masked else retried(page, lambda: grab_frame(page, caret))
+    if frame is not None or error is not None:
+        png = None
+        if full:
+            png, full_error = retried(page, lambda: capture_png(page, False, caret))
+            if full_error:
+                metadata["full_screenshot_error"] = full_error
+        if error:
+            metadata["screenshot_error"] = error
+        return frame, png, FRAME_ALGORITHM
+    png, error = retried(page, lambda: capture_png(page, masked, caret))
+    if error:
+        metadata["screenshot_error"] = error
+    return png, png, FULL_ALGORITHM
+
+
 def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
-            previous: "Observation | None" = None) -> Observation:
-    """Capture a StateSignature v1 and the data of a dom_snapshot_partial.
+            previous: "Observation | None" = None, full: bool = False) -> Observation:
+    """Capture a StateSignature and the data of a dom_snapshot_partial.
 
     With ``secrets``, every field or text showing one is masked in the
-    screenshot (password fields already show dots), so no screenshot in the
+    pictures (password fields already show dots), so no picture in the
     evidence can show a secret. With ``previous`` (an observation the caller
-    knows nothing has acted on the page since), its screenshot is carried over
-    when the page's DOM-derived data is unchanged.
+    knows nothing has acted on the page since), its frame is carried over
+    when the page's DOM-derived data is unchanged. With ``full``, a full-size
+    PNG is taken as well (``Observation.full``).
     """
     arg = {"maxElements": MAX_ELEMENTS, "secrets": list(secrets) if screenshot else []}
-    data = _settled(page, lambda: _evaluate_settled(page, OBSERVE_JS, arg))
+    data = json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg)))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
     snapshot = {
         "schema_version": "v1",
@@ -373,21 +259,26 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
         "visible_text_hash": sha256_text(data["text"]),
     }
     metadata: dict[str, Any] = {"key_elements": len(data["key"])}
-    shot = None
+    shot = png = None
+    algorithm = FRAME_ALGORITHM
     if screenshot:
-        if previous is not None and previous.screenshot is not None and _same_page(previous, hashes, snapshot):
-            shot = previous.screenshot
+        if (previous is not None and previous.screenshot is not None and not full
+                and _same_page(previous, hashes, snapshot)):
+            shot, algorithm = previous.screenshot, previous.signature.algorithm_version
             metadata["screenshot_from"] = "previous_observation"
+        elif data.get("blank") and not full and json.dumps(data["blank"]) in _BLANK_FRAMES:
+            shot = _BLANK_FRAMES[json.dumps(data["blank"])]
+            metadata["screenshot_from"] = "blank_page"
         else:
-            shot, shot_error = _screenshot(page, lambda: _capture(page, masked=bool(data.get("marked")),
-                                                                  caret=data.get("caret", True)))
-            if shot_error:
-                metadata["screenshot_error"] = shot_error
+            shot, png, algorithm = _pictures(page, data, full, metadata)
+            if data.get("blank") and shot is not None and algorithm == FRAME_ALGORITHM:
+                _BLANK_FRAMES[json.dumps(data["blank"])] = shot
     signature = StateSignature(
+        algorithm_version=algorithm,
         url=data["url"],
         **hashes,
         screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
         created_at=utc_now_iso(),
         metadata=metadata,
     )
-    return Observation(signature, snapshot, shot)
+    return Observation(signature, snapshot, shot, png)

@@ -1,8 +1,8 @@
 """The executor's looks at the page: one observation before and one after each step.
 
 ``observe.py`` knows how to look at a page; this module knows when the
-executor looks and what it may reuse: the previous step's "after" carries its
-screenshot over to the next step's "before" when nothing can have changed the
+executor looks, when a full-size screenshot is needed (critical steps) and
+what it may reuse: the previous step's "after" carries its frame over to the next step's "before" when nothing can have changed the
 page in between. It also keeps the last observation, the state a failure
 names when the page can no longer be looked at.
 """
@@ -31,18 +31,20 @@ class Observer:
         # The last step's "after" with the request and download counts when it was taken.
         self._carry: tuple[Observation, int, int, float] | None = None
 
-    def observe(self, previous: Observation | None = None) -> Observation:
+    def observe(self, previous: Observation | None = None, full: bool = False) -> Observation:
+        """A look at the page; ``full`` adds the full-size screenshot (evidence of a failure)."""
         if self.events.crashed:
             raise Crashed("page crashed")
-        observation = observe(self.page, secrets=self.secrets, previous=previous)
+        observation = observe(self.page, secrets=self.secrets, previous=previous, full=full)
         self.last = observation
         return observation
 
     def before(self, attempt: StepAttempt) -> Observation:
-        return self.observe(previous=self._carried(attempt))
+        # A critical step's screenshots are its evidence: full size, before and after.
+        return self.observe(previous=self._carried(attempt), full=attempt.spec.criticality == "critical")
 
-    def after(self) -> Observation:
-        observation = self.observe()
+    def after(self, attempt: StepAttempt) -> Observation:
+        observation = self.observe(full=attempt.spec.criticality == "critical")
         self._carry = (observation, len(self.events.requests), len(self.events.downloads), time.monotonic())
         return observation
 

@@ -139,9 +139,12 @@ class RunFolder:
             return False
 
     def finish(self, status: str, **fields: Any) -> None:
-        """Close the trace and record the outcome in the manifest."""
+        """Close the trace and the evidence (both fsynced here, once) and record the outcome in the manifest."""
         try:
-            self.trace.close()
+            try:
+                self.trace.close()
+            finally:
+                self.evidence.close()
             self.manifest.update(status=status, finished_at=utc_now_iso(), **fields)
             try:
                 write_json_atomic(self.path / RUN_MANIFEST, self.manifest)

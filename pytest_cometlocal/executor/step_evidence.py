@@ -5,6 +5,9 @@ critical step, and every failure that can still look at the page, adds the
 full HTML and the before/after screenshots. Reading the page's HTML is a call
 into the browser like any other, so it is bounded: a page that stopped
 answering simply has none.
+
+Each function writes its files as one batch of the evidence store: one
+manifest rewrite per step, whatever the number of files.
 """
 
 from __future__ import annotations
@@ -27,35 +30,52 @@ def write_dom(evidence: EvidenceStore, attempt: StepAttempt, which: str, obs: Ob
 
 
 def write_screenshot(evidence: EvidenceStore, attempt: StepAttempt, which: str, obs: Observation | None) -> list[EvidenceRef]:
-    if obs is None or obs.screenshot is None:
+    """The full-size PNG of ``obs`` when it has one, else the frame its hash was taken from.
+
+    A failure at a normal step has the full size at the failure; its "before"
+    was a normal observation, whose only picture is the reduced frame (JPEG,
+    ``metadata.reduced``): a full capture before every step would cost every
+    passing step what only failures need.
+    """
+    if obs is None:
         return []
-    return [evidence.add_bytes("screenshot", f"shots/{attempt.tag}_{which}.png", obs.screenshot,
-                               step_id=attempt.spec.id, redact=False, metadata={"which": which})]
+    if obs.full is not None:
+        data, name, meta = obs.full, f"shots/{attempt.tag}_{which}.png", {"which": which}
+    elif obs.screenshot is not None:
+        frame = obs.screenshot_is_frame
+        data = obs.screenshot
+        name = f"shots/{attempt.tag}_{which}.{'jpg' if frame else 'png'}"
+        meta = {"which": which, **({"reduced": obs.signature.algorithm_version} if frame else {})}
+    else:
+        return []
+    return [evidence.add_bytes("screenshot", name, data, step_id=attempt.spec.id, redact=False, metadata=meta)]
 
 
 def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None,
                    html: bool = True) -> list[EvidenceRef]:
     """html_full plus the before/after screenshots: on failures and for critical steps."""
     refs: list[EvidenceRef] = []
-    if html:
-        try:
-            content = call("page.content", CAPTURE_MS, page.content)
-            refs.append(evidence.add_bytes("html_full", f"html/{attempt.tag}_full.html", content.encode("utf-8"),
-                                           step_id=attempt.spec.id))
-        except OSError:
-            raise
-        except Exception:
-            pass
-    refs += write_screenshot(evidence, attempt, "before", attempt.before)
-    refs += write_screenshot(evidence, attempt, "after", after)
+    with evidence.batch():
+        if html:
+            try:
+                content = call("page.content", CAPTURE_MS, page.content)
+                refs.append(evidence.add_bytes("html_full", f"html/{attempt.tag}_full.html", content.encode("utf-8"),
+                                               step_id=attempt.spec.id))
+            except OSError:
+                raise
+            except Exception:
+                pass
+        refs += write_screenshot(evidence, attempt, "before", attempt.before)
+        refs += write_screenshot(evidence, attempt, "after", after)
     return refs
 
 
 def step_evidence(page: Any, evidence: EvidenceStore, attempt: StepAttempt) -> list[EvidenceRef]:
-    """The evidence of a step that passed."""
-    refs = [write_dom(evidence, attempt, "before", attempt.before)]
-    if attempt.after is not None:
-        refs.append(write_dom(evidence, attempt, "after", attempt.after))
-    if attempt.spec.criticality == "critical":
-        refs += write_extended(page, evidence, attempt, attempt.after)
+    """The evidence of a step that passed, listed in the manifest before this returns."""
+    with evidence.batch():
+        refs = [write_dom(evidence, attempt, "before", attempt.before)]
+        if attempt.after is not None:
+            refs.append(write_dom(evidence, attempt, "after", attempt.after))
+        if attempt.spec.criticality == "critical":
+            refs += write_extended(page, evidence, attempt, attempt.after)
     return refs

@@ -163,7 +163,7 @@ def label_error(error: Any) -> None:
         allure.dynamic.label("criticality", error.criticality)
 
 
-_TYPES = {".json": "application/json", ".png": "image/png", ".html": "text/html", ".csv": "text/csv",
+_TYPES = {".json": "application/json", ".png": "image/png", ".jpg": "image/jpeg", ".html": "text/html", ".csv": "text/csv",
           ".txt": "text/plain", ".jsonl": "application/x-ndjson", ".zip": "application/zip"}
 
 

@@ -101,8 +101,11 @@ def test_postcondition_failed_has_extended_evidence(run):
     kinds = [ref["kind"] for ref in error["evidence_refs"]]
     assert "html_full" in kinds and kinds.count("screenshot") == 2
     assert error["state_after"] is not None
-    png = next(ref for ref in error["evidence_refs"] if ref["kind"] == "screenshot")
-    assert (r.run_dir / png["uri"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    shots = {ref["metadata"]["which"]: ref for ref in error["evidence_refs"] if ref["kind"] == "screenshot"}
+    # At the failure: the full-size PNG. Before: the reduced frame the step's hash was taken from.
+    assert (r.run_dir / shots["after"]["uri"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (r.run_dir / shots["before"]["uri"]).read_bytes()[:3] == b"\xff\xd8\xff"
+    assert shots["before"]["metadata"]["reduced"] == "v2-frame-320" and shots["before"]["uri"].endswith(".jpg")
 
 
 def test_assert_failure_is_postcondition_failed_with_phase_assert(run):

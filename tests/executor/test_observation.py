@@ -1,6 +1,9 @@
-"""Observations in a real Chromium: the fast capture, the caret, and the carried-over screenshot."""
+"""Observations in a real Chromium: the frame and its freshness, the caret, the carried-over frame."""
 
 from __future__ import annotations
+
+import hashlib
+import struct
 
 import pytest
 
@@ -25,7 +28,7 @@ def page(chromium):
 def test_an_unchanged_page_carries_the_screenshot_over(page):
     first = observe(page)
     second = observe(page, previous=first)
-    assert first.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+    assert first.screenshot[:3] == b"\xff\xd8\xff" and first.signature.algorithm_version == "v2-frame-320"
     assert "screenshot_from" not in first.signature.metadata
     assert second.signature.metadata["screenshot_from"] == "previous_observation"
     assert second.screenshot is first.screenshot
@@ -72,16 +75,18 @@ def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeyp
     assert r.error is None, r.error
     before = {e["step_id"]: e["state_signature_before"] for e in r.events if e["event_type"] == "observation_captured"}
     after = {e["step_id"]: e["state_signature_after"] for e in r.events if e["event_type"] == "postconditions_checked"}
-    assert "screenshot_from" not in before["open"]["metadata"]  # nothing before the first step
+    # Nothing before the first step to carry over (a fresh page's blank frame may be reused).
+    assert before["open"]["metadata"].get("screenshot_from") in (None, "blank_page")
     # The fill of "user" changed nothing between its "after" and the "before" of "pw".
     assert before["pw"]["metadata"]["screenshot_from"] == "previous_observation"
     assert before["pw"]["screenshot_hash"] == after["user"]["screenshot_hash"]
     # A critical step's "before" is its evidence: always a capture of its own.
     assert "screenshot_from" not in before["submit"]["metadata"]
     assert before["submit"]["screenshot_hash"].startswith("sha256:")
-    # Its evidence screenshot is that capture.
+    # Its evidence is a full-size PNG taken at that observation, beside the frame the hash is from.
     shot = next(f for f in r.evidence["files"] if f["step_id"] == "submit" and f["metadata"].get("which") == "before")
-    assert "sha256:" + shot["sha256"] == before["submit"]["screenshot_hash"]
+    assert shot["uri"].endswith(".png") and (r.run_dir / shot["uri"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert before["submit"]["algorithm_version"] == "v2-frame-320"
 
 
 LABELS = """<!doctype html><title>Labels</title>
@@ -136,3 +141,98 @@ def test_a_document_without_a_root_element_is_observed_empty(page):
     obs = observe(page, secrets=("hidden-value",))
     assert obs.signature.metadata["key_elements"] == 0
     assert obs.snapshot["visible_anchors"] == [] and obs.snapshot["visible_inputs"] == []
+
+
+def _jpeg_size(data: bytes) -> tuple[int, int]:
+    """Width and height from a JPEG's start-of-frame segment."""
+    i = 2
+    while i < len(data):
+        marker, length = data[i + 1], struct.unpack(">H", data[i + 2:i + 4])[0]
+        if marker in (0xC0, 0xC1, 0xC2):
+            height, width = struct.unpack(">HH", data[i + 5:i + 9])
+            return width, height
+        i += 2 + length
+    raise AssertionError("no start-of-frame segment")
+
+
+def test_the_hash_is_taken_from_a_reduced_frame_and_full_size_is_on_request(page):
+    obs = observe(page, full=True)
+    assert obs.signature.algorithm_version == "v2-frame-320"
+    assert obs.signature.screenshot_hash == "sha256:" + hashlib.sha256(obs.screenshot).hexdigest()
+    assert _jpeg_size(obs.screenshot) == (320, 240)  # the 800x600 viewport, scaled down
+    assert obs.full[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", obs.full[16:24]) == (800, 600)
+    assert observe(page).full is None
+
+
+def test_identical_pages_hash_the_same_and_a_visible_change_changes_the_hash(page):
+    # A change only the picture shows (a colour): the DOM-derived hashes stay the same.
+    look = {}
+    for state, colour in (("a", ""), ("b", "rgb(200, 0, 0)"), ("a2", ""), ("b2", "rgb(200, 0, 0)")):
+        page.evaluate("(c) => document.getElementById('head').style.color = c", colour)
+        look[state] = observe(page).signature
+    assert look["a"].screenshot_hash == look["a2"].screenshot_hash
+    assert look["b"].screenshot_hash == look["b2"].screenshot_hash
+    assert look["a"].screenshot_hash != look["b"].screenshot_hash
+    assert look["a"].visible_text_hash == look["b"].visible_text_hash
+    # One character of text is a visible change too.
+    page.evaluate("document.getElementById('head').textContent = 'Orders'")
+    assert observe(page).signature.screenshot_hash != look["a"].screenshot_hash
+
+
+# Slow to paint: blurred, shadowed gradients, on a renderer slowed down eight times
+# (DevTools CPU throttling). The compositor can still be drawing the frame before the
+# change when the screencast starts: without the fence, most frames here were stale.
+HEAVY = "<title>Heavy</title><h1 id='head'>Red</h1>" + "".join(
+    f"<div style='filter: blur({i % 5 + 1}px) drop-shadow(0 0 8px red); box-shadow: 0 0 30px {i % 7}px blue;"
+    f" display: inline-block; width: 120px; height: 40px; background: linear-gradient({i}deg, red, yellow)'>cell {i}</div>"
+    for i in range(300))
+
+
+def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation(page):
+    page.set_content(HEAVY)
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
+    # Reference pictures of two states, taken once the page has long settled.
+    reference = {}
+    for text in ("Red", "Blue"):
+        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
+        page.wait_for_timeout(300)
+        reference[text] = observe(page).signature.screenshot_hash
+    assert reference["Red"] != reference["Blue"]
+    # The page changes and is observed at once: every frame shows the change.
+    stale = []
+    for i in range(40):
+        text = ("Red", "Blue")[i % 2]
+        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
+        if observe(page).signature.screenshot_hash != reference[text]:
+            stale.append(i)
+    assert stale == []
+
+
+def test_a_fresh_pages_blank_document_reuses_the_frame_of_the_first(chromium, monkeypatch):
+    from pytest_cometlocal.executor import observe as observe_module
+
+    monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
+    context = chromium.browser().new_context(viewport={"width": 640, "height": 480})
+    try:
+        first, second = context.new_page(), context.new_page()
+        taken = observe(first)
+        reused = observe(second)
+        assert "screenshot_from" not in taken.signature.metadata
+        assert reused.signature.metadata["screenshot_from"] == "blank_page"
+        assert reused.signature.screenshot_hash == taken.signature.screenshot_hash
+        # The same picture a frame of that page gives now.
+        monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
+        assert observe(second).signature.screenshot_hash == taken.signature.screenshot_hash
+        # Anything written into the document makes it a page like any other.
+        second.evaluate("document.body.style.background = 'red'")
+        written = observe(second)
+        assert written.signature.metadata.get("screenshot_from") != "blank_page"
+        assert written.signature.screenshot_hash != taken.signature.screenshot_hash
+        # Another viewport is another picture.
+        other = chromium.browser().new_context(viewport={"width": 800, "height": 480})
+        try:
+            assert observe(other.new_page()).signature.metadata.get("screenshot_from") != "blank_page"
+        finally:
+            other.close()
+    finally:
+        context.close()

@@ -59,7 +59,7 @@ def test_invalid_proposal_is_rejected_with_invalid_actionspec(executor):
 def test_failed_proposal_keeps_the_typed_error_and_its_string_form(executor):
     executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/duplicates"}, **BASE})
     with pytest.raises(ExecutorFailure) as caught:
-        executor.propose({"id": "save", "kind": "click", "timeout_ms": 300,
+        executor.propose({"id": "save", "kind": "click", "timeout_ms": 1000,
                           "target": {"type": "role", "role": "button", "name": "Save", "exact": True},
                           **{k: v for k, v in BASE.items() if k != "timeout_ms"}})
     compat = executor.results[-1]
@@ -79,7 +79,9 @@ def test_secret_fields_are_masked_before_a_screenshot(executor):
     observation = observe(page, secrets=("Hush-4471",))
     assert page.locator("[data-cometlocal-secret]").count() == 1
     assert page.locator("#user[data-cometlocal-secret]").count() == 1
+    # A secret on screen: the hash comes from the masked full-size capture, not a frame.
     assert observation.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+    assert observation.signature.algorithm_version == "v1"
     trace = (executor.run.path / "trace.jsonl").read_text()
     assert "Hush-4471" not in trace and "${secrets.pw}" in trace
 

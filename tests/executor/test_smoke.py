@@ -56,7 +56,7 @@ def test_transient_screenshot_error_is_retried(run, monkeypatch):
     # (seen with pytest -n 2); it is not reproducible on demand, so the first capture fails here.
     from pytest_cometlocal.executor import observe as observe_module
 
-    real = observe_module._capture
+    real = observe_module.grab_frame
     calls = []
 
     def flaky(*args, **kwargs):
@@ -65,7 +65,7 @@ def test_transient_screenshot_error_is_retried(run, monkeypatch):
             raise Exception("Protocol error (Page.captureScreenshot): Unable to capture screenshot")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(observe_module, "_capture", flaky)
+    monkeypatch.setattr(observe_module, "grab_frame", flaky)
     r = run(LOGIN)
     assert r.error is None and r.result.status == "passed", r.error
     assert len(calls) > 1

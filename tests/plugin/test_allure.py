@@ -71,8 +71,9 @@ steps:
     names = {a["name"] for a in bad["attachments"]}
     assert any(n.startswith("dom_snapshot_partial") for n in names)
     assert any(n.startswith("html_full") for n in names)
-    pngs = [a for a in bad["attachments"] if a["type"] == "image/png"]
-    assert len(pngs) == 2  # before/after screenshots of the failing step
+    # The failing step's pictures: full size at the failure, the reduced frame before it.
+    shots = {a["name"]: a["type"] for a in bad["attachments"] if a["type"].startswith("image/")}
+    assert shots == {"screenshot: step_001_after.png": "image/png", "screenshot: step_001_before.jpg": "image/jpeg"}
     for attachment in bad["attachments"]:
         assert (alluredir / attachment["source"]).is_file()
 

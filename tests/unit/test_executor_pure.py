@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
@@ -11,7 +12,8 @@ from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_
 from pytest_cometlocal.executor.chromium import ChromiumNotFound, find_chromium
 from pytest_cometlocal.executor.classify import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.guard import NetworkGuard
-from pytest_cometlocal.executor.observe import SCREENSHOT_RETRY_DELAYS_MS, observe
+from pytest_cometlocal.executor.observe import observe
+from pytest_cometlocal.executor.screenshots import SCREENSHOT_RETRY_DELAYS_MS
 from pytest_cometlocal.executor.policy import PolicyState
 
 
@@ -132,7 +134,7 @@ class _ScreenshotPage:
         self.failures, self.message, self.calls, self.waits = failures, message, 0, []
 
     def evaluate(self, script, arg=None):
-        return dict(self.DATA)
+        return json.dumps(self.DATA)
 
     def screenshot(self, **kwargs):
         self.calls += 1
