@@ -41,19 +41,30 @@ OBSERVE_JS = r"""
     const st = getComputedStyle(el);
     return st.visibility !== "hidden" && st.display !== "none";
   };
-  // The labels of each control, as el.labels gives them (label.control, in document
-  // order), in one pass: el.labels walks the whole document on every call.
-  const labelsOf = new Map();
+  // The labels of a control, as el.labels gives them (labels whose control it is, in
+  // document order): el.labels walks the whole document on every call, and reading
+  // label.control for every label of a large page costs as much. So: the for= labels
+  // by the id they name, one pass reading an attribute; the wrapping label by
+  // closest(); label.control only for those few candidates.
+  const labelsFor = new Map();
   for (const l of document.getElementsByTagName("label")) {
-    const control = l.control;
-    if (control) (labelsOf.get(control) || labelsOf.set(control, []).get(control)).push(l);
+    const id = l.getAttribute("for");
+    if (id) (labelsFor.get(id) || labelsFor.set(id, []).get(id)).push(l);
   }
+  const labelsOf = (el) => {
+    const found = [];
+    if (el.id && document.getElementById(el.id) === el) found.push(...(labelsFor.get(el.id) || []));
+    const wrapping = el.parentElement && el.parentElement.closest("label");
+    if (wrapping && !wrapping.hasAttribute("for") && wrapping.control === el) found.push(wrapping);
+    return found.length > 1
+      ? found.sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1) : found;
+  };
   const labelOf = (el) => {
     if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
     const by = el.getAttribute("aria-labelledby");
     if (by) return by.split(/\s+/).map(id => (document.getElementById(id) || {}).textContent || "").join(" ");
-    const labels = labelsOf.get(el);
-    if (labels) return labels.map(l => l.textContent).join(" ");
+    const labels = labelsOf(el);
+    if (labels.length) return labels.map(l => l.textContent).join(" ");
     if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return el.getAttribute("placeholder") || el.getAttribute("title") || "";
     return el.innerText || el.getAttribute("title") || el.getAttribute("alt") || "";
   };

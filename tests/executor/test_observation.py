@@ -108,6 +108,22 @@ def test_labels_are_read_as_the_browser_associates_them(page):
                       "by": "Part one part two", "note": "A note"}
 
 
+def test_labels_agree_with_the_browsers_own_association_on_awkward_markup(page):
+    # A wrapping label that names another control, duplicate ids, a label before and
+    # after its control: compared with what el.labels gives, control by control.
+    page.set_content("""<title>Awkward</title>
+<label for="z">Zed <input name="inner"></label><input id="z" name="zed">
+<input id="d" name="d1"><input id="d" name="d2"><label for="d">Dup</label>
+<label for="late">Before</label><input id="late" name="late"><label for="late">After</label>
+<label>Wrap <input id="w2" name="w2"></label><label for="w2">Also</label>""")
+    browser = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('input')].map(
+        (el) => [el.name, [...el.labels].map((l) => l.textContent).join(' ').replace(/\\s+/g, ' ').trim()]))""")
+    ours = {i["name"]: i["label"] for i in observe(page).snapshot["visible_inputs"]}
+    assert ours == browser
+    assert ours["zed"] == "Zed" and ours["inner"] == "" and ours["d1"] == "Dup" and ours["d2"] == ""
+    assert ours["late"] == "Before After" and ours["w2"] == "Wrap Also"
+
+
 def test_only_the_first_elements_are_read_on_a_large_page(page, monkeypatch):
     from pytest_cometlocal.executor import observe as observe_module
 
