@@ -66,6 +66,17 @@ def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
     assert page.evaluate("getComputedStyle(document.getElementById('name')).caretColor") != "rgba(0, 0, 0, 0)"
 
 
+def test_the_caret_inside_a_focused_contenteditable_does_not_change_the_hash(page):
+    # The caret is drawn in the element that holds it, inside the focused host.
+    page.set_content("<title>Editor</title><div id='ed' contenteditable='true'><p>Some <b>bold</b> text</p></div>")
+    page.click("#ed b")
+    hashes = set()
+    for _ in range(6):
+        hashes.add(observe(page).signature.screenshot_hash)
+        page.wait_for_timeout(180)
+    assert len(hashes) == 1
+
+
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeypatch):
     from pytest_cometlocal.executor import observer
 
