@@ -122,11 +122,24 @@ OBSERVE_JS = r"""
       if (has(n.nodeValue) && n.parentElement) { n.parentElement.setAttribute(attr, ""); marked++; }
     }
   }
-  // Whether a text caret can be on screen: only in a focused editable element.
+  // A text caret that does not blink: a blinking one would give two pictures of the
+  // same page two hashes. A constructed style sheet (not a node in the DOM, not subject
+  // to a Content-Security-Policy on inline styles), added once per document and kept:
+  // hiding the caret for each picture instead made the browser restyle and repaint
+  // the page twice per picture, which on large pages cost more than the rest of a step.
+  const steadyCaret = typeof CSS !== "undefined" && CSS.supports("caret-animation", "manual");
+  if (steadyCaret && !document.adoptedStyleSheets.some((s) => s.__cometlocalSteadyCaret)) {
+    const sheet = new CSSStyleSheet();
+    sheet.replaceSync(":focus, :focus * { caret-animation: manual !important; }");
+    sheet.__cometlocalSteadyCaret = true;
+    document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+  }
+  // Without it (an older browser): whether a caret can be on screen, to hide it for the
+  // picture. Only in a focused editable element.
   const noCaret = ["button", "submit", "reset", "checkbox", "radio", "range", "color", "file", "image", "hidden"];
   const active = document.activeElement;
-  const caret = document.designMode === "on" || (!!active && (active.isContentEditable || active.tagName === "TEXTAREA" ||
-    (active.tagName === "INPUT" && !noCaret.includes((active.getAttribute("type") || "").toLowerCase()))));
+  const caret = !steadyCaret && (document.designMode === "on" || (!!active && (active.isContentEditable || active.tagName === "TEXTAREA" ||
+    (active.tagName === "INPUT" && !noCaret.includes((active.getAttribute("type") || "").toLowerCase())))));
   // One JSON string: Playwright's serialisation of a nested object costs several
   // times what building it does (hundreds of small objects at 400 elements).
   // A fresh page's empty document (about:blank, as a new page starts): its picture

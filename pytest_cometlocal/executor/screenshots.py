@@ -22,9 +22,11 @@ screen (Playwright's ``page.screenshot`` with its ``mask``; the frame could
 show the secret) or when the DevTools protocol is not available; the
 signature then says ``algorithm_version: "v1"``.
 
-In both, a text caret that may be on screen (a focused editable element) is
-made transparent by a constructed style sheet while the picture is taken: a
-blinking caret would give two looks at the same page two hashes.
+A blinking text caret would give two looks at the same page two hashes. The
+observation script makes the caret steady once per document (see
+``observe.OBSERVE_JS``); only in a browser without ``caret-animation`` is a
+caret that may be on screen made transparent by a constructed style sheet
+while the picture is taken (``caret=True`` here).
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ def retried(page: Any, take: Callable[[], bytes]) -> tuple[bytes | None, str | N
 # in design mode is editable everywhere: there the rule is for every element.
 _CARET_OFF_JS = """(() => {
   const sheet = new CSSStyleSheet();
-  const where = document.designMode === "on" ? "*" : ":focus, :focus *";
+  const where = document.designMode === "on" ? "*" : ":focus";
   sheet.replaceSync(where + " { caret-color: transparent !important; }");
   sheet.__cometlocalCaret = true;
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];

@@ -55,15 +55,18 @@ def test_a_changed_page_gets_a_fresh_screenshot(page, change):
 
 def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
     # A blinking caret (500 ms on, 500 ms off) would give two looks at the same page
-    # two hashes; the capture hides it, then gives the page its style sheets back.
+    # two hashes; the observation makes it steady.
     page.focus("#name")
     hashes = set()
     for _ in range(6):
         hashes.add(observe(page).signature.screenshot_hash)
         page.wait_for_timeout(180)
     assert len(hashes) == 1
-    assert page.evaluate("document.adoptedStyleSheets.length") == 0
+    # The caret is still shown, only steady: one constructed sheet, and no element in the DOM.
+    assert page.evaluate("getComputedStyle(document.getElementById('name')).caretAnimation") == "manual"
     assert page.evaluate("getComputedStyle(document.getElementById('name')).caretColor") != "rgba(0, 0, 0, 0)"
+    assert page.evaluate("document.adoptedStyleSheets.length") == 1
+    assert page.evaluate("document.querySelectorAll('style, link').length") == 0
 
 
 def test_the_caret_inside_a_focused_contenteditable_does_not_change_the_hash(page):
