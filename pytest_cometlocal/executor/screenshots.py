@@ -5,16 +5,16 @@ frame**: one JPEG of the viewport, at most 320 px wide, which Chromium's
 DevTools screencast delivers on demand (``Page.startScreencast``, first frame,
 ``Page.stopScreencast``). A full ``Page.captureScreenshot`` waits for the
 compositor to draw a new frame at full size and encodes it as PNG; the frame
-comes from the screencast's own copy, scaled down first, in about half the
-time and a fraction of the processor time (benchmarks/RESULTS.md). The method
-is recorded in the signature's ``algorithm_version`` (FRAME_ALGORITHM).
+comes from the screencast's own copy, scaled down first: the same wait for
+the compositor, about half the processor time (benchmarks/RESULTS.md). The
+method is recorded in the signature's ``algorithm_version`` (FRAME_ALGORITHM).
 
 **Freshness.** The frame must never be older than the last visible change.
 Before the screencast starts, a fence runs in the page: a
 ``requestAnimationFrame`` callback and then a task after it, which returns
 once the page has produced the frame that holds every change made before the
 observation. The screencast's first frame is copied after that; without the
-fence, a busy machine gave a frame from before the change (tests pin both).
+fence, a page slow to paint gave frames from before the change (a test pins it).
 
 A **full-size PNG** (``capture_png``) is what the evidence keeps: critical
 steps and failures. It is also what the hash is taken from when a secret is on
