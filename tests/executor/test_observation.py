@@ -53,15 +53,20 @@ def test_a_changed_page_gets_a_fresh_screenshot(page, change):
         or second.snapshot != first.snapshot
 
 
-def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
-    # A blinking caret (500 ms on, 500 ms off) would give two looks at the same page
-    # two hashes; the observation makes it steady.
-    page.focus("#name")
+def _hashes_over_a_second(page) -> set[str]:
+    """The screenshot hashes of six looks 180 ms apart: a blinking caret shows in them."""
     hashes = set()
     for _ in range(6):
         hashes.add(observe(page).signature.screenshot_hash)
         page.wait_for_timeout(180)
-    assert len(hashes) == 1
+    return hashes
+
+
+def test_the_caret_of_a_focused_field_does_not_change_the_hash(page):
+    # A blinking caret (500 ms on, 500 ms off) would give two looks at the same page
+    # two hashes; the observation makes it steady.
+    page.focus("#name")
+    assert len(_hashes_over_a_second(page)) == 1
     # The caret is still shown, only steady: one constructed sheet, and no element in the DOM.
     assert page.evaluate("getComputedStyle(document.getElementById('name')).caretAnimation") == "manual"
     assert page.evaluate("getComputedStyle(document.getElementById('name')).caretColor") != "rgba(0, 0, 0, 0)"
@@ -73,11 +78,7 @@ def test_the_caret_inside_a_focused_contenteditable_does_not_change_the_hash(pag
     # The caret is drawn in the element that holds it, inside the focused host.
     page.set_content("<title>Editor</title><div id='ed' contenteditable='true'><p>Some <b>bold</b> text</p></div>")
     page.click("#ed b")
-    hashes = set()
-    for _ in range(6):
-        hashes.add(observe(page).signature.screenshot_hash)
-        page.wait_for_timeout(180)
-    assert len(hashes) == 1
+    assert len(_hashes_over_a_second(page)) == 1
 
 
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeypatch):
