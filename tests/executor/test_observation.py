@@ -81,6 +81,13 @@ def test_the_caret_inside_a_focused_contenteditable_does_not_change_the_hash(pag
     assert len(_hashes_over_a_second(page)) == 1
 
 
+def test_the_caret_of_a_document_in_design_mode_does_not_change_the_hash(page):
+    page.set_content("<title>Design</title><p id='x'>hello world</p>")
+    page.evaluate("document.designMode = 'on'")
+    page.click("#x")
+    assert len(_hashes_over_a_second(page)) == 1
+
+
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeypatch):
     from pytest_cometlocal.executor import observer
 
