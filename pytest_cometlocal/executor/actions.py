@@ -26,7 +26,7 @@ from .classify import ActionFacts, classify_action
 from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout
 from .evidence import sha256_bytes
 from .failures import Failures
-from .observe import stop_loading
+from .settle import stop_loading
 from .page_events import PageEvents
 from .results import ExecutorSettings, StepAttempt
 from .safety import Safety
@@ -84,9 +84,10 @@ class Actions:
             # before the crash event arrives; a timeout may be a page that stopped
             # answering (then a dying renderer gets a moment to say so).
             crashed = self.watch.wait_for_crash(50)
-            if not crashed and "ERR_ABORTED" in str(exc) and not self.watch.answers():
-                # On a busy machine the crash event can take longer than that: a page
-                # that does not answer either gets the full grace to report it.
+            if not crashed and not timed_out and not self.watch.answers():
+                # On a busy machine the crash event can take longer than that: an
+                # action that failed at once on a page that does not answer either
+                # gets the full grace to report it (timeouts are probed below).
                 crashed = self.watch.wait_for_crash()
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
                             timeout_ms=spec.timeout_ms, url=attempt.requested_url)

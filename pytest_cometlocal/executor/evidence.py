@@ -124,8 +124,9 @@ def _json_text(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False)
 
 
-def write_json_atomic(path: Path, data: Any, *, fsync: bool = True) -> None:
-    write_text_atomic(path, _json_text(data) + "\n", fsync=fsync)
+def write_json_atomic(path: Path, data: Any) -> None:
+    """A JSON file replaced atomically and fsynced (the run manifest)."""
+    write_text_atomic(path, _json_text(data) + "\n")
 
 
 def _fsync_file(path: Path) -> None:

@@ -29,7 +29,7 @@ from .results import ExecutorSettings, StepAttempt
 from .runfolder import RunFolder
 from .step_evidence import write_dom, write_extended, write_screenshot
 from .classify import unresponsive
-from .observe import stop_loading
+from .settle import stop_loading
 from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, PageWatch, bound
 
 # Codes whose evidence is the whole page (html and screenshots) whatever the stage.

@@ -26,9 +26,9 @@ from typing import Any
 from ..contract.records import StateSignature
 from .clock import utc_now_iso
 from .screenshots import FRAME_ALGORITHM, FULL_ALGORITHM, capture_png, grab_frame, retried
-from .settle import evaluate_settled, settled, stop_loading
+from .settle import evaluate_settled, settled
 
-__all__ = ["MAX_ELEMENTS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe", "stop_loading"]
+__all__ = ["MAX_ELEMENTS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe"]
 
 MAX_ELEMENTS = 400
 
