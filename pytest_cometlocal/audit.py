@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .contract.records import TraceEvent
-from .executor.evidence import sha256_file
+from .executor.evidence import MANIFEST, sha256_file
 
 MANIFEST_FIELDS = ("run_id", "started_at", "execution_profile", "execution_mode", "policy_defaults",
                    "app_version", "platform", "domain_allowlist", "redaction_policy")
@@ -29,6 +29,7 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     events: int = 0
     files: int = 0
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -46,6 +47,31 @@ def _load_json(path: Path, result: Verification) -> Any:
     except (OSError, ValueError) as exc:
         result.add(f"{path.name}: not valid JSON ({exc})")
     return None
+
+
+def _pending_batch(run_dir: Path, manifest: dict[str, Any], unlisted: list[str]) -> set[str]:
+    """The unlisted files that the last evidence batch moved in before a kill stopped it.
+
+    A batch moves its files into evidence/ and then replaces the manifest by
+    the complete new one, written first as ``evidence_manifest.json.tmp``
+    (executor/evidence.py). A SIGKILL between the two leaves exactly this:
+    the ``.tmp`` manifest parses, begins with every entry of the manifest in
+    place, and lists each unlisted file after them with its sha256. Such files
+    count as listed. Anything else unlisted stays a problem.
+    """
+    if not unlisted:
+        return set()
+    try:
+        new = json.loads((run_dir / (MANIFEST + ".tmp")).read_text(encoding="utf-8"))
+        old_files, new_files = manifest.get("files", []), new["files"]
+    except (OSError, ValueError, TypeError, KeyError):
+        return set()
+    if not isinstance(new_files, list) or new_files[:len(old_files)] != old_files:
+        return set()
+    added = {e.get("uri"): e for e in new_files[len(old_files):] if isinstance(e, dict)}
+    return {uri for uri in unlisted
+            if uri in added and sha256_file(run_dir / uri) == added[uri].get("sha256")
+            and (run_dir / uri).stat().st_size == added[uri].get("size_bytes", (run_dir / uri).stat().st_size)}
 
 
 def verify_run(run_dir: Path) -> Verification:
@@ -78,9 +104,15 @@ def verify_run(run_dir: Path) -> Verification:
                 result.add(f"{uri}: size does not match the manifest")
         evidence_dir = run_dir / "evidence"
         if evidence_dir.is_dir():
-            for path in sorted(evidence_dir.rglob("*")):
-                rel = path.relative_to(run_dir).as_posix()
-                if path.is_file() and rel not in listed:
+            unlisted = [path.relative_to(run_dir).as_posix() for path in sorted(evidence_dir.rglob("*"))
+                        if path.is_file() and path.relative_to(run_dir).as_posix() not in listed]
+            pending = _pending_batch(run_dir, evidence, unlisted)
+            if pending:
+                result.files += len(pending)
+                result.notes.append(f"{len(pending)} evidence file(s) of a batch cut short by a kill: listed, "
+                                    f"with matching sha256, by the complete {MANIFEST}.tmp")
+            for rel in unlisted:
+                if rel not in pending:
                     result.add(f"{rel}: in evidence/ but not in the manifest")
 
     trace_path = run_dir / "trace.jsonl"

@@ -131,6 +131,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if result.ok:
             if not args.quiet:
                 print(f"ok      {run}  ({result.events} events, {result.files} evidence files)")
+                for note in result.notes:
+                    print(f"  note: {note}")
             continue
         bad += 1
         print(f"FAILED  {run}")

@@ -28,12 +28,14 @@ from .clock import utc_now_iso
 from .screenshots import FRAME_ALGORITHM, FULL_ALGORITHM, capture_png, grab_frame, retried
 from .settle import evaluate_settled, settled
 
-__all__ = ["MAX_ELEMENTS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe"]
+__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe"]
 
 MAX_ELEMENTS = 400
+# The visible text hashed for the signature: its first characters, in document order.
+MAX_TEXT_CHARS = 20_000
 
 OBSERVE_JS = r"""
-({maxElements, secrets}) => {
+({maxElements, maxTextChars, secrets}) => {
   const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
   const visible = (el) => {
     const r = el.getBoundingClientRect();
@@ -59,6 +61,33 @@ OBSERVE_JS = r"""
     return found.length > 1
       ? found.sort((a, b) => a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1) : found;
   };
+  // Text as shown, read from text nodes in document order until a cap: an element's
+  // innerText (and the body's) costs as much as its whole subtree, and a [role=main] or
+  // the body can be the whole page. A text node counts when its element is rendered and
+  // not visibility:hidden (checkVisibility); script and style text never does.
+  const unshownTags = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  let lastParent = null, lastShown = false;
+  const shown = (p) => {
+    if (p !== lastParent) {
+      lastParent = p;
+      lastShown = p.checkVisibility ? p.checkVisibility({visibilityProperty: true}) : !!(p.offsetParent || p.getClientRects().length);
+    }
+    return lastShown;
+  };
+  const shownText = (root, maxChars, maxNodes, sep) => {
+    const out = [];
+    let chars = 0, nodes = 0;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let t = walker.nextNode();
+    for (; t && chars < maxChars && nodes < maxNodes; t = walker.nextNode(), nodes++) {
+      const s = t.nodeValue, p = t.parentElement;
+      if (!p || unshownTags.has(p.tagName) || !s.trim() || !shown(p)) continue;
+      out.push(s);
+      chars += s.length;
+    }
+    return {text: out.join(sep).slice(0, maxChars), capped: !!t};
+  };
+  const shortText = (el) => shownText(el, 320, 64, " ").text;
   const labelOf = (el) => {
     if (el.getAttribute("aria-label")) return el.getAttribute("aria-label");
     const by = el.getAttribute("aria-labelledby");
@@ -66,7 +95,7 @@ OBSERVE_JS = r"""
     const labels = labelsOf(el);
     if (labels.length) return labels.map(l => l.textContent).join(" ");
     if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) return el.getAttribute("placeholder") || el.getAttribute("title") || "";
-    return el.innerText || el.getAttribute("title") || el.getAttribute("alt") || "";
+    return shortText(el) || el.getAttribute("title") || el.getAttribute("alt") || "";
   };
   const sel = "a[href],button,input,select,textarea,[role],[tabindex],[data-testid],[contenteditable=true]";
   // The first maxElements matches in document order, found by a walk that stops there:
@@ -97,7 +126,7 @@ OBSERVE_JS = r"""
   for (const el of all) {
     if (!visible(el) && (el.getAttribute("type") || "").toLowerCase() !== "hidden") continue;
     if (el.tagName === "A" && anchors.length < 100) {
-      anchors.push({text: clip(el.innerText, 80), href: el.getAttribute("href"), testid: el.getAttribute("data-testid")});
+      anchors.push({text: clip(shortText(el), 80), href: el.getAttribute("href"), testid: el.getAttribute("data-testid")});
     } else if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName) && inputs.length < 100) {
       const t = (el.getAttribute("type") || "").toLowerCase();
       if (t === "hidden") { inputs.push({tag: "input", type: "hidden", name: el.getAttribute("name")}); continue; }
@@ -147,11 +176,13 @@ OBSERVE_JS = r"""
   const root = document.documentElement;
   const blank = location.href === "about:blank" && !!root && root.innerHTML === "<head></head><body></body>"
     ? [innerWidth, innerHeight, devicePixelRatio, matchMedia("(prefers-color-scheme: dark)").matches] : null;
+  const pageText = document.body ? shownText(document.body, maxTextChars, 4 * maxTextChars, " ") : {text: "", capped: false};
   return JSON.stringify({
     blank,
     url: location.href,
     title: document.title,
-    text: document.body ? document.body.innerText : "",
+    text: pageText.text,
+    textCapped: pageText.capped,
     key,
     anchors,
     inputs,
@@ -266,7 +297,7 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
     when the page's DOM-derived data is unchanged. With ``full``, a full-size
     PNG is taken as well (``Observation.full``).
     """
-    arg = {"maxElements": MAX_ELEMENTS, "secrets": list(secrets) if screenshot else []}
+    arg = {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets) if screenshot else []}
     data = json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg)))
     key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
     snapshot = {
@@ -283,6 +314,8 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
         "visible_text_hash": sha256_text(data["text"]),
     }
     metadata: dict[str, Any] = {"key_elements": len(data["key"])}
+    if data.get("textCapped"):
+        metadata["visible_text_capped"] = MAX_TEXT_CHARS
     shot = png = None
     algorithm = FRAME_ALGORITHM
     if screenshot:

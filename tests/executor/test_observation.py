@@ -157,6 +157,62 @@ def test_only_the_first_elements_are_read_on_a_large_page(page, monkeypatch):
     assert [a["text"] for a in obs.snapshot["visible_anchors"]] == [f"row {i}" for i in range(20)]
 
 
+def _text_hash(page) -> str:
+    return observe(page, screenshot=False).signature.visible_text_hash
+
+
+@pytest.mark.parametrize("change, counts", [
+    ("document.getElementById('shown').textContent = 'Other words'", True),
+    ("document.getElementById('gone').textContent = 'Other words'", False),       # display: none
+    ("document.getElementById('veiled').textContent = 'Other words'", False),     # visibility: hidden
+    ("document.getElementById('inner').textContent = 'Other words'", False),      # inside a display: none
+    ("document.getElementById('code').textContent = 'var y = 2;'", False),        # script text
+    ("document.getElementById('gone').style.display = 'block'", True),            # hidden text shown
+])
+def test_the_visible_text_hash_sees_only_text_on_show(page, change, counts):
+    page.set_content("""<title>Text</title><p id="shown">Some words</p><p id="gone" style="display:none">Hidden</p>
+<p id="veiled" style="visibility:hidden">Veiled</p><div style="display:none"><span id="inner">Inner</span></div>
+<script id="code">var x = 1;</script>""")
+    before = _text_hash(page)
+    page.evaluate(change)
+    assert (_text_hash(page) != before) == counts
+
+
+def test_the_visible_text_hashed_is_its_first_characters_on_a_large_page(page, monkeypatch):
+    # The read stops at MAX_TEXT_CHARS: its cost does not grow with the page beyond it.
+    from pytest_cometlocal.executor import observe as observe_module
+
+    monkeypatch.setattr(observe_module, "MAX_TEXT_CHARS", 200)
+    rows = "".join(f"<p id='p{i}'>paragraph number {i:03d}</p>" for i in range(100))  # 2,200 characters
+    page.set_content(f"<title>Long</title><div role='main' tabindex='-1'>{rows}</div>")
+    first = observe(page, screenshot=False)
+    assert first.signature.metadata["visible_text_capped"] == 200
+    page.evaluate("document.getElementById('p2').textContent = 'changed near the top'")
+    near = observe(page, screenshot=False)
+    assert near.signature.visible_text_hash != first.signature.visible_text_hash
+    page.evaluate("document.getElementById('p90').textContent = 'changed far below'")
+    assert observe(page, screenshot=False).signature.visible_text_hash == near.signature.visible_text_hash
+    # A short page is read whole, and says nothing about a cap.
+    page.set_content("<title>Short</title><p>Just this</p>")
+    assert "visible_text_capped" not in observe(page, screenshot=False).signature.metadata
+
+
+def test_a_key_elements_label_is_the_start_of_its_text_however_large_the_element(page):
+    # A [role=main] holding the whole page is a key element: its label is read from its
+    # first text nodes (clipped to 80 characters), not from the innerText of the page.
+    import json
+    import re
+
+    from pytest_cometlocal.executor.observe import OBSERVE_JS
+
+    rows = "".join(f"<p>line {i}</p>" for i in range(2000))
+    page.set_content(f"<title>Main</title><div role='main'>{rows}</div><button>Save <b>now</b></button>")
+    data = json.loads(page.evaluate(OBSERVE_JS, {"maxElements": 400, "maxTextChars": 20_000, "secrets": []}))
+    expected = re.sub(r"\s+", " ", " ".join(f"line {i}" for i in range(100))).strip()[:80]
+    assert data["key"][0][:3] == ["div", "main", expected]
+    assert data["key"][1][:3] == ["button", "", "Save now"]
+
+
 def test_the_target_is_described_by_its_own_text_and_the_start_of_its_ancestors(page):
     from pytest_cometlocal.contract.targets import TestIdTarget
     from pytest_cometlocal.executor.locators import resolve

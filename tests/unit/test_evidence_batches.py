@@ -208,3 +208,48 @@ def test_an_interrupt_in_a_batch_stays_the_interrupt_when_its_end_fails_too(tmp_
             store.add_json("dom_snapshot_partial", "dom/a.json", {"a": 1})
             raise KeyboardInterrupt
     assert store.refs == [] and on_disk(tmp_path) == [] and evidence_problems(tmp_path) == []
+
+
+def killed_between_moves_and_manifest(tmp_path: Path, monkeypatch) -> Path:
+    """The state a SIGKILL leaves in the one window of a batch: files moved in, manifest not yet replaced.
+
+    The replacement of the manifest is made to fail and nothing runs after it,
+    as after a kill (no ``close``).
+    """
+    store = EvidenceStore(tmp_path, "r")
+    store.add_json("dom_snapshot_partial", "dom/first.json", {"first": 1})
+    replaces = Calls(monkeypatch, "replace")
+    replaces.fail_at, replaces.fail_with = 1, KeyboardInterrupt()
+    with pytest.raises(KeyboardInterrupt):
+        with store.batch():
+            store.add_json("dom_snapshot_partial", "dom/a.json", {"a": 1})
+            store.add_bytes("screenshot", "shots/a.png", b"\x89PNG not really", redact=False)
+    monkeypatch.undo()
+    assert on_disk(tmp_path) == ["evidence/dom/a.json", "evidence/dom/first.json", "evidence/shots/a.png"]
+    assert [f["uri"] for f in manifest(tmp_path)["files"]] == ["evidence/dom/first.json"]
+    return tmp_path
+
+
+def test_a_batch_cut_by_a_kill_between_its_moves_and_its_manifest_verifies_with_a_note(tmp_path: Path,
+                                                                                      monkeypatch, capsys) -> None:
+    run_dir = killed_between_moves_and_manifest(tmp_path, monkeypatch)
+    result = verify_run(run_dir)
+    assert evidence_problems(run_dir) == []
+    assert result.files == 3
+    assert result.notes == [f"2 evidence file(s) of a batch cut short by a kill: listed, with matching sha256, "
+                            f"by the complete {MANIFEST}.tmp"]
+
+
+@pytest.mark.parametrize("tamper, problem", [
+    (lambda d: (d / "evidence/shots/a.png").write_bytes(b"other bytes"), "evidence/shots/a.png: in evidence/ but not"),
+    (lambda d: (d / f"{MANIFEST}.tmp").write_text('{"files": [', encoding="utf-8"), "evidence/dom/a.json: in evidence/"),
+    (lambda d: (d / f"{MANIFEST}.tmp").unlink(), "evidence/dom/a.json: in evidence/ but not in the manifest"),
+    (lambda d: (d / "evidence/dom/planted.json").write_text("{}"), "evidence/dom/planted.json: in evidence/ but not"),
+    (lambda d: (d / MANIFEST).write_text(json.dumps({"schema_version": "v1", "run_id": "r", "files": [
+        {"uri": "evidence/dom/other.json", "sha256": "0" * 64}]})),
+     "evidence/dom/a.json: in evidence/ but not"),  # the .tmp does not extend the manifest in place
+])
+def test_anything_else_unlisted_is_still_a_problem(tmp_path: Path, monkeypatch, tamper, problem: str) -> None:
+    run_dir = killed_between_moves_and_manifest(tmp_path, monkeypatch)
+    tamper(run_dir)
+    assert any(p.startswith(problem) for p in evidence_problems(run_dir)), evidence_problems(run_dir)
