@@ -142,8 +142,8 @@ def _run_item(browser: Any, plan: Any, base_url: str, output: Path, timer: Neste
               phases: dict[str, list[float]]) -> Any:
     """What the plugin's fixtures do for one item, each phase timed."""
     from pytest_cometlocal.executor.guard import NetworkGuard
-    from pytest_cometlocal.executor.session import (DEFAULT_CONTEXT_ARGS, create_run_folder, effective_settings,
-                                                     make_executor)
+    from pytest_cometlocal.contract.settings import effective_settings
+    from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS, create_run_folder, make_executor
 
     eff = effective_settings(plan, default_base_url=base_url, env={})
     with _phase(phases, "network guard start"):

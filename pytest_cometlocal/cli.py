@@ -19,6 +19,7 @@ from .audit import find_runs, show_run, verify_run
 from .contract.expectation import expectation_met
 from .contract.suite import SuiteConfigFinder
 from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
+from .contract.settings import effective_settings
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
 
 DEFAULT_GLOBS = ("*.actions.yaml", "*.actions.yml")
@@ -71,8 +72,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     report: list[dict] = []
     invalid_count = valid_count = expected_count = 0
     for path in files:
-        ctx = ValidationContext(root=root, plan_path=path.resolve(), base_url=args.base_url,
-                                suite_config=configs.for_plan(path))
+        ctx = ValidationContext(root=root, plan_path=path.resolve(), suite_config=configs.for_plan(path))
         for result in validate_path(path, ctx, shown=_shown(path)):
             entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
@@ -96,6 +96,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 valid_count += 1
                 entry["valid"] = True
                 entry["steps"] = len(result.plan.steps)
+                eff = effective_settings(result, cli_base_url=args.base_url, env={})
+                entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
+                                      "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
             report.append(entry)
     if args.format == "json":
         print(json.dumps(
@@ -163,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("validate", help="validate plan files or folders (no browser)")
     v.add_argument("paths", nargs="+", help="plan files or folders to search")
     v.add_argument("--root", help="folder that confines uploads_root (default: like pytest's rootdir)")
-    v.add_argument("--base-url", help="base URL for relative navigate URLs (as pytest's --base-url)")
+    v.add_argument("--base-url", help="the base URL a run would get from pytest's --base-url (reported with --format json)")
     v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
     v.add_argument("--config", help="suite config file for every plan (default: the nearest cometlocal.yaml)")
     v.add_argument("--format", choices=("text", "json"), default="text")

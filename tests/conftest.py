@@ -51,16 +51,16 @@ def plan_dir(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def validate(plan_dir: Path):
-    """validate(text, env=..., base_url=...) -> list of ValidPlan | InvalidPlan.
+    """validate(text, env=...) -> list of ValidPlan | InvalidPlan.
 
     The text is dedented and written to plans/p.actions.yaml under a temporary
     suite root, so path rules behave as in a real suite.
     """
 
-    def run(text: str, *, env: dict | None = None, base_url: str | None = None, name: str = "p.actions.yaml"):
+    def run(text: str, *, env: dict | None = None, name: str = "p.actions.yaml"):
         path = plan_dir / "plans" / name
         path.write_text(textwrap.dedent(text), encoding="utf-8")
-        ctx = ValidationContext(root=plan_dir, plan_path=path, base_url=base_url, env=env or {})
+        ctx = ValidationContext(root=plan_dir, plan_path=path, env=env or {})
         return validate_text(path.read_bytes(), ctx, file=f"plans/{name}")
 
     return run

@@ -12,6 +12,7 @@ from .plan import Plan
 from .policy import Policy
 from .problems import Mark, Problem
 from .records import EvidenceRef, ExecutorError, FailedCondition, StateSignature, TraceEvent
+from .settings import EffectiveSettings, effective_settings
 from .targets import Target, TargetSpec
 from .validator import (
     InvalidPlan,
@@ -30,5 +31,6 @@ __all__ = [
     "Document", "YamlError", "load_documents", "load_file", "Plan", "Policy", "Mark", "Problem",
     "EvidenceRef", "ExecutorError", "FailedCondition", "StateSignature", "TraceEvent", "Target",
     "TargetSpec", "InvalidPlan", "PlanResult", "PlanSource", "ValidationContext", "ValidPlan",
-    "validate_action_spec", "validate_documents", "validate_path", "validate_text",
+    "validate_action_spec", "validate_documents", "validate_path", "validate_text", "EffectiveSettings",
+    "effective_settings",
 ]

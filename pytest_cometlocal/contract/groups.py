@@ -117,7 +117,7 @@ class GroupExpander:
 
     def __init__(self, collector: Any, root: Path, show: Callable[[Path], str],
                  env: Any, cache: _GroupCache = GROUP_CACHE):
-        self.col = collector    # the validator's _Collector: add() and add_pydantic() with tree=
+        self.col = collector    # a collector.ProblemCollector: add() and add_pydantic() with tree=
         self.add = collector.add
         self.root = root
         self.show = show

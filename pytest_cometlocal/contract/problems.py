@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+# A key path into a YAML tree: keys and list indexes, as pydantic reports them.
+Loc = tuple[Any, ...]
 
 
 class Mark(NamedTuple):

@@ -18,7 +18,7 @@ from ..contract.codes import ErrorCode
 from ..contract.policy import Policy
 from ..contract.problems import Problem
 from ..contract.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature
-from ..contract.validator import InvalidPlan
+from ..contract.results import InvalidPlan
 from .clock import utc_now_iso
 from .errors import ExecutorFailure
 from .observe import Observation

@@ -1,20 +1,19 @@
 """Running one validated plan end to end, without pytest.
 
-``effective_settings`` applies the base-URL precedence and the default
-allowlist; ``run_plan`` opens a guarded context on a browser, runs the plan
-and closes everything, leaving a complete run folder. The pytest fixtures do
+Given the plan's settings (``contract.settings.effective_settings``: the
+base-URL precedence, the default allowlist, the secrets), ``run_plan``
+opens a guarded context on a browser, runs the plan and closes everything,
+leaving a complete run folder. The pytest fixtures do
 the same through overridable fixtures; this is the library entry point.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
-from ..contract.validator import ValidPlan
-from .allowlist import url_host
+from ..contract.results import ValidPlan
+from ..contract.settings import EffectiveSettings
 from .engine import Executor, ExecutorSettings, RunResult
 from .guard import DEFAULT_GUARD_HOST, NetworkGuard
 from .redaction import Redactor
@@ -22,67 +21,6 @@ from .runfolder import RunFolder
 from .watchdog import close_context
 
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
-
-
-@dataclass(frozen=True)
-class EffectiveSettings:
-    base_url: str | None
-    allowlist: tuple[str, ...]
-    mode: str
-    secrets: dict[str, str]
-    base_url_source: str | None = None  # cli | plan | suite | default
-
-
-def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, default_base_url: str | None = None,
-                       force_dry_run: bool = False, env: Mapping[str, str] | None = None) -> EffectiveSettings:
-    """Base URL: command line > the plan's base_url > the suite default. Allowlist: the
-    plan's, else the host of that base URL. Secrets are read from the environment now."""
-    env = os.environ if env is None else env
-    p = plan.plan
-    base = cli_base_url or p.base_url or default_base_url
-    if cli_base_url:
-        source = "cli"
-    elif p.base_url:
-        source = "suite" if plan.config_sources.get("base_url") == "suite" else "plan"
-    else:
-        source = "default" if default_base_url else None
-    if p.allowlist is not None:
-        allowlist = tuple(h.lower() for h in p.allowlist)
-    else:
-        allowlist = (url_host(base),) if base and url_host(base) else ()
-    secrets = {name: env.get(ref.env, "") for name, ref in p.secrets.items()}
-    return EffectiveSettings(base, allowlist, "dry_run" if force_dry_run else p.mode, secrets, source)
-
-
-def effective_configuration(plan: ValidPlan, eff: EffectiveSettings) -> dict[str, Any]:
-    """What the run manifest records as the run's configuration, and where each value came from.
-
-    ``sources`` says, for every key the suite config could set, whether the
-    value is the plan's, the suite config's, both merged (``policy``,
-    ``defaults``), or the built-in default; the base URL can also come from
-    the command line or the suite default (ini / fixture).
-    """
-    p = plan.plan
-    keys = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults")
-    sources = {key: plan.config_sources.get(key, "plan" if key in p.model_fields_set else "default") for key in keys}
-    sources["base_url"] = eff.base_url_source
-    if p.allowlist is None:
-        sources["allowlist"] = "base_url host"
-    return {
-        "suite_config": plan.suite_config,
-        "sources": sources,
-        "effective": {
-            "base_url": eff.base_url,
-            "allowlist": list(eff.allowlist),
-            "policy": p.policy.model_dump(mode="json"),
-            "auth_signals": p.auth_signals.model_dump(mode="json") if p.auth_signals else None,
-            "toast_selector": p.toast_selector,
-            "overlay_selectors": list(p.overlay_selectors),
-            "defaults": p.defaults.model_dump(mode="json", exclude_none=True) if p.defaults else None,
-            "storage_state": p.storage_state,
-            "saves_storage_state": [name for _step, name in plan.storage_saves],
-        },
-    }
 
 
 def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, profile: dict[str, Any] | None = None,
@@ -94,7 +32,7 @@ def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, pro
                    "doc_index": plan.source.doc_index, **row, **(extra_info or {})},
         redactor=Redactor(eff.secrets.values()),
         profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **(profile or {})},
-        extra={"configuration": effective_configuration(plan, eff)},
+        extra={"configuration": eff.configuration()},
     )
 
 

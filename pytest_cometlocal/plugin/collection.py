@@ -18,7 +18,8 @@ import pytest
 from ..contract.codes import ErrorCode
 from ..contract.records import ExecutorError
 from ..contract.suite import SuiteConfigFinder
-from ..contract.validator import InvalidPlan, PlanResult, ValidationContext, ValidPlan, validate_path
+from ..contract.results import InvalidPlan, PlanResult, ValidationContext, ValidPlan
+from ..contract.validator import validate_path
 from ..executor.evidence import OutputWriteFailed
 from ..executor.failures import record_invalid_plan
 from .allure_report import allure_active, attach_run, label_error
@@ -57,12 +58,9 @@ class PlanFile(pytest.File):
     """A ``*.actions.yaml`` file; collects one item per plan document."""
 
     def collect(self) -> Iterator[pytest.Item]:
-        opts = settings(self.config)
         ctx = ValidationContext(
             root=self.config.rootpath,
             plan_path=self.path,
-            base_url=opts.base_url,
-            default_base_url=opts.default_base_url,
             suite_config=suite_configs(self.config).for_plan(self.path),
         )
         shown = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(self.config.rootpath) else str(self.path)

@@ -18,16 +18,15 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..contract.validator import ValidPlan
+from ..contract.results import ValidPlan
+from ..contract.settings import EffectiveSettings, effective_settings
 from ..executor.browser import BrowserManager
 from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
 from ..executor.remote import RemoteBrowserUnavailable
 from ..executor.session import (
     DEFAULT_CONTEXT_ARGS,
-    EffectiveSettings,
     create_run_folder,
-    effective_settings,
     make_executor,
     record_storage_use,
 )

@@ -12,7 +12,7 @@ from pathlib import Path
 from ..contract.expectation import expectation_met
 from ..contract.plan import Expect
 from ..contract.records import ExecutorError
-from ..contract.validator import InvalidPlan
+from ..contract.results import InvalidPlan
 
 MAX_PROBLEMS_SHOWN = 25
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..contract.records import ExecutorError
-from ..contract.validator import ValidPlan
+from ..contract.results import ValidPlan
 
 
 def _short(value: Any, limit: int = 160) -> str:

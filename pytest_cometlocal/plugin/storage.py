@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from ..contract.validator import ValidPlan
-from ..executor.session import effective_settings, run_plan
+from ..contract.results import ValidPlan
+from ..contract.settings import effective_settings
+from ..executor.session import run_plan
 from ..executor.storage import StorageStates
 from .options import settings
 

@@ -23,7 +23,8 @@ from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext,
 from pytest_cometlocal.demo.portal import DemoPortal
 from pytest_cometlocal.executor.browser import BrowserManager  # noqa: F401 - type of `browser`
 from pytest_cometlocal.executor.engine import RunResult
-from pytest_cometlocal.executor.session import effective_settings, run_plan
+from pytest_cometlocal.contract.settings import effective_settings
+from pytest_cometlocal.executor.session import run_plan
 
 DEFAULTS = """\
 defaults:

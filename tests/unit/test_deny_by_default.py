@@ -392,7 +392,7 @@ def test_validate_action_spec_not_a_mapping():
 
 
 def test_hint_comes_from_the_keys_valid_in_that_place():
-    from pytest_cometlocal.contract.validator import key_hint
+    from pytest_cometlocal.contract.collector import key_hint
 
     # An xpath target has only type and selector: "texts" gets no "text" hint there.
     assert key_hint("texts", {"type": "xpath", "texts": 1}) is None

@@ -10,7 +10,7 @@ from pytest_cometlocal.cli import main
 from pytest_cometlocal.contract.suite import SuiteConfigFinder
 from pytest_cometlocal.contract.validator import ValidationContext, validate_path
 from pytest_cometlocal.executor.redaction import Redactor
-from pytest_cometlocal.executor.session import effective_configuration, effective_settings
+from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.executor.storage import StorageStates, state_values
 from tests.conftest import only_problems, only_valid
 
@@ -44,14 +44,15 @@ def test_config_values_fill_a_plan_and_are_reported_with_their_source(tmp_path: 
     write(tmp_path / "cometlocal.yaml", CONFIG)
     plan = write(tmp_path / "plans" / "deep" / "p.actions.yaml", PLAN.replace("name: p\n", "name: p\npolicy: {retries_per_action: 2}\n"))
     valid = only_valid(check(tmp_path, plan))
-    assert valid.base_url == "http://127.0.0.1:9000" and valid.allowlist == ("127.0.0.1",)
+    eff = effective_settings(valid, env={})
+    assert eff.base_url == "http://127.0.0.1:9000" and eff.allowlist == ("127.0.0.1",)
     assert valid.plan.policy.hard_cap_steps == 10 and valid.plan.policy.retries_per_action == 2
     assert valid.plan.steps[0].timeout_ms == 700 and valid.plan.overlay_selectors == ["#wall"]
     assert valid.suite_config == "cometlocal.yaml"
     assert dict(valid.config_sources) == {"base_url": "suite", "policy": "plan+suite", "defaults": "suite",
                                           "overlay_selectors": "suite"}
     eff = effective_settings(valid, cli_base_url=None, default_base_url="http://127.0.0.1:1")
-    conf = effective_configuration(valid, eff)
+    conf = eff.configuration()
     assert conf["sources"]["base_url"] == "suite" and conf["sources"]["allowlist"] == "base_url host"
     assert effective_settings(valid, cli_base_url="http://127.0.0.1:2").base_url_source == "cli"
 
@@ -61,7 +62,7 @@ def test_a_plan_key_wins_and_the_nearest_config_applies(tmp_path: Path) -> None:
     write(tmp_path / "plans" / "cometlocal.yml", "defaults: {criticality: critical, timeout_ms: 5, preconditions: [{kind: host_in_allowlist}], postconditions: [{kind: url_matches, args: {pattern: x}}]}\n")
     plan = write(tmp_path / "plans" / "p.actions.yaml", PLAN.replace("name: p\n", "name: p\nbase_url: http://127.0.0.1:7000\n"))
     valid = only_valid(check(tmp_path, plan))
-    assert valid.base_url == "http://127.0.0.1:7000" and valid.plan.steps[0].timeout_ms == 5
+    assert effective_settings(valid, env={}).base_url == "http://127.0.0.1:7000" and valid.plan.steps[0].timeout_ms == 5
     assert valid.plan.policy.hard_cap_steps == 60  # the outer config is not merged with the nearer one
     # An explicit config replaces the search.
     valid = only_valid(check(tmp_path, plan, explicit=tmp_path / "cometlocal.yaml"))

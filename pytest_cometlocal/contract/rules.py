@@ -1,0 +1,260 @@
+"""The rules that need more than a model's types: U1-U5 and the plan format's context rules.
+
+They run on validated models (stage 5 of the pipeline, and on every step an
+agent proposes) and report through ``add(loc, message, rule)``; ``loc`` is
+the key path the problem points at. One function per rule family; each
+docstring names its rule ids, which docs/validation-rules.md lists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable, Iterable
+from urllib.parse import urlsplit
+
+from . import conditions as C
+from . import targets as T
+from .actionspec import SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec
+from .codes import ErrorCode
+from .interpolation import SECRET_REFERENCE
+from .paths import ConfinementError, confine
+from .plan import RESERVED_TAGS, Plan
+from .problems import Loc
+from .results import UNSAFE_NAME
+
+Report = Callable[[Loc, str, str], None]
+PHASES = ("preconditions", "postconditions")
+# Codes that a retry or a recovery can never change.
+NOT_RECOVERABLE = frozenset({ErrorCode.INVALID_ACTIONSPEC, ErrorCode.POLICY_HALT, ErrorCode.ACTION_CRITICAL_BLOCKED})
+
+
+def iter_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
+    """Every target inside ``target`` (alternatives, frames, nth bases) with its loc and frame depth."""
+    stack: list[tuple[Any, Loc, int]] = []
+    if isinstance(target, list):
+        stack.extend((t, loc + (i,), 0) for i, t in enumerate(target))
+    elif target is not None:
+        stack.append((target, loc, 0))
+    while stack:
+        t, tloc, depth = stack.pop()
+        if isinstance(t, T.FrameTarget):
+            depth += 1
+            yield t, tloc, depth
+            stack.append((t.inner, tloc + ("inner",), depth))
+        elif isinstance(t, T.NthTarget):
+            yield t, tloc, depth
+            stack.append((t.base, tloc + ("base",), depth))
+        else:
+            yield t, tloc, depth
+
+
+def is_absolute_http(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def _condition_targets(step: ActionSpec, loc: Loc) -> Iterable[tuple[Any, Loc]]:
+    """(target spec, loc) of every condition of the step that has a target."""
+    for phase in PHASES:
+        for i, cond in enumerate(getattr(step, phase)):
+            target = getattr(cond.args, "target", None)
+            if target is not None:
+                yield target, loc + (phase, i, "args", "target")
+
+
+def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False) -> None:
+    """Every context rule for one ActionSpec."""
+    check_targets_by_kind(step, loc, add)
+    check_inputs(step, loc, add, uploads_root)
+    if in_recovery and step.kind == "stop":
+        add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
+    check_target_specs(step, loc, add)
+    check_conditions(step, loc, add)
+    check_strong_postcondition(step, loc, add)
+    try:
+        json.dumps(step.metadata, allow_nan=False)
+    except ValueError:
+        add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
+
+
+def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
+    kind = step.kind
+    if step.target is None and kind not in TARGETLESS_KINDS:
+        add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
+    if kind == "navigate":
+        if step.target is not None and not isinstance(step.target, T.UrlTarget):
+            add(loc + ("target",), "navigate takes a single {type: url} target", "URL_TARGET")
+        elif isinstance(step.target, T.UrlTarget):
+            # The scheme and host are checked with any secret replaced by a
+            # placeholder: a secret may sit in the path, never decide the scheme.
+            url = SECRET_REFERENCE.sub("SECRET", step.target.url)
+            parts = urlsplit(url)
+            if parts.scheme and parts.scheme not in ("http", "https"):
+                add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
+            elif not parts.scheme and parts.netloc:
+                add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
+            # A relative URL without a known base URL is not an error here: the
+            # base URL may come at run time from a `base_url` fixture.
+    else:
+        for t, tloc, _d in iter_targets(step.target, loc + ("target",)):
+            if isinstance(t, T.UrlTarget):
+                add(tloc, "url targets are only for navigate", "URL_TARGET")
+    for target, tloc in _condition_targets(step, loc):
+        for t, sub, _d in iter_targets(target, tloc):
+            if isinstance(t, T.UrlTarget):
+                add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
+
+
+def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | None) -> None:
+    """INPUTS, PATH_CONFINEMENT: value for fill/select only, file_ref for upload only, inside uploads_root."""
+    kind = step.kind
+    if kind in ("fill", "select"):
+        if step.value is None:
+            add(loc + ("value",), f"'{kind}' needs a value", "INPUTS")
+    elif step.value is not None:
+        add(loc + ("value",), f"'value' is not used by '{kind}' (only fill and select)", "INPUTS")
+    if kind == "upload":
+        if not step.file_refs:
+            add(loc + ("file_ref",), "'upload' needs a file_ref", "INPUTS")
+        elif uploads_root is not None:
+            for i, ref in enumerate(step.file_refs):
+                ref_loc = loc + ("file_ref",) + ((i,) if isinstance(step.file_ref, list) else ())
+                try:
+                    confine(ref, uploads_root)
+                except ConfinementError as exc:
+                    add(ref_loc, f"{exc} (uploads_root)", "PATH_CONFINEMENT")
+    elif step.file_ref is not None:
+        add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
+
+
+def check_target_specs(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """U2 (text/label targets say how they match), U3 (nth needs a rationale and a stable base),
+    FRAME_DEPTH, URL_TARGET inside frames, U4 (no repeated alternative); the step's target and its
+    conditions' alike."""
+    rationale = step.metadata.get("target_rationale")
+    for spec, sloc in [(step.target, loc + ("target",)), *_condition_targets(step, loc)]:
+        if isinstance(spec, list):
+            seen: dict[str, int] = {}
+            for i, alt in enumerate(spec):
+                key = alt.model_dump_json()
+                if key in seen:
+                    add(sloc + (i,), f"alternative {i} repeats alternative {seen[key]}", "U4")
+                seen.setdefault(key, i)
+        for t, tloc, depth in iter_targets(spec, sloc):
+            if isinstance(t, (T.TextTarget, T.LabelTarget)) and not (t.exact or t.normalize_ws):
+                add(tloc, f"a {t.type} target needs exact: true or normalize_ws: true", "U2")
+            if isinstance(t, T.FrameTarget):
+                if depth > 1:
+                    add(tloc, "frames nest one level only", "FRAME_DEPTH")
+                if isinstance(t.inner, T.UrlTarget):
+                    add(tloc + ("inner",), "a frame's inner target cannot be a url", "URL_TARGET")
+            if isinstance(t, T.NthTarget):
+                if not isinstance(rationale, str) or not rationale.strip():
+                    add(tloc, "an nth target needs metadata.target_rationale on its step", "U3")
+                if isinstance(t.base, (T.NthTarget, T.UrlTarget)):
+                    add(tloc + ("base",), f"an nth target's base must be a stable element target, not {t.base.type}", "U3")
+
+
+def check_conditions(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """CONDITION_TARGET (an element condition needs a target), REGEX, U1 (a single-target kind
+    cannot expect a count other than one)."""
+    kind = step.kind
+    step_has_element_target = step.target is not None and kind != "navigate"
+    for phase in PHASES:
+        for i, cond in enumerate(getattr(step, phase)):
+            cloc = loc + (phase, i)
+            ctarget = getattr(cond.args, "target", None)
+            if cond.kind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
+                add(cloc, f"{cond.kind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
+            pattern = getattr(cond.args, "pattern", None) if cond.kind == "url_matches" else None
+            if cond.kind == "download_started":
+                pattern = cond.args.filename
+            if pattern is not None:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    add(cloc + ("args",), f"invalid regular expression: {exc}", "REGEX")
+            if (cond.kind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
+                    and cond.args.count != 1):
+                add(cloc + ("args", "count"),
+                    f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
+
+
+def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """U5: a critical step needs a strong postcondition."""
+    if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
+        add(
+            loc + ("postconditions",),
+            "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+            "upload_completed, or toast_contains/element_text_contains with severity critical)",
+            "U5",
+        )
+
+
+def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
+    """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
+    RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
+    EXPECT (expect.step names a step)."""
+    if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
+        add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
+    for i, tag in enumerate(plan.tags):
+        if tag in RESERVED_TAGS:
+            add(("tags", i), f"'{tag}' is one of pytest's own markers and cannot be a plan tag", "TAG_NAME")
+    if plan.base_url is not None and not is_absolute_http(plan.base_url):
+        add(("base_url",), "base_url must be an absolute http(s) URL", "URL")
+    ids: dict[str, Loc] = {}
+    steps = [(s, ("steps", i), False) for i, s in enumerate(plan.steps)]
+    if plan.recovery:
+        steps += [(s, ("recovery", "steps", i), True) for i, s in enumerate(plan.recovery.steps)]
+        for i, code in enumerate(plan.recovery.on_error):
+            if code in NOT_RECOVERABLE:
+                add(("recovery", "on_error", i), f"{code} cannot be recovered from", "RECOVERY")
+    for step, loc, in_recovery in steps:
+        if step.id in ids:
+            add(loc + ("id",), f"step id '{step.id}' is already used", "UNIQUE_ID")
+        ids.setdefault(step.id, loc)
+        check_step(step, loc, add, uploads_root=uploads_root, in_recovery=in_recovery)
+    for i, code in enumerate(plan.policy.retry_on):
+        if code in NOT_RECOVERABLE:
+            add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
+    if plan.auth_signals and plan.auth_signals.url_pattern is not None:
+        try:
+            re.compile(plan.auth_signals.url_pattern)
+        except re.error as exc:
+            add(("auth_signals", "url_pattern"), f"invalid regular expression: {exc}", "REGEX")
+    if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
+        add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
+
+
+def in_u4_order(step: ActionSpec) -> ActionSpec:
+    """U4 applied: the step with every list of alternatives (its own, its conditions') in U4 order
+    (stable for equal types), so the executor just iterates."""
+    update: dict[str, Any] = {}
+    if isinstance(step.target, list):
+        ordered = sorted(step.target, key=T.u4_rank)
+        if ordered != list(step.target):
+            update["target"] = ordered
+    for phase in PHASES:
+        conditions = list(getattr(step, phase))
+        changed = False
+        for i, cond in enumerate(conditions):
+            target = getattr(cond.args, "target", None)
+            if isinstance(target, list):
+                ordered = sorted(target, key=T.u4_rank)
+                if ordered != list(target):
+                    conditions[i] = cond.model_copy(update={"args": cond.args.model_copy(update={"target": ordered})})
+                    changed = True
+        if changed:
+            update[phase] = conditions
+    return step.model_copy(update=update) if update else step
+
+
+def plan_in_u4_order(plan: Plan) -> Plan:
+    """``in_u4_order`` for every step, recovery steps included."""
+    update: dict[str, Any] = {"steps": [in_u4_order(s) for s in plan.steps]}
+    if plan.recovery:
+        update["recovery"] = plan.recovery.model_copy(update={"steps": [in_u4_order(s) for s in plan.recovery.steps]})
+    return plan.model_copy(update=update)

@@ -1,0 +1,92 @@
+"""The settings a plan runs with, and where each came from: the one place that computes them.
+
+A plan's base URL can come from the command line (``--base-url``), the plan,
+the suite config, or the suite default (ini ``cometlocal_base_url`` or the
+``cometlocal_base_url`` fixture); its allowlist from the plan or the suite
+config, else the host of that base URL. The pytest runtime, the run manifest
+(``configuration``), ``cometlocal validate --format json`` and the tests all
+ask ``effective_settings``, so what a check reports is what a run uses.
+Pure: secrets are read from the ``env`` mapping given, nothing else.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+from .results import ValidPlan
+
+# The plan keys a suite config can also set, whose source the run manifest records.
+CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults")
+
+
+def host_of(url: str | None) -> str:
+    """Lower-case host of a URL ('' when it has none)."""
+    try:
+        return (urlsplit(url or "").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+@dataclass(frozen=True)
+class EffectiveSettings:
+    """What one run of a plan uses. ``secrets`` holds values: never write it anywhere."""
+
+    plan: ValidPlan
+    base_url: str | None
+    allowlist: tuple[str, ...]
+    mode: str
+    secrets: dict[str, str] = field(repr=False)
+    # key -> "cli" | "plan" | "suite" | "plan+suite" | "default" | "base_url host" | None
+    sources: Mapping[str, str | None] = field(default_factory=dict)
+
+    @property
+    def base_url_source(self) -> str | None:
+        return self.sources.get("base_url")
+
+    def configuration(self) -> dict[str, Any]:
+        """What the run manifest records as the run's configuration, and where each value came from."""
+        p = self.plan.plan
+        return {
+            "suite_config": self.plan.suite_config,
+            "sources": dict(self.sources),
+            "effective": {
+                "base_url": self.base_url,
+                "allowlist": list(self.allowlist),
+                "policy": p.policy.model_dump(mode="json"),
+                "auth_signals": p.auth_signals.model_dump(mode="json") if p.auth_signals else None,
+                "toast_selector": p.toast_selector,
+                "overlay_selectors": list(p.overlay_selectors),
+                "defaults": p.defaults.model_dump(mode="json", exclude_none=True) if p.defaults else None,
+                "storage_state": p.storage_state,
+                "saves_storage_state": [name for _step, name in self.plan.storage_saves],
+            },
+        }
+
+
+def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, default_base_url: str | None = None,
+                       force_dry_run: bool = False, env: Mapping[str, str] | None = None) -> EffectiveSettings:
+    """Base URL: command line > the plan's (or its suite config's) > the suite default.
+    Allowlist: the plan's (or its suite config's), else the host of that base URL.
+    Mode: ``dry_run`` when forced, else the plan's. Secrets: read from ``env`` now."""
+    env = os.environ if env is None else env
+    p = plan.plan
+    sources: dict[str, str | None] = {
+        key: plan.config_sources.get(key, "plan" if key in p.model_fields_set else "default") for key in CONFIGURABLE_KEYS
+    }
+    base = cli_base_url or p.base_url or default_base_url
+    if cli_base_url:
+        sources["base_url"] = "cli"
+    elif p.base_url:
+        sources["base_url"] = "suite" if plan.config_sources.get("base_url") == "suite" else "plan"
+    else:
+        sources["base_url"] = "default" if default_base_url else None
+    if p.allowlist is not None:
+        allowlist = tuple(h.lower() for h in p.allowlist)
+    else:
+        allowlist = (host_of(base),) if host_of(base) else ()
+        sources["allowlist"] = "base_url host"
+    secrets = {name: env.get(ref.env, "") for name, ref in p.secrets.items()}
+    return EffectiveSettings(plan, base, allowlist, "dry_run" if force_dry_run else p.mode, secrets, sources)

@@ -1,0 +1,70 @@
+"""``contract.settings.effective_settings``: the one computation of a plan's base URL, allowlist,
+mode and secrets, with where each came from; the runtime's fixture and the run manifest use it."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_cometlocal.contract.settings import effective_settings
+from tests.conftest import VALID_PLAN, only_valid
+
+NO_BASE = VALID_PLAN.replace("base_url: http://127.0.0.1:8000\n", "")
+
+
+@pytest.mark.parametrize("text, cli, default, base, source, allowlist", [
+    (VALID_PLAN, None, None, "http://127.0.0.1:8000", "plan", ("127.0.0.1",)),
+    (VALID_PLAN, "http://other.test:1", None, "http://other.test:1", "cli", ("other.test",)),
+    (VALID_PLAN, None, "http://default.test", "http://127.0.0.1:8000", "plan", ("127.0.0.1",)),
+    (NO_BASE, None, "http://Default.TEST:9/x", "http://Default.TEST:9/x", "default", ("default.test",)),
+    (NO_BASE, "http://localhost:9000", "http://default.test", "http://localhost:9000", "cli", ("localhost",)),
+    (NO_BASE, None, None, None, None, ()),
+], ids=["plan", "cli-wins-over-plan", "plan-wins-over-default", "default", "cli-wins-over-default", "none"])
+def test_base_url_precedence_and_the_allowlist_it_implies(validate, text, cli, default, base, source, allowlist):
+    eff = effective_settings(only_valid(validate(text)), cli_base_url=cli, default_base_url=default, env={})
+    assert (eff.base_url, eff.base_url_source, eff.allowlist) == (base, source, allowlist)
+    assert eff.sources["allowlist"] == "base_url host"
+    assert eff.configuration()["effective"]["base_url"] == base
+
+
+def test_the_allowlist_host_is_lower_cased_without_port_or_path(validate):
+    text = VALID_PLAN.replace("http://127.0.0.1:8000", "https://Portal.Example.COM:8443/app/")
+    eff = effective_settings(only_valid(validate(text)), env={})
+    assert eff.allowlist == ("portal.example.com",)
+
+
+@pytest.mark.parametrize("cli", [None, "http://elsewhere.test"])
+def test_an_explicit_allowlist_is_lower_cased_and_never_extended_by_the_base_url(validate, cli):
+    text = VALID_PLAN + 'allowlist: [Example.COM, "*.CDN.example.org", 127.0.0.1]\n'
+    eff = effective_settings(only_valid(validate(text)), cli_base_url=cli, env={})
+    assert eff.allowlist == ("example.com", "*.cdn.example.org", "127.0.0.1")
+    assert eff.sources["allowlist"] == "plan"
+
+
+def test_mode_and_secrets(validate):
+    text = VALID_PLAN + "secrets: {pw: {env: APP_PW}}\n"
+    valid = only_valid(validate(text, env={"APP_PW": "at validation"}))
+    eff = effective_settings(valid, force_dry_run=True, env={"APP_PW": "at run time"})
+    assert eff.mode == "dry_run" and eff.secrets == {"pw": "at run time"}
+    assert "at run time" not in repr(eff) and "at run time" not in str(eff.configuration())
+    assert effective_settings(valid, env={}).mode == "live"
+
+
+def test_the_plan_settings_fixture_uses_it(pytester):
+    """The runtime's settings are this function's: ``--base-url`` and the ini ``base_url`` reach a plan item."""
+    pytester.makeini("[pytest]\nbase_url = http://ini.test:5\n")
+    pytester.makeconftest("""
+import pytest
+from pytest_cometlocal.contract.settings import effective_settings
+
+@pytest.fixture
+def cometlocal_runner(cometlocal_plan_settings, request):
+    eff = cometlocal_plan_settings
+    print(f"\\nSETTINGS {eff.base_url} {eff.base_url_source} {','.join(eff.allowlist)}")
+    pytest.skip("settings only")
+""")
+    plan = VALID_PLAN.replace("base_url: http://127.0.0.1:8000\n", "")
+    pytester.path.joinpath("p.actions.yaml").write_text(plan, encoding="utf-8")
+    out = pytester.runpytest("-s", "-p", "no:randomly").stdout.str()
+    assert "SETTINGS http://ini.test:5 default ini.test" in out
+    out = pytester.runpytest("-s", "-p", "no:randomly", "--base-url", "http://cli.test:6").stdout.str()
+    assert "SETTINGS http://cli.test:6 cli cli.test" in out
