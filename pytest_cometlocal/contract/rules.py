@@ -30,12 +30,33 @@ PHASES = ("preconditions", "postconditions")
 NOT_RECOVERABLE = frozenset({ErrorCode.INVALID_ACTIONSPEC, ErrorCode.POLICY_HALT, ErrorCode.ACTION_CRITICAL_BLOCKED})
 
 
+def field(model: Any, name: str) -> Any:
+    """``model.name`` if the model has that field, else None (getattr on a missing pydantic
+    attribute goes through its slow ``__getattr__`` and an exception)."""
+    cls = type(model)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(cls.model_fields)
+    return getattr(model, name) if name in names else None
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
 def iter_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
     """Every target inside ``target`` (alternatives, frames, nth bases) with its loc and frame depth."""
+    if target is None:
+        return ()
+    if not isinstance(target, (list, T.FrameTarget, T.NthTarget)):
+        return ((target, loc, 0),)
+    return _walk_targets(target, loc)
+
+
+def _walk_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
     stack: list[tuple[Any, Loc, int]] = []
     if isinstance(target, list):
         stack.extend((t, loc + (i,), 0) for i, t in enumerate(target))
-    elif target is not None:
+    else:
         stack.append((target, loc, 0))
     while stack:
         t, tloc, depth = stack.pop()
@@ -55,31 +76,35 @@ def is_absolute_http(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def _condition_targets(step: ActionSpec, loc: Loc) -> Iterable[tuple[Any, Loc]]:
+def _condition_targets(step: ActionSpec, loc: Loc) -> list[tuple[Any, Loc]]:
     """(target spec, loc) of every condition of the step that has a target."""
+    found = []
     for phase in PHASES:
         for i, cond in enumerate(getattr(step, phase)):
-            target = getattr(cond.args, "target", None)
+            target = field(cond.args, "target")
             if target is not None:
-                yield target, loc + (phase, i, "args", "target")
+                found.append((target, loc + (phase, i, "args", "target")))
+    return found
 
 
 def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False) -> None:
     """Every context rule for one ActionSpec."""
-    check_targets_by_kind(step, loc, add)
+    condition_targets = _condition_targets(step, loc)
+    check_targets_by_kind(step, loc, add, condition_targets)
     check_inputs(step, loc, add, uploads_root)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
-    check_target_specs(step, loc, add)
+    check_target_specs(step, loc, add, condition_targets)
     check_conditions(step, loc, add)
     check_strong_postcondition(step, loc, add)
-    try:
-        json.dumps(step.metadata, allow_nan=False)
-    except ValueError:
-        add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
+    if step.metadata:
+        try:
+            json.dumps(step.metadata, allow_nan=False)
+        except ValueError:
+            add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
 
 
-def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report) -> None:
+def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, condition_targets: list[tuple[Any, Loc]]) -> None:
     """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
     kind = step.kind
     if step.target is None and kind not in TARGETLESS_KINDS:
@@ -102,7 +127,7 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report) -> None:
         for t, tloc, _d in iter_targets(step.target, loc + ("target",)):
             if isinstance(t, T.UrlTarget):
                 add(tloc, "url targets are only for navigate", "URL_TARGET")
-    for target, tloc in _condition_targets(step, loc):
+    for target, tloc in condition_targets:
         for t, sub, _d in iter_targets(target, tloc):
             if isinstance(t, T.UrlTarget):
                 add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
@@ -130,12 +155,12 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
         add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
 
 
-def check_target_specs(step: ActionSpec, loc: Loc, add: Report) -> None:
+def check_target_specs(step: ActionSpec, loc: Loc, add: Report, condition_targets: list[tuple[Any, Loc]]) -> None:
     """U2 (text/label targets say how they match), U3 (nth needs a rationale and a stable base),
     FRAME_DEPTH, URL_TARGET inside frames, U4 (no repeated alternative); the step's target and its
     conditions' alike."""
     rationale = step.metadata.get("target_rationale")
-    for spec, sloc in [(step.target, loc + ("target",)), *_condition_targets(step, loc)]:
+    for spec, sloc in [(step.target, loc + ("target",)), *condition_targets]:
         if isinstance(spec, list):
             seen: dict[str, int] = {}
             for i, alt in enumerate(spec):
@@ -166,10 +191,10 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report) -> None:
     for phase in PHASES:
         for i, cond in enumerate(getattr(step, phase)):
             cloc = loc + (phase, i)
-            ctarget = getattr(cond.args, "target", None)
+            ctarget = field(cond.args, "target")
             if cond.kind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
                 add(cloc, f"{cond.kind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
-            pattern = getattr(cond.args, "pattern", None) if cond.kind == "url_matches" else None
+            pattern = field(cond.args, "pattern") if cond.kind == "url_matches" else None
             if cond.kind == "download_started":
                 pattern = cond.args.filename
             if pattern is not None:
@@ -241,7 +266,7 @@ def in_u4_order(step: ActionSpec) -> ActionSpec:
         conditions = list(getattr(step, phase))
         changed = False
         for i, cond in enumerate(conditions):
-            target = getattr(cond.args, "target", None)
+            target = field(cond.args, "target")
             if isinstance(target, list):
                 ordered = sorted(target, key=T.u4_rank)
                 if ordered != list(target):
@@ -253,8 +278,13 @@ def in_u4_order(step: ActionSpec) -> ActionSpec:
 
 
 def plan_in_u4_order(plan: Plan) -> Plan:
-    """``in_u4_order`` for every step, recovery steps included."""
-    update: dict[str, Any] = {"steps": [in_u4_order(s) for s in plan.steps]}
+    """``in_u4_order`` for every step, recovery steps included (the same plan when nothing moves)."""
+    steps = [in_u4_order(s) for s in plan.steps]
+    update: dict[str, Any] = {}
+    if any(new is not old for new, old in zip(steps, plan.steps)):
+        update["steps"] = steps
     if plan.recovery:
-        update["recovery"] = plan.recovery.model_copy(update={"steps": [in_u4_order(s) for s in plan.recovery.steps]})
-    return plan.model_copy(update=update)
+        recovery = [in_u4_order(s) for s in plan.recovery.steps]
+        if any(new is not old for new, old in zip(recovery, plan.recovery.steps)):
+            update["recovery"] = plan.recovery.model_copy(update={"steps": recovery})
+    return plan.model_copy(update=update) if update else plan
