@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
                                 ("pytest --collect-only (process)", "pytest --collect-only (process)")):
                 summary.append([f"{label}, {args.validation_plans} plans x 20 steps", f"{med[name]:.2f} s",
                                 "< 3 s (1,000 plans)", verdict(med[name] < 3) if full else "n/a (not 1,000 plans)"])
+            results["validation"]["ratios"] = dict(bench_validation.ratios(rows))
+            for label, ratio in bench_validation.ratios(rows):
+                summary.append([label, f"{ratio:.2f}x", f"<= {bench_validation.GOAL}x", verdict(ratio <= bench_validation.GOAL)])
             mark('validation')
         overhead = None
         if "overhead" in args.sections:

@@ -3,10 +3,19 @@
 Run: .venv/bin/python benchmarks/bench_validation.py [--plans N] [--steps N] [--rounds N]
 (or as the ``validation`` section of ``.venv/bin/python -m benchmarks``).
 
-Prints a table of: load + validate (in process, from bytes), validate from
-files on disk, and `pytest --collect-only` over the same files (a separate
-process, so it includes interpreter and plugin start-up). Goal (issue 2):
-validating 1,000 plans of 20 steps in well under 5 s.
+Every measure is taken once per round, rounds interleaved, so they share the
+machine's state; medians are given. The yardstick (issue 12) is the cost of
+parsing the same files with PyYAML's C loader (``yaml.load_all`` with
+``CSafeLoader``, bytes read from disk): in process, and as a process of its own
+(``python -c``), against which the two user-facing commands are compared:
+
+- ``validate``: load + validate from files, in process / C-loader parse in
+  process; and ``cometlocal validate DIR`` / the parse process (start-up of
+  each included);
+- ``collect``: (``pytest --collect-only DIR`` - the same on an empty folder) /
+  the C-loader parse in process.
+
+Goal (issue 12): each at most 1.25x.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -30,6 +40,48 @@ from pytest_cometlocal.contract.validator import (  # noqa: E402
     validate_path,
     validate_text,
 )
+
+
+PARSE_SCRIPT = """
+import sys, yaml
+from pathlib import Path
+for path in sorted(Path(sys.argv[1]).glob("*.actions.yaml")):
+    list(yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader))
+"""
+GOAL = 1.25
+
+
+def bench_parse(files: list[Path]) -> float:
+    """The yardstick: PyYAML's C loader on the same files, in process."""
+    import yaml
+
+    start = time.perf_counter()
+    for path in files:
+        list(yaml.load_all(path.read_bytes(), Loader=yaml.CSafeLoader))
+    return time.perf_counter() - start
+
+
+def _process(cmd: list[str], cwd: Path, check) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    elapsed = time.perf_counter() - start
+    check(proc)
+    return elapsed
+
+
+def bench_parse_process(root: Path) -> float:
+    def check(proc):
+        if proc.returncode != 0:
+            raise SystemExit(f"the parse process failed:\n{proc.stderr[-2000:]}")
+    return _process([sys.executable, "-c", PARSE_SCRIPT, str(root)], root, check)
+
+
+def bench_collect_empty(empty: Path) -> float:
+    def check(proc):
+        if proc.returncode not in (0, 5):
+            raise SystemExit(f"collection of an empty folder failed:\n{proc.stdout[-2000:]}")
+    return _process([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", str(empty)],
+                    empty, check)
 
 
 def bench_in_memory(texts: list[bytes], root: Path) -> float:
@@ -75,31 +127,61 @@ def bench_cli(root: Path) -> float:
 
 
 def measure(plans: int = 1000, steps: int = 20, rounds: int = 3, collect: bool = True) -> list[tuple[str, list[float]]]:
-    """(measure, seconds of each round) for in-memory validation, from files, and ``--collect-only``."""
+    """(measure, seconds of each round): the C-loader yardstick, validation, ``--collect-only``; rounds interleaved."""
     texts = [plan_text(i, steps).encode() for i in range(plans)]
-    rows: list[tuple[str, list[float]]] = []
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp)
-        (root / "pytest.ini").write_text("[pytest]\n")
+        root, empty = Path(tmp) / "suite", Path(tmp) / "empty"
+        for folder in (root, empty):
+            folder.mkdir()
+            (folder / "pytest.ini").write_text("[pytest]\n")
         files = []
         for i, text in enumerate(texts):
             path = root / f"plan_{i:04d}.actions.yaml"
             path.write_bytes(text)
             files.append(path)
-        rows.append(("load + validate, in memory", [bench_in_memory(texts, root) for _ in range(rounds)]))
-        rows.append(("load + validate, from files", [bench_files(files, root) for _ in range(rounds)]))
+        measures: dict[str, Any] = {
+            "C-loader parse, from files": lambda: bench_parse(files),
+            "load + validate, in memory": lambda: bench_in_memory(texts, root),
+            "load + validate, from files": lambda: bench_files(files, root),
+        }
         if collect:
-            rows.append(("cometlocal validate DIR (process)", [bench_cli(root) for _ in range(rounds)]))
-            rows.append(("pytest --collect-only (process)", [bench_collect(root, plans) for _ in range(rounds)]))
-    return rows
+            measures.update({
+                "C-loader parse (process)": lambda: bench_parse_process(root),
+                "cometlocal validate DIR (process)": lambda: bench_cli(root),
+                "pytest --collect-only (process)": lambda: bench_collect(root, plans),
+                "pytest --collect-only, empty folder": lambda: bench_collect_empty(empty),
+            })
+        times: dict[str, list[float]] = {name: [] for name in measures}
+        for _ in range(rounds):
+            for name, run in measures.items():
+                times[name].append(run())
+    return list(times.items())
+
+
+def ratios(rows: list[tuple[str, list[float]]]) -> list[tuple[str, float]]:
+    """Issue 12's ratios to the C-loader yardstick, from the medians."""
+    med = {name: statistics.median(times) for name, times in rows}
+    parse = med["C-loader parse, from files"]
+    out = [("validate, in process / C-loader parse", med["load + validate, from files"] / parse)]
+    if "cometlocal validate DIR (process)" in med:
+        out.append(("cometlocal validate DIR / C-loader parse process",
+                    med["cometlocal validate DIR (process)"] / med["C-loader parse (process)"]))
+        out.append(("pytest --collect-only minus an empty session / C-loader parse",
+                    (med["pytest --collect-only (process)"] - med["pytest --collect-only, empty folder"]) / parse))
+    return out
 
 
 def print_table(rows: list[tuple[str, list[float]]], plans: int) -> None:
-    print(f"| {'measure':<34} | {'median s':>9} | {'min s':>7} | {'ms/plan':>8} |")
-    print(f"|{'-' * 36}|{'-' * 11}|{'-' * 9}|{'-' * 10}|")
+    print(f"| {'measure':<36} | {'median s':>9} | {'min s':>7} | {'ms/plan':>8} |")
+    print(f"|{'-' * 38}|{'-' * 11}|{'-' * 9}|{'-' * 10}|")
     for name, times in rows:
         med = statistics.median(times)
-        print(f"| {name:<34} | {med:>9.3f} | {min(times):>7.3f} | {1000 * med / plans:>8.3f} |")
+        print(f"| {name:<36} | {med:>9.3f} | {min(times):>7.3f} | {1000 * med / plans:>8.3f} |")
+    print()
+    print(f"| {'ratio to the yardstick (medians)':<62} | {'ratio':>6} | goal <= {GOAL}x |")
+    print(f"|{'-' * 64}|{'-' * 8}|{'-' * 16}|")
+    for name, ratio in ratios(rows):
+        print(f"| {name:<62} | {ratio:>5.2f}x | {'met' if ratio <= GOAL else 'NOT met':<14} |")
 
 
 def main() -> None:
