@@ -240,6 +240,8 @@ class _Builder:
         checks, keys taken as text without resolution, locals for hot names.
         """
         anchors = self.anchors
+        new_mark = tuple.__new__
+        not_special = _NOT_SPECIAL_START
         limit = MAX_EXPANDED_NODES
         expanded = self.expanded
         # Each frame: [container, size, pending_key, pending_key_mark, anchor, mark]
@@ -247,8 +249,11 @@ class _Builder:
         while True:
             event = get_event()
             cls = type(event)
-            sm = event.start_mark
-            mark = Mark(sm.line + 1, sm.column + 1)
+            if cls is MappingEndEvent or cls is SequenceEndEvent:
+                mark = None
+            else:
+                sm = event.start_mark
+                mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
             size = 1
             if cls is ScalarEvent:
                 frame = stack[-1] if stack else None
@@ -269,16 +274,20 @@ class _Builder:
                 if expanded > limit:
                     self.expanded = expanded
                     self._charge(0, mark)
-                try:
-                    value = resolve_scalar(event.value, event.tag, event.style, event.implicit)
-                except ValueError as exc:
-                    tag = event.tag or ""
-                    if tag and tag not in _ALLOWED_TAGS:
-                        shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
-                        raise self.fail(
-                            mark, f"tag {shown} is not allowed (only YAML core tags are accepted)"
-                        ) from None
-                    raise self.fail(mark, str(exc)) from None
+                value = event.value
+                tag = event.tag
+                if tag is not None or (event.implicit[0] and not (value and value[0] in not_special)):
+                    # Not a string for sure (the common case skips this call): resolve the core schema.
+                    try:
+                        value = resolve_scalar(value, tag, event.style, event.implicit)
+                    except ValueError as exc:
+                        tag = tag or ""
+                        if tag and tag not in _ALLOWED_TAGS:
+                            shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
+                            raise self.fail(
+                                mark, f"tag {shown} is not allowed (only YAML core tags are accepted)"
+                            ) from None
+                        raise self.fail(mark, str(exc)) from None
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
