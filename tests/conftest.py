@@ -1,31 +1,29 @@
-"""Shared helpers for the test suite."""
+"""Fixtures of the whole suite, and the ``browser`` marker (tests/browser_guard.py).
+
+Helpers that are not fixtures (plan text, result checks, servers) are in tests/support.py.
+
+The executor fixtures: one Chromium for the session, the demo portal, an
+"outside" server on another loopback name (localhost) that counts the requests
+that reach it (the allowlist tests assert it counts zero), and ``run``, which
+runs a plan in a fresh guarded context and returns the result, the parsed trace
+and the manifests.
+"""
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_text
+from pytest_cometlocal.contract.settings import effective_settings
+from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, validate_text
+from pytest_cometlocal.demo.portal import DemoPortal
+from tests.support import OutsideServer, Run
 
-# A minimal valid plan; tests change one thing in it at a time.
-VALID_PLAN = """\
-name: minimal
-base_url: http://127.0.0.1:8000
-defaults:
-  criticality: normal
-  timeout_ms: 5000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-steps:
-  - id: open
-    kind: navigate
-    target: {type: url, url: /login}
-  - id: go
-    kind: click
-    target: {type: testid, id: go}
-"""
+pytest_plugins = ("tests.browser_guard",)
 
 
 @pytest.fixture(scope="session")
@@ -66,17 +64,52 @@ def validate(plan_dir: Path):
     return run
 
 
-def only_problems(results) -> InvalidPlan:
-    """Assert there is exactly one plan and it is invalid; return it."""
-    assert len(results) == 1, results
-    result = results[0]
-    assert isinstance(result, InvalidPlan), f"expected invalid, got valid plan {result.name}"
-    return result
+@pytest.fixture(scope="session")
+def outside() -> OutsideServer:
+    server = OutsideServer()
+    yield server
+    server.server.shutdown()
 
 
-def only_valid(results) -> ValidPlan:
-    assert len(results) == 1, results
-    result = results[0]
-    if isinstance(result, InvalidPlan):
-        raise AssertionError("plan is invalid:\n" + "\n".join(p.format() for p in result.problems))
-    return result
+@pytest.fixture(scope="session")
+def portal(outside: OutsideServer) -> DemoPortal:
+    with DemoPortal(outside_url=outside.url + "/landing", slow_ms=2000) as p:
+        yield p
+
+
+@pytest.fixture
+def run(tmp_path: Path, chromium, portal: DemoPortal, outside: OutsideServer):
+    """run(yaml_text, env=..., context_args=...) -> Run. ``{portal}`` and ``{outside}`` are substituted."""
+    from pytest_cometlocal.executor.session import run_plan
+
+    def go(text: str, *, env: dict[str, str] | None = None, context_args: dict[str, Any] | None = None,
+           dry_run: bool = False) -> Run:
+        text = textwrap.dedent(text).replace("{portal}", portal.url).replace("{outside}", outside.url)
+        plan_path = tmp_path / "plans" / "t.actions.yaml"
+        plan_path.parent.mkdir(parents=True, exist_ok=True)
+        plan_path.write_text(text, encoding="utf-8")
+        ctx = ValidationContext(root=tmp_path, plan_path=plan_path, env=env or {})
+        (plan,) = validate_text(plan_path.read_bytes(), ctx, file="plans/t.actions.yaml")
+        if isinstance(plan, InvalidPlan):
+            raise AssertionError("\n".join(p.format() for p in plan.problems))
+        eff = effective_settings(plan, default_base_url=portal.url, force_dry_run=dry_run, env=env or {})
+        result = run_plan(chromium.browser(), plan, tmp_path / "runs", eff, context_args)
+        events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
+        manifest = json.loads((result.run_dir / "run_manifest.json").read_text())
+        evidence = json.loads((result.run_dir / "evidence_manifest.json").read_text())
+        return Run(result, result.run_dir, events, manifest, evidence)
+
+    return go
+
+
+@pytest.fixture
+def lean_inner_runs(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inner pytest runs skip plugins they do not need, which makes them several times faster.
+
+    Requested after pytester, which clears PYTEST_ADDOPTS when it is created.
+    pytest-playwright is off too: loaded again inside an in-process run, its
+    autouse soft-assertion fixture refuses to nest (tests/plugin/test_coexistence.py
+    turns it on). tests/plugin uses it for every test; other modules with
+    ``pytest.mark.usefixtures("lean_inner_runs")``.
+    """
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider --assert=plain -p no:playwright")

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.executor.conftest import DEFAULTS
-
-
-def plan(name: str, steps: str) -> str:
-    return f"name: {name}\n" + DEFAULTS + "steps:\n" + steps
+from tests.support import DEFAULTS, plan
 
 
 def outside_hits(outside) -> int:
@@ -33,7 +29,7 @@ def test_main_frame_escapes_are_domain_blocked(run, outside, start, action):
         steps += "  - {id: leave, kind: wait_for, timeout_ms: 1500, target: {type: css, selector: body}, postconditions: [{kind: url_matches, args: {pattern: r3}}]}\n"
     elif action:
         steps += "  - " + action + "\n"
-    r = run(plan("escape", steps))
+    r = run(plan(name="escape", steps=steps))
     assert r.code == "DOMAIN_BLOCKED", (r.code, r.error and r.error.message)
     assert r.error.details["host"] == "localhost"
     assert outside_hits(outside) == before, outside.hits[before:]
@@ -41,7 +37,7 @@ def test_main_frame_escapes_are_domain_blocked(run, outside, start, action):
 
 def test_subframe_to_outside_is_aborted_and_traced_not_raised(run, outside):
     before = outside_hits(outside)
-    r = run(plan("iframe", "  - {id: open, kind: navigate, target: {type: url, url: /iframe-outside},"
+    r = run(plan(name="iframe", steps="  - {id: open, kind: navigate, target: {type: url, url: /iframe-outside},"
                  " postconditions: [{kind: title_contains, args: {text: Iframe}}]}\n"))
     assert r.error is None, r.error
     executed = next(e for e in r.events if e["event_type"] == "action_executed")
@@ -52,7 +48,7 @@ def test_subframe_to_outside_is_aborted_and_traced_not_raised(run, outside):
 
 def test_critical_click_to_outside_is_action_critical_blocked(run, outside, portal):
     before = outside_hits(outside)
-    r = run(plan("crit-post", "  - {id: open, kind: navigate, target: {type: url, url: /post-outside}}\n"
+    r = run(plan(name="crit-post", steps="  - {id: open, kind: navigate, target: {type: url, url: /post-outside}}\n"
                  "  - {id: leave, kind: click, criticality: critical, target: {type: role, role: button, name: Send outside, exact: true},"
                  " postconditions: [{kind: url_matches, args: {pattern: landing}}]}\n"))
     assert r.code == "ACTION_CRITICAL_BLOCKED"
@@ -63,7 +59,7 @@ def test_critical_click_to_outside_is_action_critical_blocked(run, outside, port
 def test_wildcard_allowlist_forwards_through_the_guard(run, portal):
     # "*.0.0.1" is not a host pattern anyone would write, but "127.0.0.1" must still
     # be refused when only subdomains are allowed: wildcards never match the bare name.
-    r = run(f"name: wild\nallowlist: ['*.example.test']\n" + DEFAULTS.replace(
+    r = run("name: wild\nallowlist: ['*.example.test']\n" + DEFAULTS.replace(
         "preconditions: [{kind: host_in_allowlist}]", "preconditions: [{kind: network_idle}]") +
         "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n")
     assert r.code == "DOMAIN_BLOCKED" and r.error.details["host"] == "127.0.0.1"
@@ -71,7 +67,7 @@ def test_wildcard_allowlist_forwards_through_the_guard(run, portal):
 
 def test_link_click_to_outside_is_blocked(run, outside):
     before = outside_hits(outside)
-    r = run(plan("link", """\
+    r = run(plan(name="link", steps="""\
   - {id: open, kind: navigate, target: {type: url, url: /login}}
   - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
   - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}

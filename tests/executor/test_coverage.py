@@ -8,7 +8,7 @@ from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.actionspec import ACTION_KINDS
 from pytest_cometlocal.contract.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.targets import TARGET_TYPES
-from tests.executor.conftest import DEFAULTS
+from tests.support import DEFAULTS
 
 LOGIN_AND_FORM = """\
 name: everything

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import hashlib
 
-import pytest
-
 from pytest_cometlocal.audit import verify_run
-from tests.executor.conftest import DEFAULTS, Run
+from tests.support import Run, plan
 
 REQUIRED = ("schema_version", "error_code", "stage", "severity", "message", "retryable", "run_id", "seq",
             "step_index", "action_id", "action_kind", "criticality", "state_before", "evidence_refs", "created_at")
@@ -46,15 +44,11 @@ def assert_typed_error(r: Run, code: str, step: str, stage: str) -> dict:
     return error
 
 
-def plan(name: str, steps: str, extra: str = "") -> str:
-    return f"name: {name}\n{extra}" + DEFAULTS + "steps:\n" + steps
-
-
 OPEN = "  - {{id: open, kind: navigate, target: {{type: url, url: {url}}}}}\n"
 
 
 def test_target_not_found(run):
-    r = run(plan("tnf", OPEN.format(url="/login") +
+    r = run(plan(name="tnf", steps=OPEN.format(url="/login") +
                  "  - {id: missing, kind: click, timeout_ms: 400, target: [{type: testid, id: nope}, {type: css, selector: '#nope'}]}\n"))
     error = assert_typed_error(r, "TARGET_NOT_FOUND", "missing", "precondition")
     assert error["retryable"] is False  # not in policy.retry_on
@@ -66,7 +60,7 @@ def test_target_not_found(run):
 
 
 def test_target_not_unique_with_sample(run):
-    r = run(plan("tnu", OPEN.format(url="/duplicates") +
+    r = run(plan(name="tnu", steps=OPEN.format(url="/duplicates") +
                  "  - {id: save, kind: click, timeout_ms: 400, target: {type: role, role: button, name: Save, exact: true}}\n"))
     error = assert_typed_error(r, "TARGET_NOT_UNIQUE", "save", "precondition")
     assert error["details"]["count_observed"] == 2
@@ -75,7 +69,7 @@ def test_target_not_unique_with_sample(run):
 
 
 def test_precondition_failed_names_the_condition_and_observation(run):
-    r = run(plan("pre", OPEN.format(url="/disabled") +
+    r = run(plan(name="pre", steps=OPEN.format(url="/disabled") +
                  "  - {id: locked, kind: click, timeout_ms: 400, target: {type: testid, id: disabled-button},"
                  " preconditions: [{kind: element_enabled}]}\n"))
     error = assert_typed_error(r, "PRECONDITION_FAILED", "locked", "precondition")
@@ -85,14 +79,14 @@ def test_precondition_failed_names_the_condition_and_observation(run):
 
 
 def test_action_that_cannot_be_performed_is_precondition_failed_at_execution(run):
-    r = run(plan("readonly", OPEN.format(url="/disabled") +
+    r = run(plan(name="readonly", steps=OPEN.format(url="/disabled") +
                  "  - {id: type, kind: fill, timeout_ms: 500, target: {type: testid, id: readonly-input}, value: x}\n"))
     error = assert_typed_error(r, "PRECONDITION_FAILED", "type", "execution")
     assert error["failed_conditions"][0]["kind"] == "element_editable"
 
 
 def test_postcondition_failed_has_extended_evidence(run):
-    r = run(plan("post", "  - {id: open, kind: navigate, timeout_ms: 800, target: {type: url, url: /login},"
+    r = run(plan(name="post", steps="  - {id: open, kind: navigate, timeout_ms: 800, target: {type: url, url: /login},"
                  " postconditions: [{kind: title_contains, args: {text: Nowhere}}]}\n"))
     error = assert_typed_error(r, "POSTCONDITION_FAILED", "open", "postcondition")
     (failed,) = error["failed_conditions"]
@@ -100,7 +94,8 @@ def test_postcondition_failed_has_extended_evidence(run):
                       "severity": "error", "observed": {"title": "Sign in"}}
     kinds = [ref["kind"] for ref in error["evidence_refs"]]
     assert "html_full" in kinds and kinds.count("screenshot") == 2
-    assert error["state_after"] is not None
+    after = error["state_after"]  # the page as the failed postcondition saw it
+    assert after["url"].endswith("/login") and after["screenshot_hash"].startswith("sha256:")
     shots = {ref["metadata"]["which"]: ref for ref in error["evidence_refs"] if ref["kind"] == "screenshot"}
     # At the failure: the full-size PNG. Before: the reduced frame the step's hash was taken from.
     assert (r.run_dir / shots["after"]["uri"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -109,7 +104,7 @@ def test_postcondition_failed_has_extended_evidence(run):
 
 
 def test_assert_failure_is_postcondition_failed_with_phase_assert(run):
-    r = run(plan("asrt", OPEN.format(url="/login") +
+    r = run(plan(name="asrt", steps=OPEN.format(url="/login") +
                  "  - {id: check, kind: assert, timeout_ms: 300, postconditions: [{kind: element_count_equals,"
                  " args: {target: {type: css, selector: input}, count: 7}}]}\n"))
     error = assert_typed_error(r, "POSTCONDITION_FAILED", "check", "postcondition")
@@ -122,7 +117,7 @@ def test_same_state_revisit_halts_and_ignores_csrf_tokens(run, portal):
     # state is the same, so the third click from it exceeds the threshold of 1.
     steps = OPEN.format(url="/login") + "".join(
         f"  - {{id: again{i}, kind: click, target: {{type: testid, id: login-submit}}}}\n" for i in range(4))
-    r = run(plan("loop", steps, extra="policy: {same_state_revisits: 1}\n"))
+    r = run(plan(name="loop", steps=steps, extra="policy: {same_state_revisits: 1}\n"))
     error = assert_typed_error(r, "POLICY_HALT", "again2", "policy")
     d = error["details"]
     assert d["policy_reason"] == "same_state_revisit" and d["count"] == 2 and d["threshold"] == 1
@@ -137,19 +132,19 @@ def test_same_state_revisit_halts_and_ignores_csrf_tokens(run, portal):
 def test_hard_cap_steps_halts_with_max_steps(run):
     steps = OPEN.format(url="/login") + "  - {id: a, kind: assert, postconditions: [{kind: title_contains, args: {text: Sign}}]}\n" \
         "  - {id: b, kind: assert, postconditions: [{kind: title_contains, args: {text: Sign}}]}\n"
-    r = run(plan("cap", steps, extra="policy: {hard_cap_steps: 2}\n"))
+    r = run(plan(name="cap", steps=steps, extra="policy: {hard_cap_steps: 2}\n"))
     error = assert_typed_error(r, "POLICY_HALT", "b", "policy")
     assert error["details"]["policy_reason"] == "max_steps" and error["details"]["steps_taken"] == 2
 
 
 def test_stop_without_permission_is_policy_halt(run):
-    r = run(plan("stop", OPEN.format(url="/login") + "  - {id: end, kind: stop}\n"))
+    r = run(plan(name="stop", steps=OPEN.format(url="/login") + "  - {id: end, kind: stop}\n"))
     error = assert_typed_error(r, "POLICY_HALT", "end", "policy")
     assert error["details"]["policy_reason"] == "stop_not_allowed"
 
 
 def test_stop_allowed_ends_the_run_as_a_pass(run):
-    r = run(plan("stop-ok", OPEN.format(url="/login") + "  - {id: end, kind: stop}\n"
+    r = run(plan(name="stop-ok", steps=OPEN.format(url="/login") + "  - {id: end, kind: stop}\n"
                  "  - {id: never, kind: click, target: {type: testid, id: nope}}\n", extra="policy: {allow_stop: true}\n"))
     assert r.error is None and r.result.status == "stopped"
     assert "never" not in {e["step_id"] for e in r.events}
@@ -157,7 +152,7 @@ def test_stop_allowed_ends_the_run_as_a_pass(run):
 
 def test_domain_blocked_before_the_request_leaves(run, outside):
     before = len(outside.hits)
-    r = run(plan("out", "  - {id: escape, kind: navigate, target: {type: url, url: '{outside}/x'},"
+    r = run(plan(name="out", steps="  - {id: escape, kind: navigate, target: {type: url, url: '{outside}/x'},"
                  " preconditions: [{kind: network_idle}]}\n"))
     error = assert_typed_error(r, "DOMAIN_BLOCKED", "escape", "execution")
     assert error["details"]["host"] == "localhost" and error["details"]["allowlist"] == ["127.0.0.1"]
@@ -165,7 +160,7 @@ def test_domain_blocked_before_the_request_leaves(run, outside):
 
 
 def test_host_in_allowlist_precondition_is_domain_blocked(run, outside):
-    r = run(plan("pre-out", "  - {id: escape, kind: navigate, target: {type: url, url: '{outside}/y'},"
+    r = run(plan(name="pre-out", steps="  - {id: escape, kind: navigate, target: {type: url, url: '{outside}/y'},"
                  " preconditions: [{kind: host_in_allowlist}]}\n"))
     error = assert_typed_error(r, "DOMAIN_BLOCKED", "escape", "precondition")
     assert error["details"]["host"] == "localhost"
@@ -173,7 +168,7 @@ def test_host_in_allowlist_precondition_is_domain_blocked(run, outside):
 
 
 def test_critical_navigation_outside_is_action_critical_blocked(run, outside):
-    r = run(plan("crit-out", "  - {id: escape, kind: navigate, criticality: critical, target: {type: url, url: '{outside}/z'},"
+    r = run(plan(name="crit-out", steps="  - {id: escape, kind: navigate, criticality: critical, target: {type: url, url: '{outside}/z'},"
                  " preconditions: [{kind: network_idle}], postconditions: [{kind: url_matches, args: {pattern: z}}]}\n"))
     error = assert_typed_error(r, "ACTION_CRITICAL_BLOCKED", "escape", "execution")
     assert error["details"]["critical_reason"] == "unsafe_domain_escape"
@@ -191,7 +186,7 @@ def test_dry_run_blocks_critical_step_without_performing_it(run, portal):
     postconditions: [{kind: url_matches, args: {pattern: /dashboard}}]
 """
     posts_before = sum(1 for m, p in portal.hits if m == "POST")
-    r = run(plan("dry", steps), dry_run=True)
+    r = run(plan(name="dry", steps=steps), dry_run=True)
     error = assert_typed_error(r, "ACTION_CRITICAL_BLOCKED", "submit", "precondition")
     assert error["details"]["critical_reason"] == "dry_run"
     assert r.manifest["execution_mode"] == "dry_run"
@@ -201,14 +196,14 @@ def test_dry_run_blocks_critical_step_without_performing_it(run, portal):
 
 
 def test_navigation_timeout(run):
-    r = run(plan("slow", "  - {id: open, kind: navigate, timeout_ms: 400, target: {type: url, url: '/slow?ms=3000'}}\n",
+    r = run(plan(name="slow", steps="  - {id: open, kind: navigate, timeout_ms: 400, target: {type: url, url: '/slow?ms=3000'}}\n",
                  extra="policy: {retry_on: []}\n"))
     error = assert_typed_error(r, "NAVIGATION_TIMEOUT", "open", "execution")
     assert error["details"]["timeout_ms"] == 400 and error["details"]["wait_condition"] == "load"
 
 
 def test_wait_for_that_never_holds_is_navigation_timeout(run):
-    r = run(plan("wait", OPEN.format(url="/dynamic") +
+    r = run(plan(name="wait", steps=OPEN.format(url="/dynamic") +
                  "  - {id: wait, kind: wait_for, timeout_ms: 300, target: {type: testid, id: counter},"
                  " postconditions: [{kind: element_text_contains, args: {text: '99'}}]}\n", extra="policy: {retry_on: []}\n"))
     error = assert_typed_error(r, "NAVIGATION_TIMEOUT", "wait", "postcondition")
@@ -217,7 +212,7 @@ def test_wait_for_that_never_holds_is_navigation_timeout(run):
 
 
 def test_retries_are_traced_and_exhausted_with_attempts(run):
-    r = run(plan("retry", "  - {id: open, kind: navigate, timeout_ms: 300, target: {type: url, url: '/slow?ms=2000'}}\n",
+    r = run(plan(name="retry", steps="  - {id: open, kind: navigate, timeout_ms: 300, target: {type: url, url: '/slow?ms=2000'}}\n",
                  extra="policy: {retries_per_action: 2, backoff_ms: [10, 20]}\n"))
     error = assert_typed_error(r, "NAVIGATION_TIMEOUT", "open", "execution")
     assert error["details"]["attempts"] == 3
@@ -227,7 +222,7 @@ def test_retries_are_traced_and_exhausted_with_attempts(run):
 
 
 def test_critical_steps_are_never_retried(run):
-    r = run(plan("no-retry", "  - {id: open, kind: navigate, criticality: critical, timeout_ms: 300,"
+    r = run(plan(name="no-retry", steps="  - {id: open, kind: navigate, criticality: critical, timeout_ms: 300,"
                  " target: {type: url, url: '/slow?ms=2000'}, postconditions: [{kind: url_matches, args: {pattern: slow}}]}\n",
                  extra="policy: {retries_per_action: 2, backoff_ms: [10]}\n"))
     assert_typed_error(r, "NAVIGATION_TIMEOUT", "open", "execution")
@@ -235,7 +230,7 @@ def test_critical_steps_are_never_retried(run):
 
 
 def test_upload_failed_for_a_missing_file(run, tmp_path):
-    r = run(plan("up-missing", OPEN.format(url="/form") +
+    r = run(plan(name="up-missing", steps=OPEN.format(url="/form") +
                  "  - {id: attach, kind: upload, target: {type: label, text: Attachment, exact: true}, file_ref: nothere.pdf}\n"))
     error = assert_typed_error(r, "UPLOAD_FAILED", "attach", "execution")
     assert error["details"]["file_ref"] == "nothere.pdf" and error["details"]["upload_signal"] == "inspection"
@@ -246,7 +241,7 @@ def test_upload_failed_for_a_missing_file(run, tmp_path):
 def test_upload_completed_that_never_holds_is_upload_failed(run, tmp_path):
     (tmp_path / "plans" / "a.txt").parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / "plans" / "a.txt").write_text("hello")
-    r = run(plan("up-signal", OPEN.format(url="/form") +
+    r = run(plan(name="up-signal", steps=OPEN.format(url="/form") +
                  "  - {id: attach, kind: upload, timeout_ms: 800, target: {type: label, text: Attachment, exact: true},"
                  " file_ref: a.txt, postconditions: [{kind: upload_completed, args: {text: Never shown}}]}\n"))
     error = assert_typed_error(r, "UPLOAD_FAILED", "attach", "postcondition")
@@ -254,7 +249,7 @@ def test_upload_completed_that_never_holds_is_upload_failed(run, tmp_path):
 
 
 def test_download_failed_when_nothing_downloads(run):
-    r = run(plan("no-dl", OPEN.format(url="/duplicates") +
+    r = run(plan(name="no-dl", steps=OPEN.format(url="/duplicates") +
                  "  - {id: click, kind: click, timeout_ms: 500, target: {type: nth, index: 0, base: {type: role, role: button, name: Save}},"
                  " metadata: {target_rationale: first of two identical buttons}, postconditions: [{kind: download_started}]}\n"))
     error = assert_typed_error(r, "DOWNLOAD_FAILED", "click", "postcondition")
@@ -262,7 +257,7 @@ def test_download_failed_when_nothing_downloads(run):
 
 
 def test_overlay_blocking_names_the_overlay(run):
-    r = run(plan("overlay", OPEN.format(url="/cookies") +
+    r = run(plan(name="overlay", steps=OPEN.format(url="/cookies") +
                  "  - {id: go, kind: click, timeout_ms: 800, target: {type: testid, id: continue}}\n",
                  extra="policy: {retry_on: []}\n"))
     error = assert_typed_error(r, "OVERLAY_BLOCKING", "go", "execution")
@@ -270,7 +265,7 @@ def test_overlay_blocking_names_the_overlay(run):
 
 
 def test_no_blocking_overlay_condition_is_overlay_blocking(run):
-    r = run(plan("overlay-cond", OPEN.format(url="/cookies") +
+    r = run(plan(name="overlay-cond", steps=OPEN.format(url="/cookies") +
                  "  - {id: go, kind: click, timeout_ms: 500, target: {type: testid, id: continue},"
                  " preconditions: [{kind: no_blocking_overlay}]}\n", extra="overlay_selectors: ['#cookie-wall']\n"))
     error = assert_typed_error(r, "OVERLAY_BLOCKING", "go", "precondition")
@@ -284,7 +279,7 @@ recovery:
   steps:
     - {id: accept, kind: click, target: {type: role, role: button, name: Accept cookies, exact: true}}
 """
-    r = run(plan("recover", OPEN.format(url="/cookies") +
+    r = run(plan(name="recover", steps=OPEN.format(url="/cookies") +
                  "  - {id: go, kind: click, timeout_ms: 800, target: {type: testid, id: continue},"
                  " postconditions: [{kind: element_text_contains, args: {target: {type: testid, id: result}, text: Continued}}]}\n",
                  extra=extra))
@@ -303,14 +298,14 @@ def test_auth_failed_wins_over_the_postcondition_it_causes(run):
     target: {type: testid, id: login-submit}
     postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
 """
-    r = run(plan("auth", steps, extra="auth_signals: {texts: [Invalid credentials]}\n"))
+    r = run(plan(name="auth", steps=steps, extra="auth_signals: {texts: [Invalid credentials]}\n"))
     error = assert_typed_error(r, "AUTH_FAILED", "submit", "postcondition")
     assert error["details"]["auth_signal"]["type"] == "text"
     assert error["details"]["auth_signal"]["text"] == "Invalid credentials"
 
 
 def test_auth_failed_on_http_401(run):
-    r = run(plan("auth401", "  - {id: open, kind: navigate, target: {type: url, url: /protected}}\n",
+    r = run(plan(name="auth401", steps="  - {id: open, kind: navigate, target: {type: url, url: /protected}}\n",
                  extra="auth_signals: {status: [401]}\n"))
     error = assert_typed_error(r, "AUTH_FAILED", "open", "postcondition")
     assert error["details"]["auth_signal"]["status"] == 401
@@ -322,7 +317,7 @@ def test_navigation_failed_on_refused_connection(run):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    r = run(plan("refused", f"  - {{id: open, kind: navigate, target: {{type: url, url: 'http://127.0.0.1:{port}/'}}}}\n"))
+    r = run(plan(name="refused", steps=f"  - {{id: open, kind: navigate, target: {{type: url, url: 'http://127.0.0.1:{port}/'}}}}\n"))
     error = assert_typed_error(r, "NAVIGATION_FAILED", "open", "execution")
     assert error["details"]["net_error"] == "ERR_CONNECTION_REFUSED"
 
@@ -330,14 +325,14 @@ def test_navigation_failed_on_refused_connection(run):
 def test_upload_to_something_that_is_not_a_file_input_is_precondition_failed(run, tmp_path):
     (tmp_path / "plans").mkdir(parents=True, exist_ok=True)
     (tmp_path / "plans" / "a.txt").write_text("x")
-    r = run(plan("up-button", OPEN.format(url="/form") +
+    r = run(plan(name="up-button", steps=OPEN.format(url="/form") +
                  "  - {id: attach, kind: upload, timeout_ms: 800, target: {type: role, role: button, name: Send request}, file_ref: a.txt}\n"))
     error = assert_typed_error(r, "PRECONDITION_FAILED", "attach", "execution")
     assert error["failed_conditions"][0]["kind"] == "element_is_file_input"
 
 
 def test_element_count_equals_on_a_step_with_alternatives(run):
-    r = run(plan("count-alt", OPEN.format(url="/duplicates") +
+    r = run(plan(name="count-alt", steps=OPEN.format(url="/duplicates") +
                  "  - {id: check, kind: wait_for, timeout_ms: 800, target: [{type: css, selector: li}, {type: testid, id: nothing}],"
                  " postconditions: [{kind: element_count_equals, args: {count: 3}}]}\n"))
     assert r.error is None, r.error

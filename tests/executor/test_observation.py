@@ -8,7 +8,7 @@ import struct
 import pytest
 
 from pytest_cometlocal.executor.observe import observe
-from tests.executor.test_smoke import LOGIN
+from tests.support import LOGIN
 
 PAGE = """<!doctype html><title>Form</title>
 <h1 id="head">Order</h1>

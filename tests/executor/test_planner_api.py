@@ -17,9 +17,9 @@ BASE = {"criticality": "normal", "timeout_ms": 3000,
 
 
 @pytest.fixture
-def executor(browser, portal, tmp_path):
+def executor(chromium, portal, tmp_path):
     guard = NetworkGuard(["127.0.0.1"]).start()
-    context = browser.browser().new_context(proxy=guard.proxy_settings())
+    context = chromium.browser().new_context(proxy=guard.proxy_settings())
     run = RunFolder.create(tmp_path, "planner", mode="live", policy=Policy(), allowlist=["127.0.0.1"], plan_info={})
     ex = Executor(context.new_page(), run, ExecutorSettings(base_url=portal.url, allowlist=("127.0.0.1",)), guard=guard)
     ex.start({"planner": "test"})
@@ -105,9 +105,9 @@ def test_closed_page_is_browser_crashed_not_a_raw_error(executor):
     assert error.retryable is False
 
 
-def test_relative_url_without_base_url_is_a_rejected_proposal(browser, tmp_path):
+def test_relative_url_without_base_url_is_a_rejected_proposal(chromium, tmp_path):
     guard = NetworkGuard(["127.0.0.1"]).start()
-    context = browser.browser().new_context(proxy=guard.proxy_settings())
+    context = chromium.browser().new_context(proxy=guard.proxy_settings())
     try:
         run = RunFolder.create(tmp_path, "nobase", mode="live", policy=Policy(), allowlist=["127.0.0.1"], plan_info={})
         ex = Executor(context.new_page(), run, ExecutorSettings(base_url=None, allowlist=("127.0.0.1",)), guard=guard)

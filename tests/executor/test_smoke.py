@@ -1,6 +1,6 @@
 import json
 
-from tests.executor.conftest import DEFAULTS
+from tests.support import DEFAULTS, LOGIN
 
 
 def test_login_flow_passes(run):
@@ -23,18 +23,6 @@ steps:
     assert r.error is None, r.error
     assert r.types()[0] == "run_started" and r.types()[-1] == "run_finished"
     assert [e["seq"] for e in r.events] == list(range(1, len(r.events) + 1))
-
-
-LOGIN = "name: login\n" + DEFAULTS + """\
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
-  - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
-  - id: submit
-    kind: click
-    target: {type: role, role: button, name: Sign in, exact: true}
-    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
-"""
 
 
 def test_the_before_snapshot_describes_the_target_as_it_was_before_the_action(run):

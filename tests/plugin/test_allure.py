@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+from tests.support import DEFAULTS, PORTAL_CONFTEST, write
 
 
 def results(alluredir: Path) -> dict[str, dict]:
@@ -27,6 +26,7 @@ def step_names(steps: list[dict]) -> list[str]:
     return [s["name"] for s in steps]
 
 
+@pytest.mark.browser
 def test_allure_results_for_passing_failing_and_invalid_plans(pytester: pytest.Pytester,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the short summary line is cut to the terminal's width
@@ -121,6 +121,7 @@ def allure_cli() -> str | None:
     return os.environ.get("ALLURE_BIN") or (str(local) if local.exists() else shutil.which("allure"))
 
 
+@pytest.mark.browser
 @pytest.mark.skipif(allure_cli() is None or shutil.which("java") is None,
                     reason="Allure's command-line tool (scripts/setup-env.sh installs it) or Java missing")
 def test_allure_cli_renders_a_report_with_steps_labels_and_attachments(pytester: pytest.Pytester) -> None:

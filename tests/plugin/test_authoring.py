@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.executor.trace import read_trace
-from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+from tests.support import PORTAL_CONFTEST, write
 
 pytestmark = pytest.mark.browser
 

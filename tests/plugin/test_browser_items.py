@@ -7,27 +7,13 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import time
-from pathlib import Path
 
 import pytest
 
-from tests.executor.conftest import DEFAULTS
+from tests.support import DEFAULTS, PORTAL_CONFTEST, write
 
-PORTAL_CONFTEST = """
-import pytest
-from pytest_cometlocal.demo.portal import DemoPortal
-
-@pytest.fixture(scope="session")
-def demo_portal():
-    with DemoPortal(slow_ms=20000) as portal:
-        yield portal
-
-@pytest.fixture
-def cometlocal_base_url(demo_portal):
-    return demo_portal.url
-"""
+pytestmark = pytest.mark.browser
 
 LOGIN = """\
 name: login
@@ -42,10 +28,6 @@ steps:
     target: {type: testid, id: login-submit}
     postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
 """
-
-
-def write(pytester: pytest.Pytester, name: str, text: str) -> None:
-    (pytester.path / name).write_text(textwrap.dedent(text), encoding="utf-8")
 
 
 def test_secret_is_absent_from_every_file_and_the_output(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+from tests.support import PORTAL_CONFTEST, plan, write
+
+pytestmark = pytest.mark.browser
 
 KILLING_CONFTEST = PORTAL_CONFTEST + """
 
@@ -21,15 +22,13 @@ def _count_launches(request, cometlocal_browser_manager):
         manager.browser().close()  # as if Chromium died after this item: no longer connected
 """
 
-def plan(name: str) -> str:
-    return f"name: {name}\n" + DEFAULTS + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
+OPEN = "- {id: open, kind: navigate, target: {type: url, url: /login}}\n"
 
 
-@pytest.mark.browser
 def test_items_share_one_chromium_and_a_dead_one_is_relaunched(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(KILLING_CONFTEST)
     for name in ("first", "second", "third"):
-        write(pytester, f"{name}.actions.yaml", plan(name))
+        write(pytester, f"{name}.actions.yaml", plan(OPEN, name))
     result = pytester.runpytest_subprocess("-s", "-p", "no:randomly", "first.actions.yaml", "second.actions.yaml",
                                            "third.actions.yaml")
     result.assert_outcomes(passed=3)
@@ -45,14 +44,12 @@ def cometlocal_context_args():
 """
 
 
-@pytest.mark.browser
 def test_an_error_closing_the_context_never_masks_the_item_result(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(BAD_HAR_CONFTEST)
-    write(pytester, "good.actions.yaml", plan("good"))
-    write(pytester, "bad.actions.yaml", "name: bad\n" + DEFAULTS + """\
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
-""")
+    write(pytester, "good.actions.yaml", plan(OPEN, "good"))
+    write(pytester, "bad.actions.yaml", plan(
+        "- {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}\n",
+        "bad"))
     result = pytester.runpytest_subprocess("-p", "no:randomly")
     result.assert_outcomes(passed=1, failed=1)  # and no teardown errors
     result.stdout.fnmatch_lines(["FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'open'*"])

@@ -6,16 +6,17 @@ import json
 
 import pytest
 
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+from tests.support import DEFAULTS, PORTAL_CONFTEST, write
 
 pytest.importorskip("pytest_playwright")
 pytest.importorskip("pytest_base_url")
 pytest.importorskip("pytest_rerunfailures")
 
+pytestmark = pytest.mark.browser
+
 
 @pytest.fixture(autouse=True)
-def _all_plugins_on(_lean_inner_runs, monkeypatch: pytest.MonkeyPatch) -> None:
+def _all_plugins_on(lean_inner_runs: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
 
 

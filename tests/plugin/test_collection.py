@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import textwrap
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import VALID_PLAN
+from tests.support import VALID_PLAN, write
 
 # These tests are about collection and outcomes, not the browser: valid plans
 # run through a runner that records the call (the public override point).
@@ -29,13 +28,6 @@ steps:
   - id: a
     kind: clik
 """
-
-
-def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
-    path = pytester.path / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(textwrap.dedent(text), encoding="utf-8")
-    return path
 
 
 def test_each_document_is_an_item_with_file_and_plan_name(pytester: pytest.Pytester) -> None:
@@ -295,9 +287,10 @@ def test_base_url_precedence_cli_over_plan_over_ini(pytester: pytest.Pytester) -
         import pytest
 
         @pytest.fixture
-        def cometlocal_runner():
+        def cometlocal_runner(cometlocal_plan_settings):
             def run(plan, item):
-                print("BASE", item.name, plan.base_url, plan.allowlist)
+                eff = cometlocal_plan_settings
+                print("BASE", item.name, eff.base_url, eff.allowlist)
             return run
         """
     )

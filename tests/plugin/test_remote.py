@@ -24,17 +24,14 @@ import pytest
 
 from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, system_chromium
 from pytest_cometlocal.executor.remote import launch_options_header, pick_endpoint, public_endpoint, split_endpoints
-from tests.executor.conftest import DEFAULTS, OutsideServer
-from tests.plugin.test_browser_items import PORTAL_CONFTEST, write
+from tests.support import DEFAULTS, PORTAL_CONFTEST, OutsideServer, plan, write
 
 # The Chromium the Playwright server launches (it has no downloadable browser of its own here).
 REMOTE_CHROMIUM = os.environ.get("COMETLOCAL_CHROMIUM") or system_chromium()
 
 def passing(name: str) -> str:
-    return f"name: {name}\n" + DEFAULTS + """\
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Sign in}}]}
-"""
+    return plan("- {id: open, kind: navigate, target: {type: url, url: /login}, postconditions: [{kind: title_contains, args: {text: Sign in}}]}\n",
+                name)
 
 
 def _wait_for_line(path: Path, pattern: str, proc: subprocess.Popen, timeout: float = 30) -> str:
@@ -132,7 +129,7 @@ def test_guard_listens_on_the_configured_host_and_names_it_in_the_proxy_setting(
         with pytest.raises(urllib.error.HTTPError) as blocked:
             opener.open("http://outside.invalid/x", timeout=10)
         assert blocked.value.code == 403 and blocked.value.headers[BLOCK_HEADER] == "outside.invalid"
-        with socket.socket() as s, pytest.raises(OSError):  # nothing on the default address
+        with socket.socket() as s, pytest.raises(ConnectionRefusedError):  # nothing on the default address
             s.connect(("127.0.0.1", guard.port))
         assert [b.host for b in guard.blocked] == ["outside.invalid"]
 

@@ -1,9 +1,8 @@
 """Fixtures of the reliability suite.
 
 The executor fixtures (one Chromium, the demo portal, an outside server that
-counts hits, ``run``) are the ones of tests/executor, imported rather than
-copied. Modules that start inner pytest runs import tests/plugin's
-``_lean_inner_runs`` themselves (it is autouse and needs ``pytester``).
+counts hits, ``run``) are tests/conftest.py's. Modules that start inner pytest
+runs use its ``lean_inner_runs`` (``pytest.mark.usefixtures``).
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.executor.conftest import browser, outside, portal, run  # noqa: F401 - fixtures, shared
 from tests.reliability.faultserver import FaultServer
 
 

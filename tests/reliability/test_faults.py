@@ -16,16 +16,10 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.audit import verify_run
-from tests.executor.conftest import DEFAULTS, Run
-from tests.plugin.conftest import _lean_inner_runs  # noqa: F401 - autouse: lean inner pytest runs
-from tests.plugin.test_browser_items import PORTAL_CONFTEST
 from tests.reliability import procs
+from tests.support import DEFAULTS, PORTAL_CONFTEST, Run, plan
 
 NO_RETRY = "policy: {retry_on: []}\n"
-
-
-def plan(name: str, steps: str, extra: str = "") -> str:
-    return f"name: {name}\n{extra}" + DEFAULTS + "steps:\n" + steps
 
 
 def assert_clean_run(r: Run, code: str, step: str) -> dict:
@@ -44,7 +38,7 @@ def assert_clean_run(r: Run, code: str, step: str) -> dict:
 
 def next_plan_runs(run) -> None:
     """The session's next plan, on the same browser, passes."""
-    r = run(plan("after", "  - {id: open, kind: navigate, target: {type: url, url: /login},"
+    r = run(plan(name="after", steps="  - {id: open, kind: navigate, target: {type: url, url: /login},"
                  " postconditions: [{kind: title_contains, args: {text: Sign in}}]}\n"))
     assert r.error is None, r.error
 
@@ -75,7 +69,7 @@ def on_step_start(runs: Path, step: str, action, delay: float = 0.3, limit: floa
 def test_page_crash_mid_step_is_browser_crashed(run, tmp_path):
     # Killing the renderers crashes the page; the browser process itself lives on.
     on_step_start(tmp_path / "runs", "slow", lambda: procs.kill(procs.chromium_renderers(os.getpid())))
-    r = run(plan("crash", "  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
+    r = run(plan(name="crash", steps="  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
                  "  - {id: slow, kind: navigate, timeout_ms: 15000, target: {type: url, url: '/slow?ms=8000'}}\n"))
     error = assert_clean_run(r, "BROWSER_CRASHED", "slow")
     assert error["retryable"] is False and error["stage"] == "execution"
@@ -88,7 +82,7 @@ def test_page_crash_mid_step_is_browser_crashed(run, tmp_path):
 
 
 def test_server_500_is_recorded_and_fails_the_postcondition(run, fault_server):
-    r = run(plan("five-hundred", f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/error500'}},"
+    r = run(plan(name="five-hundred", steps=f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/error500'}},"
                  " postconditions: [{kind: title_contains, args: {text: Welcome}}], timeout_ms: 500}\n"))
     error = assert_clean_run(r, "POSTCONDITION_FAILED", "open")
     executed = next(e for e in r.events if e["event_type"] == "action_executed")
@@ -98,14 +92,14 @@ def test_server_500_is_recorded_and_fails_the_postcondition(run, fault_server):
 
 
 def test_connection_reset_is_navigation_failed(run, fault_server):
-    r = run(plan("reset", f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/reset'}}}}\n"))
+    r = run(plan(name="reset", steps=f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/reset'}}}}\n"))
     error = assert_clean_run(r, "NAVIGATION_FAILED", "open")
     assert error["details"]["net_error"] in ("ERR_CONNECTION_RESET", "ERR_EMPTY_RESPONSE", "ERR_CONNECTION_CLOSED")
     next_plan_runs(run)
 
 
 def test_hanging_server_is_navigation_timeout(run, fault_server):
-    r = run(plan("hang", f"  - {{id: open, kind: navigate, timeout_ms: 600, target: {{type: url, url: '{fault_server.url}/hang'}}}}\n",
+    r = run(plan(name="hang", steps=f"  - {{id: open, kind: navigate, timeout_ms: 600, target: {{type: url, url: '{fault_server.url}/hang'}}}}\n",
                  extra=NO_RETRY))
     error = assert_clean_run(r, "NAVIGATION_TIMEOUT", "open")
     assert error["details"]["timeout_ms"] == 600
@@ -114,7 +108,7 @@ def test_hanging_server_is_navigation_timeout(run, fault_server):
 
 def test_server_hanging_after_a_click_is_navigation_timeout_not_retried(run, fault_server):
     # The default policy retries NAVIGATION_TIMEOUT; a click that was performed is not repeated.
-    r = run(plan("hang-click", f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"
+    r = run(plan(name="hang-click", steps=f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"
                  "  - {id: go, kind: click, timeout_ms: 800, target: {type: role, role: link, name: Hanging link},"
                  " postconditions: [{kind: url_matches, args: {pattern: /hang$}}]}\n"))
     error = assert_clean_run(r, "NAVIGATION_TIMEOUT", "go")
@@ -126,7 +120,7 @@ def test_server_hanging_after_a_click_is_navigation_timeout_not_retried(run, fau
 
 
 def test_server_gone_mid_plan_is_navigation_failed(run, fault_server):
-    r = run(plan("gone", f"  - {{id: first, kind: navigate, target: {{type: url, url: '{fault_server.url}/last'}}}}\n"
+    r = run(plan(name="gone", steps=f"  - {{id: first, kind: navigate, target: {{type: url, url: '{fault_server.url}/last'}}}}\n"
                  f"  - {{id: second, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"))
     error = assert_clean_run(r, "NAVIGATION_FAILED", "second")
     assert error["details"]["net_error"] == "ERR_CONNECTION_REFUSED"
@@ -135,7 +129,7 @@ def test_server_gone_mid_plan_is_navigation_failed(run, fault_server):
 
 
 def test_download_that_never_finishes_is_download_failed(run, fault_server):
-    r = run(plan("stall", f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"
+    r = run(plan(name="stall", steps=f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"
                  "  - {id: get, kind: click, timeout_ms: 1500, target: {type: role, role: link, name: Stalled download},"
                  " postconditions: [{kind: download_started}]}\n"))
     error = assert_clean_run(r, "DOWNLOAD_FAILED", "get")
@@ -159,7 +153,7 @@ def test_file_removed_between_validation_and_upload(run, tmp_path, monkeypatch):
     upload.write_text("hello")
     # Validated while the file exists; it is gone by the time the step runs.
     on_step_start(tmp_path / "runs", "open", upload.unlink, delay=0)
-    r = run(plan("removed", UPLOAD))
+    r = run(plan(name="removed", steps=UPLOAD))
     error = assert_clean_run(r, "UPLOAD_FAILED", "attach")
     assert error["details"]["upload_signal"] == "inspection" and error["details"]["problem"] == "file not found"
     next_plan_runs(run)
@@ -177,7 +171,7 @@ def test_file_swapped_for_a_symlink_out_of_the_root_after_validation(run, tmp_pa
         upload.symlink_to(secret)
 
     on_step_start(tmp_path / "runs", "open", swap, delay=0)
-    r = run(plan("swapped", UPLOAD))
+    r = run(plan(name="swapped", steps=UPLOAD))
     error = assert_clean_run(r, "UPLOAD_FAILED", "attach")
     assert error["details"]["problem"].startswith("file_ref escapes uploads_root")
     for path in r.run_dir.rglob("*"):
@@ -230,7 +224,7 @@ def test_disk_full_mid_run_is_output_write_failed_with_a_valid_trace(run, tmp_pa
             return freed
 
         monkeypatch.setattr(RunFolder, "release_reserve", release_and_free)
-    r = run(plan("fills", "  - {id: open, kind: navigate, target: {type: url, url: /login}}\n" + FILLS_THE_DISK))
+    r = run(plan(name="fills", steps="  - {id: open, kind: navigate, target: {type: url, url: /login}}\n" + FILLS_THE_DISK))
     error = assert_clean_run(r, "OUTPUT_WRITE_FAILED", r.error.action_id)
     assert error["stage"] == "evidence" and error["retryable"] is False
     assert error["details"]["strerror"] == os.strerror(28) and error["details"]["errno"] == 28
@@ -271,6 +265,8 @@ def assert_output_failures(result: pytest.RunResult, output: Path, names: list[s
     result.stdout.fnmatch_lines(["*cometlocal failures by error code*", f"OUTPUT_WRITE_FAILED: {len(names)} — *"])
 
 
+@pytest.mark.browser  # the session's browser starts before the item finds it cannot write
+@pytest.mark.usefixtures("lean_inner_runs")
 @pytest.mark.parametrize("how", ["a-file-in-the-way", "read-only"])
 def test_output_folder_not_writable_fails_each_item_typed_and_the_session_goes_on(pytester, mount_tmpfs, how):
     if how == "a-file-in-the-way":
@@ -285,6 +281,8 @@ def test_output_folder_not_writable_fails_each_item_typed_and_the_session_goes_o
     assert junit.count('name="cometlocal.error_code" value="OUTPUT_WRITE_FAILED"') == 2
 
 
+@pytest.mark.browser
+@pytest.mark.usefixtures("lean_inner_runs")
 def test_disk_full_under_pytest_is_a_typed_failure_with_a_verified_run(pytester, mount_tmpfs):
     output = mount_tmpfs(pytester.path / "runs", size="128k")
     files = {"fills.actions.yaml": "name: fills\n" + DEFAULTS + "steps:\n"

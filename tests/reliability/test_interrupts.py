@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.audit import verify_run
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.test_browser_items import PORTAL_CONFTEST
+from tests.support import DEFAULTS, PORTAL_CONFTEST
+
+pytestmark = pytest.mark.browser  # the inner sessions run plans in Chromium
 
 PLANS = {
     "a_quick.actions.yaml": "name: quick\n" + DEFAULTS + "steps:\n"

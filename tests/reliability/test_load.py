@@ -16,8 +16,12 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.executor.conftest import DEFAULTS
+import pytest
+
 from tests.reliability import procs
+from tests.support import DEFAULTS
+
+pytestmark = pytest.mark.browser  # the inner session runs its plans in Chromium
 
 PLANS = 100
 

@@ -31,11 +31,10 @@ import pytest
 
 from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.codes import ErrorCode
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.conftest import _lean_inner_runs  # noqa: F401 - autouse: lean inner pytest runs
 from tests.reliability import procs
+from tests.support import plan
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("lean_inner_runs")]
 
 REPO = Path(__file__).resolve().parents[2]
 ERROR_CODES_DOC = REPO / "docs" / "error-codes.md"
@@ -62,18 +61,14 @@ def cometlocal_base_url(misbehaving_server):
 NO_RETRY = "policy: {retry_on: []}\n"
 
 
-def plan(name: str, steps: str, extra: str = NO_RETRY) -> str:
-    return f"name: {name}\n{extra}{DEFAULTS}steps:\n{steps}"
-
-
 def healthy(name: str) -> str:
-    return plan(name, """\
+    return plan(name=name, steps="""\
   - {id: open, kind: navigate, target: {type: url, url: /healthy}, postconditions: [{kind: title_contains, args: {text: Healthy}}]}
   - id: go
     kind: click
     target: {type: role, role: button, name: Go, exact: true}
     postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#out"}, text: done}}]
-""", extra="")
+""")
 
 
 @dataclass(frozen=True)
@@ -98,7 +93,7 @@ class Case:
         return set(self.codes)
 
     def plan(self, name: str) -> str:
-        return plan(name, self.steps_text, self.extra)
+        return plan(self.steps_text, name, extra=self.extra)
 
 
 # Every code the contract defines and docs/error-codes.md documents: the

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import html
 import json
-from datetime import timedelta
 from pathlib import Path
 from urllib.parse import unquote, unquote_plus
 
@@ -22,9 +21,7 @@ from hypothesis import strategies as st
 
 from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
-from tests.executor.conftest import DEFAULTS
-from tests.plugin.conftest import _lean_inner_runs  # noqa: F401 - autouse: lean inner pytest runs
-from tests.plan_text import HEAD
+from tests.support import DEFAULTS, plan
 
 # ---------------------------------------------------------------------------
 # Secrets never reach an artifact, whatever their characters
@@ -129,14 +126,14 @@ def test_a_download_name_cannot_leave_the_evidence_folder(run, fault_server, tmp
 STEPS = "  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
 UPLOAD = "  - {id: up, kind: upload, target: {type: label, text: File, exact: true}, file_ref: %s}\n"
 PATH_FIELDS = {
-    "file_ref": lambda p: HEAD + STEPS + UPLOAD % json.dumps(p),
-    "file_ref-list": lambda p: HEAD + STEPS + UPLOAD % json.dumps(["ok.txt", p]),
-    "uploads_root": lambda p: HEAD.replace("steps:\n", f"uploads_root: {json.dumps(p)}\nsteps:\n") + STEPS,
-    "parametrize-csv": lambda p: HEAD.replace("steps:\n", f"parametrize: {json.dumps(p)}\nsteps:\n") + STEPS,
-    "use-group": lambda p: HEAD + STEPS + f"  - use: {json.dumps(p)}\n",
-    "recovery-file_ref": lambda p: HEAD.replace("steps:\n", "recovery:\n  on_error: [TARGET_NOT_FOUND]\n  steps:\n"
-                                                "    - {id: up, kind: upload, target: {type: label, text: File, exact: true},"
-                                                f" file_ref: {json.dumps(p)}}}\nsteps:\n") + STEPS,
+    "file_ref": lambda p: plan(STEPS + UPLOAD % json.dumps(p)),
+    "file_ref-list": lambda p: plan(STEPS + UPLOAD % json.dumps(["ok.txt", p])),
+    "uploads_root": lambda p: plan(STEPS, extra=f"uploads_root: {json.dumps(p)}\n"),
+    "parametrize-csv": lambda p: plan(STEPS, extra=f"parametrize: {json.dumps(p)}\n"),
+    "use-group": lambda p: plan(STEPS + f"  - use: {json.dumps(p)}\n"),
+    "recovery-file_ref": lambda p: plan(STEPS, extra="recovery:\n  on_error: [TARGET_NOT_FOUND]\n  steps:\n"
+                                               "    - {id: up, kind: upload, target: {type: label, text: File, exact: true},"
+                                               f" file_ref: {json.dumps(p)}}}\n"),
 }
 
 
@@ -191,6 +188,7 @@ def test_every_path_field_refuses_absolute_dotdot_and_symlinks_out(suite: Path, 
 PLAIN = "name: NAME\n" + DEFAULTS + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
 
 
+@pytest.mark.usefixtures("lean_inner_runs")
 def test_bom_crlf_tabs_and_non_utf8_files_under_pytest(pytester: pytest.Pytester) -> None:
     files = {
         "bom.actions.yaml": b"\xef\xbb\xbf" + PLAIN.replace("NAME", "bom").encode(),

@@ -11,7 +11,7 @@ import pytest
 from pytest_cometlocal.audit import show_run, verify_run
 from pytest_cometlocal.cli import main
 from pytest_cometlocal.executor.failures import record_invalid_plan
-from tests.conftest import only_problems
+from tests.support import only_problems
 
 
 @pytest.fixture
@@ -43,16 +43,17 @@ def test_truncated_trace_is_caught(run_dir: Path) -> None:
     data = trace.read_bytes()
     trace.write_bytes(data[: len(data) - 40])  # cut inside the last line
     problems = verify_run(run_dir).problems
-    assert any("not terminated" in p for p in problems)
-    assert any("not a valid JSON line" in p for p in problems)
-    assert any("not run_finished" in p for p in problems)
+    assert len(problems) == 3, problems
+    assert problems[0] == "trace.jsonl: last line is not terminated (truncated write)"
+    assert problems[1].startswith("trace.jsonl:5: not a valid JSON line (Unterminated string starting at: ")
+    assert problems[2] == "trace.jsonl: last event is error_raised, not run_finished (truncated or still running)"
 
 
 def test_removed_line_is_a_seq_gap(run_dir: Path) -> None:
     trace = run_dir / "trace.jsonl"
     lines = trace.read_text().splitlines(keepends=True)
     trace.write_text("".join(lines[:2] + lines[3:]))
-    assert any("seq 4 where 3 was expected" in p for p in verify_run(run_dir).problems)
+    assert verify_run(run_dir).problems == ["trace.jsonl: seq 4 where 3 was expected (gap or reorder)"]
 
 
 def test_unlisted_and_missing_evidence_are_caught(run_dir: Path) -> None:
@@ -80,3 +81,4 @@ def test_show_prints_the_error(run_dir: Path) -> None:
 
 def test_usage_error_without_runs(tmp_path: Path, capsys) -> None:
     assert main(["verify", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"cometlocal: error: no run folders under {tmp_path}\n"

@@ -121,6 +121,7 @@ def test_connect_recognises_playwright_errors_by_their_public_classes() -> None:
         connect_browser(timeout, target, {})
     assert str(excinfo.value) == "cannot connect to Playwright server ws://127.0.0.1:9/: Timeout 30000ms exceeded."
     # Anything that is not Playwright's error is a fault, not an unreachable endpoint: it is not hidden.
-    broken = FakePlaywright(FakeChromium(None, connect_error=KeyError("bug")))
-    with pytest.raises(KeyError):
-        connect_browser(broken, target, {})
+    bug = KeyError("bug")
+    with pytest.raises(KeyError) as raised:
+        connect_browser(FakePlaywright(FakeChromium(None, connect_error=bug)), target, {})
+    assert raised.value is bug

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.cli import main
-from tests.conftest import VALID_PLAN
+from tests.support import VALID_PLAN
 
 
 @pytest.fixture
@@ -66,8 +66,11 @@ def test_usage_errors_exit_2(suite: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["validate", "plans"]) == 2  # folder without plans
     assert "no plan files found" in capsys.readouterr().err
     assert main([]) == 2
+    assert "error: the following arguments are required: command" in capsys.readouterr().err
     assert main(["validate"]) == 2
+    assert "error: the following arguments are required: paths" in capsys.readouterr().err
     assert main(["frobnicate"]) == 2
+    assert "error: argument command: invalid choice: 'frobnicate'" in capsys.readouterr().err
 
 
 def test_json_format(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -257,9 +257,9 @@ def test_default_outside_and_stop_releases_the_port() -> None:
         port = first.port
         _, _, body = fetch(first.url + "/post-outside")
         assert 'action="http://outside.invalid/"' in body
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match=r"^DemoPortal is not started; call start\(\) first$"):
         first.url  # noqa: B018 - the property raises once stopped
-    with pytest.raises(OSError):
+    with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=2).close()
     with DemoPortal(port=port) as second:
         assert second.port == port and fetch(second.url + "/")[0] == 200

@@ -14,7 +14,7 @@ import pytest
 from pytest_cometlocal.contract.actionspec import ActionSpec
 from pytest_cometlocal.contract.problems import Problem
 from pytest_cometlocal.contract.validator import validate_action_spec
-from tests.conftest import VALID_PLAN, only_problems, only_valid
+from tests.support import VALID_PLAN, line_of, mark_at, only_problems, only_valid, plan
 
 # A plan that uses every block that can hold keys; `colour: red` is inserted
 # at one place per test.
@@ -158,7 +158,7 @@ def test_unknown_key_in_flow_mappings_points_at_the_key(validate, text, key_path
     line = next(n for n, l in enumerate(lines, 1) if needle in l)
     col = lines[line - 1].index(needle) + 1
     assert [(p.rule, p.key_path, p.mark.line, p.mark.col) for p in inv.problems] == [("SCHEMA", key_path, line, col)]
-    assert "unknown key 'colour'" in inv.problems[0].message
+    assert inv.problems[0].message == "unknown key 'colour' (unknown keys are rejected)"
 
 
 def test_unknown_key_in_merged_default_condition(validate):
@@ -174,7 +174,10 @@ def test_unknown_key_in_merged_default_condition(validate):
 def test_several_unknown_keys_are_all_reported(validate):
     text = VALID_PLAN.replace("name: minimal", "name: minimal\ncolour: red\nsize: big")
     inv = only_problems(validate(text))
-    assert sorted((p.key_path, p.mark.line) for p in inv.problems) == [("colour", 2), ("size", 3)]
+    assert sorted((p.key_path, p.mark.line, p.message) for p in inv.problems) == [
+        ("colour", 2, "unknown key 'colour' (unknown keys are rejected)"),
+        ("size", 3, "unknown key 'size' (unknown keys are rejected)"),
+    ]
     assert inv.violated_rules == ["SCHEMA"]
 
 
@@ -195,8 +198,8 @@ def test_misspelled_key_gets_a_hint(validate, anchor, typo, key_path, hint):
     inv = only_problems(validate(text, env=ENV))
     line = next(n for n, l in enumerate(text.splitlines(), 1) if l.strip() == typo)
     assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", key_path, line)]
-    assert inv.problems[0].message.endswith(f"; did you mean '{hint}'?")
-    assert "unknown key" in inv.problems[0].message
+    key = typo.split(":")[0]
+    assert inv.problems[0].message == f"unknown key '{key}' (unknown keys are rejected); did you mean '{hint}'?"
 
 
 def test_far_off_key_gets_no_hint(validate):
@@ -209,43 +212,47 @@ def test_no_key_runs_code(validate):
     for key in ("script", "eval", "exec", "js", "python", "run"):
         text = insert_after(FULL, "kind: navigate", f"{key}: document.body.remove()")
         inv = only_problems(validate(text, env=ENV))
-        assert [(p.rule, p.key_path) for p in inv.problems] == [("SCHEMA", f"steps[0].{key}")]
+        hint = "; did you mean 'value'?" if key == "eval" else ""
+        assert [(p.rule, p.key_path, p.mark.line, p.message) for p in inv.problems] == [
+            ("SCHEMA", f"steps[0].{key}", line_of(text, f"{key}: document"), f"unknown key '{key}' (unknown keys are rejected){hint}")]
 
 
 # ---------------------------------------------------------------------------
 # YAML 1.2 meaning
 
 
-from tests.plan_text import HEAD, line_of  # noqa: E402,F401
+def one_problem(validate, text: str, rule: str, key_path: str, at: str, message: str) -> None:
+    """The plan has exactly this one problem, at the place ``at`` points to (see ``mark_at``)."""
+    inv = only_problems(validate(text))
+    assert [(p.rule, p.key_path, (p.mark.line, p.mark.col), p.message) for p in inv.problems] == [
+        (rule, key_path, mark_at(text, at), message)]
 
+
+def go_step(body: str) -> str:
+    return plan("- id: go\n" + body)
 
 
 @pytest.mark.parametrize("word", ["yes", "no", "on", "off", "Yes", "y"])
 def test_yaml_11_booleans_are_strings(validate, word):
-    text = HEAD + f"  - id: go\n    kind: click\n    target: {{type: text, text: Go, exact: {word}}}\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "steps[0].target.exact", 11)]
-    assert inv.problems[0].message == "input should be a valid boolean"
+    text = go_step(f"  kind: click\n  target: {{type: text, text: Go, exact: {word}}}\n")
+    one_problem(validate, text, "SCHEMA", "steps[0].target.exact", f"exact: ^{word}}}", "input should be a valid boolean")
 
 
 @pytest.mark.parametrize("word", ["true", "True", "TRUE"])
 def test_yaml_12_booleans(validate, word):
-    text = HEAD + f"  - id: go\n    kind: click\n    target: {{type: text, text: Go, exact: {word}}}\n"
+    text = go_step(f"  kind: click\n  target: {{type: text, text: Go, exact: {word}}}\n")
     assert only_valid(validate(text)).plan.steps[0].target.exact is True
 
 
 @pytest.mark.parametrize("value", ['"5000"', "'5000'", "5000.0", "5e3", "true"])
 def test_timeout_ms_must_be_an_integer(validate, value):
-    text = HEAD + f"  - id: go\n    kind: click\n    target: {{type: css, selector: a}}\n    timeout_ms: {value}\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "steps[0].timeout_ms", 12)]
-    assert "valid integer" in inv.problems[0].message
+    text = go_step(f"  kind: click\n  target: {{type: css, selector: a}}\n  timeout_ms: {value}\n")
+    one_problem(validate, text, "SCHEMA", "steps[0].timeout_ms", f"timeout_ms: ^{value}", "input should be a valid integer")
 
 
 def test_quoted_timeout_in_defaults_is_rejected(validate):
     text = VALID_PLAN.replace("timeout_ms: 5000", 'timeout_ms: "5000"')
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "defaults.timeout_ms", line_of(text, "timeout_ms"))]
+    one_problem(validate, text, "SCHEMA", "defaults.timeout_ms", 'timeout_ms: ^"5000"', "input should be a valid integer")
 
 
 @pytest.mark.parametrize(
@@ -253,42 +260,35 @@ def test_quoted_timeout_in_defaults_is_rejected(validate):
     [("12345", "12345"), ("0123", "0123"), ("11:30", "11:30"), ("-7", "-7"), ("1.5", "1.5"), ('"12345"', "12345"), ("0x1F", "31")],
 )
 def test_numeric_fill_value_is_text(validate, written, expected):
-    text = HEAD + f"  - id: go\n    kind: fill\n    target: {{type: css, selector: '#zip'}}\n    value: {written}\n"
+    text = go_step(f"  kind: fill\n  target: {{type: css, selector: '#zip'}}\n  value: {written}\n")
     assert only_valid(validate(text)).plan.steps[0].value == expected
 
 
 @pytest.mark.parametrize("written", ["true", "[a]", "{a: b}"])
 def test_non_scalar_or_bool_fill_value_is_rejected(validate, written):
-    text = HEAD + f"  - id: go\n    kind: fill\n    target: {{type: css, selector: '#zip'}}\n    value: {written}\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "steps[0].value", 12)]
+    text = go_step(f"  kind: fill\n  target: {{type: css, selector: '#zip'}}\n  value: {written}\n")
+    one_problem(validate, text, "SCHEMA", "steps[0].value", f"value: ^{written}", "input should be a valid string")
 
 
 def test_null_fill_value_is_missing(validate):
-    text = HEAD + "  - id: go\n    kind: fill\n    target: {type: css, selector: '#zip'}\n    value: null\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path) for p in inv.problems] == [("INPUTS", "steps[0].value")]
+    text = go_step("  kind: fill\n  target: {type: css, selector: '#zip'}\n  value: null\n")
+    one_problem(validate, text, "INPUTS", "steps[0].value", "value: ^null", "'fill' needs a value")
 
 
 def test_criticality_yes_is_not_a_value(validate):
-    text = HEAD + "  - id: go\n    kind: click\n    criticality: yes\n    target: {type: css, selector: a}\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "steps[0].criticality", 11)]
-    assert inv.problems[0].message == "must be one of: 'normal' or 'critical'"
+    text = go_step("  kind: click\n  criticality: yes\n  target: {type: css, selector: a}\n")
+    one_problem(validate, text, "SCHEMA", "steps[0].criticality", "criticality: ^yes", "must be one of: 'normal' or 'critical'")
 
 
 def test_numeric_step_id_is_rejected(validate):
-    text = HEAD + "  - id: 1\n    kind: click\n    target: {type: css, selector: a}\n"
-    inv = only_problems(validate(text))
-    assert [(p.rule, p.key_path, p.mark.line) for p in inv.problems] == [("SCHEMA", "steps[0].id", 9)]
+    text = plan("- id: 1\n  kind: click\n  target: {type: css, selector: a}\n")
+    one_problem(validate, text, "SCHEMA", "steps[0].id", "id: ^1", "input should be a valid string")
 
 
 def test_python_tag_is_a_yaml_problem(validate):
     text = "name: !!python/object/apply:os.system [echo hi]\nsteps: []\n"
-    results = validate(text)
-    inv = only_problems(results)
-    assert [(p.rule, p.mark.line) for p in inv.problems] == [("YAML", 1)]
-    assert "not allowed" in inv.problems[0].message
+    one_problem(validate, text, "YAML", "", "!!python",
+                "tag !!python/object/apply:os.system is not allowed (only YAML core tags are accepted)")
 
 
 # ---------------------------------------------------------------------------
@@ -320,13 +320,14 @@ def test_validate_action_spec_valid():
 def test_validate_action_spec_critical_with_strong_postcondition():
     step = validate_action_spec(good_spec(criticality="critical"))
     assert isinstance(step, ActionSpec)
+    assert step.criticality == "critical" and [c.kind for c in step.postconditions] == ["url_matches"]
 
 
 def test_validate_action_spec_unknown_key():
     problems = validate_action_spec(good_spec(colour="red"))
     assert isinstance(problems, list) and all(isinstance(p, Problem) for p in problems)
     assert [(p.rule, p.key_path) for p in problems] == [("SCHEMA", "colour")]
-    assert "unknown key 'colour'" in problems[0].message
+    assert problems[0].message == "unknown key 'colour' (unknown keys are rejected)"
     assert problems[0].file == "<proposal>"
 
 

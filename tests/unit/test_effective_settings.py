@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cometlocal.contract.settings import effective_settings
-from tests.conftest import VALID_PLAN, only_valid
+from tests.support import VALID_PLAN, only_valid
 
 NO_BASE = VALID_PLAN.replace("base_url: http://127.0.0.1:8000\n", "")
 

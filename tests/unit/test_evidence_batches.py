@@ -103,8 +103,9 @@ def test_the_manifest_reads_as_json_dumps_writes_it(tmp_path: Path) -> None:
         store.add_bytes("screenshot", "shots/b.png", b"\x89PNG", redact=False,
                         metadata={"which": "before", "nested": [1, {"z": None}], "empty": {}})
     (tmp_path / "evidence" / "shots" / "c.png").mkdir(parents=True)  # the next batch fails and is rolled back
-    with pytest.raises(OutputWriteFailed):
+    with pytest.raises(OutputWriteFailed) as raised:
         store.add_bytes("screenshot", "shots/c.png", b"x", redact=False)
+    assert raised.value.path == tmp_path / "evidence" / "shots" / "c.png"
     store.add_bytes("html_full", "html/d.html", b"<p>", step_id=None)
     data = {"schema_version": "v1", "run_id": "run-é", "files": [
         {"kind": r.kind, "step_id": r.step_id, "uri": r.uri, "sha256": r.sha256, "size_bytes": r.size_bytes,

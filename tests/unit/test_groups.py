@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import only_problems, only_valid
-from tests.plan_text import HEAD, line_of
+from tests.support import line_of, only_problems, only_valid, plan
 
 LOGIN = """\
 description: sign in
@@ -30,6 +29,11 @@ steps:
 """
 
 
+def reported(inv) -> list[tuple]:
+    """(rule, file, key path, line, message, via) of every problem."""
+    return [(p.rule, p.file, p.key_path, p.mark.line, p.message, p.via) for p in inv.problems]
+
+
 def group(plan_dir: Path, rel: str, text: str) -> Path:
     path = plan_dir / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -39,17 +43,17 @@ def group(plan_dir: Path, rel: str, text: str) -> Path:
 
 def test_use_expands_with_prefixed_ids_and_with_values(validate, plan_dir):
     group(plan_dir, "groups/login.steps.yaml", LOGIN)
-    text = HEAD + """\
-  - use: ../groups/login.steps.yaml
-    with: {user: bob}
-  - {id: after, kind: click, target: {type: testid, id: x}}
-"""
+    text = plan("""\
+        - use: ../groups/login.steps.yaml
+          with: {user: bob}
+        - {id: after, kind: click, target: {type: testid, id: x}}
+    """)
     valid = only_valid(validate(text))
-    plan = valid.plan
-    assert [s.id for s in plan.steps] == ["login.open", "login.user", "login.submit", "after"]
-    assert plan.steps[1].value == "bob"
+    steps = valid.plan.steps
+    assert [s.id for s in steps] == ["login.open", "login.user", "login.submit", "after"]
+    assert steps[1].value == "bob"
     # The plan's defaults fill what the group's steps lack; a key the step has wins.
-    assert plan.steps[0].timeout_ms == 5000 and plan.steps[2].criticality == "critical"
+    assert steps[0].timeout_ms == 3000 and steps[2].criticality == "critical"
     use_line = line_of(text, "- use:")
     assert valid.source.step_marks["login.user"].line == use_line
     assert valid.source.step_origins["login.user"] == (f"plans/p.actions.yaml:{use_line}", "groups/login.steps.yaml:7")
@@ -58,16 +62,22 @@ def test_use_expands_with_prefixed_ids_and_with_values(validate, plan_dir):
 
 def test_group_vars_default_and_explicit_prefix(validate, plan_dir):
     group(plan_dir, "plans/login.steps.yaml", LOGIN)
-    text = HEAD + "  - {use: login.steps.yaml, id: admin}\n  - {use: login.steps.yaml, id: guest, with: {user: g}}\n"
-    plan = only_valid(validate(text)).plan
-    assert [s.id for s in plan.steps][:3] == ["admin.open", "admin.user", "admin.submit"]
-    assert plan.steps[1].value == "alice" and plan.steps[4].value == "g"
+    text = plan("  - {use: login.steps.yaml, id: admin}\n  - {use: login.steps.yaml, id: guest, with: {user: g}}\n")
+    steps = only_valid(validate(text)).plan.steps
+    assert [s.id for s in steps] == ["admin.open", "admin.user", "admin.submit", "guest.open", "guest.user", "guest.submit"]
+    assert steps[1].value == "alice" and steps[4].value == "g"
 
 
 def test_same_group_twice_without_ids_is_a_duplicate_id(validate, plan_dir):
     group(plan_dir, "plans/login.steps.yaml", LOGIN)
-    inv = only_problems(validate(HEAD + "  - use: login.steps.yaml\n  - use: login.steps.yaml\n"))
-    assert "UNIQUE_ID" in inv.violated_rules
+    text = plan("  - use: login.steps.yaml\n  - use: login.steps.yaml\n")
+    inv = only_problems(validate(text))
+    via = (f"plans/p.actions.yaml:{line_of(text, 'use:', 2)}",)
+    assert reported(inv) == [
+        ("UNIQUE_ID", "plans/login.steps.yaml", "steps[0].id", 4, "step id 'login.open' is already used", via),
+        ("UNIQUE_ID", "plans/login.steps.yaml", "steps[1].id", 7, "step id 'login.user' is already used", via),
+        ("UNIQUE_ID", "plans/login.steps.yaml", "steps[2].id", 11, "step id 'login.submit' is already used", via),
+    ]
 
 
 def test_nested_groups_and_their_defaults(validate, plan_dir):
@@ -81,11 +91,12 @@ def test_nested_groups_and_their_defaults(validate, plan_dir):
           - {use: inner.steps.yaml, id: in}
           - {id: b, kind: click, target: {type: testid, id: b}}
         """)
-    valid = only_valid(validate(HEAD + "  - use: groups/outer.steps.yaml\n"))
+    text = plan("  - use: groups/outer.steps.yaml\n")
+    valid = only_valid(validate(text))
     assert [s.id for s in valid.plan.steps] == ["outer.in.a", "outer.b"]
     assert [s.timeout_ms for s in valid.plan.steps] == [1234, 1234]
     assert valid.source.step_origins["outer.in.a"] == (
-        "plans/p.actions.yaml:9", "plans/groups/outer.steps.yaml:3", "plans/groups/inner.steps.yaml:2")
+        f"plans/p.actions.yaml:{line_of(text, 'use:')}", "plans/groups/outer.steps.yaml:3", "plans/groups/inner.steps.yaml:2")
 
 
 def test_a_problem_in_a_group_names_the_group_line_and_the_plan_line(validate, plan_dir):
@@ -96,66 +107,83 @@ def test_a_problem_in_a_group_names_the_group_line_and_the_plan_line(validate, p
             kind: click
             target: {type: role, role: buton}
         """)
-    inv = only_problems(validate(HEAD + "  - {id: first, kind: click, target: {type: testid, id: z}}\n"
-                                        "  - use: ../groups/bad.steps.yaml\n"))
+    text = plan("  - {id: first, kind: click, target: {type: testid, id: z}}\n  - use: ../groups/bad.steps.yaml\n")
+    inv = only_problems(validate(text))
     (problem,) = inv.problems
-    assert problem.file == "groups/bad.steps.yaml"
-    assert (problem.mark.line, problem.key_path) == (5, "steps[1].target.role")
-    assert problem.via == ("plans/p.actions.yaml:10",)
+    use = f"plans/p.actions.yaml:{line_of(text, 'use:')}"
+    assert (problem.file, problem.mark.line, problem.key_path, problem.via) == (
+        "groups/bad.steps.yaml", 5, "steps[1].target.role", (use,))
     assert problem.format().startswith("groups/bad.steps.yaml:5:")
-    assert problem.format().endswith("(via plans/p.actions.yaml:10)")
+    assert problem.format().endswith(f"(via {use})")
 
 
 def test_missing_group_and_cycles_name_the_chain(validate, plan_dir):
-    inv = only_problems(validate(HEAD + "  - use: nowhere.steps.yaml\n"))
-    assert inv.problems[0].rule == "GROUP" and "plans/nowhere.steps.yaml does not exist" in inv.problems[0].message
-    assert (inv.problems[0].file, inv.problems[0].key_path) == ("plans/p.actions.yaml", "steps[0].use")
+    text = plan("  - use: nowhere.steps.yaml\n")
+    inv = only_problems(validate(text))
+    assert reported(inv) == [("GROUP", "plans/p.actions.yaml", "steps[0].use", line_of(text, "use:"),
+                              "step group file plans/nowhere.steps.yaml does not exist", ())]
 
     group(plan_dir, "plans/a.steps.yaml", "steps:\n  - use: b.steps.yaml\n")
     group(plan_dir, "plans/b.steps.yaml", "steps:\n  - {id: x, kind: click, target: {type: testid, id: x}}\n"
                                           "  - use: a.steps.yaml\n")
-    inv = only_problems(validate(HEAD + "  - use: a.steps.yaml\n"))
-    (problem,) = inv.problems
-    assert problem.rule == "GROUP" and problem.file == "plans/b.steps.yaml" and problem.mark.line == 3
-    assert ("cycle: plans/p.actions.yaml:9 -> plans/a.steps.yaml:2 -> plans/b.steps.yaml:3 -> plans/a.steps.yaml"
-            in problem.message)
+    text = plan("  - use: a.steps.yaml\n")
+    inv = only_problems(validate(text))
+    use = f"plans/p.actions.yaml:{line_of(text, 'use:')}"
+    assert reported(inv) == [(
+        "GROUP", "plans/b.steps.yaml", "steps[1].use", 3,
+        f"step groups use each other in a cycle: {use} -> plans/a.steps.yaml:2 -> plans/b.steps.yaml:3 -> plans/a.steps.yaml",
+        (use, "plans/a.steps.yaml:2"),
+    )]
 
 
 def test_groups_are_confined_to_the_suite_root(validate, plan_dir, tmp_path_factory):
     outside = tmp_path_factory.mktemp("outside")
     group(outside, "evil.steps.yaml", LOGIN)
-    inv = only_problems(validate(HEAD + f"  - use: ../../{outside.name}/evil.steps.yaml\n"))
-    assert inv.problems[0].rule == "PATH_CONFINEMENT"
-    inv = only_problems(validate(HEAD + f"  - use: {outside}/evil.steps.yaml\n"))
-    assert inv.problems[0].rule == "PATH_CONFINEMENT"
     os.symlink(outside / "evil.steps.yaml", plan_dir / "plans" / "link.steps.yaml")
-    inv = only_problems(validate(HEAD + "  - use: link.steps.yaml\n"))
-    assert inv.problems[0].rule == "PATH_CONFINEMENT"
+    for use, message in [
+        (f"../../{outside.name}/evil.steps.yaml", f"'../../{outside.name}/evil.steps.yaml' resolves outside the suite's root folder {plan_dir}"),
+        (f"{outside}/evil.steps.yaml", f"absolute path '{outside}/evil.steps.yaml' is not allowed; give a file relative to the file that names it"),
+        ("link.steps.yaml", f"'link.steps.yaml' resolves outside the suite's root folder {plan_dir}"),
+    ]:
+        text = plan(f"  - use: {use}\n")
+        assert reported(only_problems(validate(text))) == [
+            ("PATH_CONFINEMENT", "plans/p.actions.yaml", "steps[0].use", line_of(text, "use:"), message, ())]
 
 
-@pytest.mark.parametrize("use_step, rule, text", [
-    ("{use: login.yaml}", "GROUP", "must end with .steps.yaml"),
-    ("{use: login.steps.yaml, wiht: {}}", "SCHEMA", "unknown key 'wiht'"),
-    ("{use: login.steps.yaml, with: {usr: x}}", "GROUP", "'with' sets usr, which the group does not use"),
-    ("{use: login.steps.yaml, with: {user: [a]}}", "SCHEMA", "string or a finite number"),
-    ("{use: login.steps.yaml, id: 'bad id'}", "SCHEMA", "cannot prefix step ids"),
-])
-def test_bad_use_steps(validate, plan_dir, use_step, rule, text):
+@pytest.mark.parametrize("use_step, rule, key_path, message", [
+    ("{use: login.yaml}", "GROUP", "steps[0].use",
+     "'login.yaml' is not a step group: its name must end with .steps.yaml or .steps.yml"),
+    ("{use: login.steps.yaml, wiht: {}}", "SCHEMA", "steps[0].wiht",
+     "unknown key 'wiht' in a use step (it takes use, id and with)"),
+    ("{use: login.steps.yaml, with: {user: [a]}}", "SCHEMA", "steps[0].with.user", "must be a string or a finite number"),
+    ("{use: login.steps.yaml, id: 'bad id'}", "SCHEMA", "steps[0].id",
+     "'bad id' cannot prefix step ids (it must match ^[A-Za-z0-9][A-Za-z0-9_.\\-]{0,127}$)"),
+], ids=["not-a-steps-file", "unknown-key", "with-value-not-text", "bad-id-prefix"])
+def test_bad_use_steps(validate, plan_dir, use_step, rule, key_path, message):
     group(plan_dir, "plans/login.steps.yaml", LOGIN)
-    inv = only_problems(validate(HEAD + f"  - {use_step}\n"))
-    assert inv.problems[0].rule == rule and text in inv.problems[0].message, inv.problems[0].format()
+    text = plan(f"  - {use_step}\n")
+    assert reported(only_problems(validate(text))) == [
+        (rule, "plans/p.actions.yaml", key_path, line_of(text, "use:"), message, ())]
+
+
+def test_with_a_var_the_group_does_not_use_is_reported_at_the_group(validate, plan_dir):
+    group(plan_dir, "plans/login.steps.yaml", LOGIN)
+    text = plan("  - {use: login.steps.yaml, with: {usr: x}}\n")
+    assert reported(only_problems(validate(text))) == [
+        ("GROUP", "plans/login.steps.yaml", "steps", line_of(LOGIN, "- id: open"),
+         "'with' sets usr, which the group does not use (it uses: user)", (f"plans/p.actions.yaml:{line_of(text, 'use:')}",))]
 
 
 def test_group_scope_does_not_see_plan_vars(validate, plan_dir):
     group(plan_dir, "plans/g.steps.yaml", "steps:\n  - {id: f, kind: fill, target: {type: testid, id: f}, value: '${vars.who}'}\n")
-    inv = only_problems(validate(HEAD.replace("steps:\n", "vars: {who: plan}\nsteps:\n") + "  - use: g.steps.yaml\n"))
-    p = inv.problems[0]
-    assert p.rule == "INTERPOLATION" and p.file == "plans/g.steps.yaml" and "unknown var 'who'" in p.message
+    text = plan("  - use: g.steps.yaml\n", extra="vars: {who: plan}\n")
+    assert reported(only_problems(validate(text))) == [
+        ("INTERPOLATION", "plans/g.steps.yaml", "steps[0].value", 2, "unknown var 'who' (vars: none declared)",
+         (f"plans/p.actions.yaml:{line_of(text, 'use:')}",))]
     # ... but a with value may pass a plan var (and a secret reference) in.
-    text = HEAD.replace("steps:\n", "vars: {who: plan}\nsecrets: {pw: {env: PW}}\nsteps:\n") + \
-        "  - {use: g.steps.yaml, with: {who: '${vars.who}-${secrets.pw}'}}\n"
-    plan = only_valid(validate(text, env={"PW": "s3cret"})).plan
-    assert plan.steps[0].value == "plan-${secrets.pw}"
+    text = plan("  - {use: g.steps.yaml, with: {who: '${vars.who}-${secrets.pw}'}}\n",
+                extra="vars: {who: plan}\nsecrets: {pw: {env: PW}}\n")
+    assert only_valid(validate(text, env={"PW": "s3cret"})).plan.steps[0].value == "plan-${secrets.pw}"
 
 
 def test_group_secrets_join_the_plan_and_are_checked(validate, plan_dir):
@@ -164,44 +192,46 @@ def test_group_secrets_join_the_plan_and_are_checked(validate, plan_dir):
         steps:
           - {id: f, kind: fill, target: {type: testid, id: f}, value: '${secrets.pw}'}
         """)
-    valid = only_valid(validate(HEAD + "  - use: g.steps.yaml\n", env={"GROUP_PW": "x"}))
+    valid = only_valid(validate(plan("  - use: g.steps.yaml\n"), env={"GROUP_PW": "x"}))
     assert valid.plan.secrets["pw"].env == "GROUP_PW"
     assert valid.plan.steps[0].value == "${secrets.pw}"
-    inv = only_problems(validate(HEAD + "  - use: g.steps.yaml\n", env={}))
-    assert inv.problems[0].rule == "SECRET_ENV" and inv.problems[0].file == "plans/g.steps.yaml"
+    text = plan("  - use: g.steps.yaml\n")
+    via = (f"plans/p.actions.yaml:{line_of(text, 'use:')}",)
+    assert reported(only_problems(validate(text, env={}))) == [
+        ("SECRET_ENV", "plans/g.steps.yaml", "secrets.pw", 1, "secret 'pw' needs environment variable GROUP_PW, which is not set", via)]
     group(plan_dir, "plans/h.steps.yaml", "steps:\n  - {id: f, kind: fill, target: {type: testid, id: f}, value: '${secrets.nope}'}\n")
-    inv = only_problems(validate(HEAD + "  - use: h.steps.yaml\n"))
-    assert inv.problems[0].rule == "INTERPOLATION" and inv.problems[0].file == "plans/h.steps.yaml"
-    assert inv.problems[0].key_path == "steps[0].value"
+    assert reported(only_problems(validate(plan("  - use: h.steps.yaml\n")))) == [
+        ("INTERPOLATION", "plans/h.steps.yaml", "steps[0].value", 2, "unknown secret 'nope' (secrets: none declared)", via)]
 
 
 def test_bad_group_files(validate, plan_dir):
+    via = (f"plans/p.actions.yaml:{line_of(plan('  - use: y.steps.yaml'), 'use:')}",)
     group(plan_dir, "plans/y.steps.yaml", "steps: [\n")
-    inv = only_problems(validate(HEAD + "  - use: y.steps.yaml\n"))
-    assert inv.problems[0].rule == "YAML" and inv.problems[0].file == "plans/y.steps.yaml"
-    assert inv.problems[0].via == ("plans/p.actions.yaml:9",)
+    assert reported(only_problems(validate(plan("  - use: y.steps.yaml\n")))) == [
+        ("YAML", "plans/y.steps.yaml", "", 2, "YAML syntax error: while parsing a flow node; did not find expected node content", via)]
     group(plan_dir, "plans/k.steps.yaml", "name: x\nsteps:\n  - {id: a, kind: click, target: {type: testid, id: a}}\n")
-    inv = only_problems(validate(HEAD + "  - use: k.steps.yaml\n"))
-    assert inv.problems[0].rule == "SCHEMA" and "unknown key 'name' in a step group" in inv.problems[0].message
+    assert reported(only_problems(validate(plan("  - use: k.steps.yaml\n")))) == [
+        ("SCHEMA", "plans/k.steps.yaml", "name", 1,
+         "unknown key 'name' in a step group (it takes description, vars, secrets, defaults, save_storage_state, steps)", via)]
     group(plan_dir, "plans/e.steps.yaml", "steps: []\n")
-    inv = only_problems(validate(HEAD + "  - use: e.steps.yaml\n"))
-    assert inv.problems[0].rule == "GROUP"
+    assert reported(only_problems(validate(plan("  - use: e.steps.yaml\n")))) == [
+        ("GROUP", "plans/e.steps.yaml", "steps", 1, "a step group needs a non-empty 'steps' list", via)]
 
 
 def test_storage_state_save_points(validate, plan_dir):
     group(plan_dir, "plans/login.steps.yaml", "save_storage_state: admin\n" + LOGIN)
-    text = HEAD.replace("steps:\n", "save_storage_state: end\nsteps:\n") + \
-        "  - use: login.steps.yaml\n  - {id: more, kind: click, target: {type: testid, id: m}}\n"
+    text = plan("  - use: login.steps.yaml\n  - {id: more, kind: click, target: {type: testid, id: m}}\n", extra="save_storage_state: end\n")
     valid = only_valid(validate(text))
     assert valid.storage_saves == (("login.submit", "admin"), ("more", "end"))
-    inv = only_problems(validate(text.replace("save_storage_state: end\n", "storage_state: admin\n")))
-    assert inv.problems[0].rule == "STORAGE_STATE"
+    text = text.replace("save_storage_state: end\n", "storage_state: admin\n")
+    assert reported(only_problems(validate(text))) == [
+        ("STORAGE_STATE", "plans/p.actions.yaml", "storage_state", line_of(text, "storage_state: admin"),
+         "the plan saves storage state 'admin' itself, so it cannot start from it", ())]
 
 
 def test_a_group_in_recovery_steps(validate, plan_dir):
     group(plan_dir, "plans/cookies.steps.yaml", "steps:\n  - {id: accept, kind: click, target: {type: testid, id: ok}}\n")
-    text = HEAD.replace("steps:\n", "recovery:\n  on_error: [OVERLAY_BLOCKING]\n  steps:\n    - use: cookies.steps.yaml\nsteps:\n") + \
-        "  - {id: go, kind: click, target: {type: testid, id: go}}\n"
+    text = plan("  - {id: go, kind: click, target: {type: testid, id: go}}\n", extra="recovery:\n  on_error: [OVERLAY_BLOCKING]\n  steps:\n    - use: cookies.steps.yaml\n")
     valid = only_valid(validate(text))
     assert [s.id for s in valid.plan.recovery.steps] == ["cookies.accept"]
 
@@ -214,9 +244,9 @@ def test_group_file_is_read_once_per_change(validate, plan_dir, monkeypatch):
     real = groups.load_file
     monkeypatch.setattr(groups, "load_file", lambda p: loads.append(p) or real(p))
     for _ in range(3):
-        only_valid(validate(HEAD + "  - use: login.steps.yaml\n"))
+        only_valid(validate(plan("  - use: login.steps.yaml\n")))
     assert len(loads) == 1
     path.write_text(LOGIN.replace("/login", "/signin"))
     os.utime(path, ns=(1, 1))
-    valid = only_valid(validate(HEAD + "  - use: login.steps.yaml\n"))
+    valid = only_valid(validate(plan("  - use: login.steps.yaml\n")))
     assert len(loads) == 2 and valid.plan.steps[0].target.url == "/signin"

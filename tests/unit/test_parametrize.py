@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from tests.conftest import only_problems
-from tests.plan_text import HEAD
+import pytest
+
+from tests.support import line_of, mark_at, only_problems, plan
 
 STEPS = """\
   - {id: open, kind: navigate, target: {type: url, url: "/users/${vars.user}"}}
@@ -11,40 +12,46 @@ STEPS = """\
 
 
 def test_mapping_form_gives_every_combination(validate):
-    results = validate(HEAD.replace("steps:\n", "parametrize: {user: [alice, bob], lang: [en, es]}\nsteps:\n") + STEPS)
+    results = validate(plan(STEPS, extra="parametrize: {user: [alice, bob], lang: [en, es]}\n"))
     assert [r.item_name for r in results] == ["t[alice-en]", "t[alice-es]", "t[bob-en]", "t[bob-es]"]
     assert [r.plan.steps[0].target.url for r in results] == ["/users/alice"] * 2 + ["/users/bob"] * 2
     assert dict(results[3].row.values) == {"user": "bob", "lang": "es"}
 
 
 def test_row_list_with_ids_and_row_values_win_over_vars(validate):
-    head = HEAD.replace("steps:\n", "vars: {user: nobody}\nparametrize:\n  - {id: admin, user: root}\n  - {user: guest}\nsteps:\n")
-    results = validate(head + STEPS)
+    results = validate(plan(STEPS, extra="vars: {user: nobody}\nparametrize:\n  - {id: admin, user: root}\n  - {user: guest}\n"))
     assert [r.item_name for r in results] == ["t[admin]", "t[guest]"]
     assert results[0].plan.steps[0].target.url == "/users/root"
 
 
 def test_csv_next_to_the_plan(validate, plan_dir):
     (plan_dir / "plans" / "users.csv").write_text("id,user\nfirst,ana\nsecond,luis\n")
-    results = validate(HEAD.replace("steps:\n", "parametrize: users.csv\nsteps:\n") + STEPS)
+    results = validate(plan(STEPS, extra="parametrize: users.csv\n"))
     assert [r.item_name for r in results] == ["t[first]", "t[second]"]
     assert results[1].plan.steps[0].target.url == "/users/luis"
 
 
-def test_bad_parametrize_is_reported_once(validate, plan_dir):
-    inv = only_problems(validate(HEAD.replace("steps:\n", "parametrize: {user: []}\nsteps:\n") + STEPS))
-    assert inv.problems[0].key_path.startswith("parametrize") and inv.problems[0].rule == "SCHEMA"
-    inv = only_problems(validate(HEAD.replace("steps:\n", "parametrize: ../outside.csv\nsteps:\n") + STEPS))
-    assert inv.problems[0].rule == "PATH_CONFINEMENT"
-    inv = only_problems(validate(HEAD.replace("steps:\n", "parametrize: [{user: a}, {lang: b}]\nsteps:\n") + STEPS))
-    assert inv.problems[0].rule == "PARAMETRIZE" and "same vars" in inv.problems[0].message
-    inv = only_problems(validate(HEAD.replace("steps:\n", "parametrize: missing.csv\nsteps:\n") + STEPS))
-    assert inv.problems[0].rule == "PARAMETRIZE" and "cannot read missing.csv" in inv.problems[0].message
+@pytest.mark.parametrize("parametrize, problems", [
+    ("{user: []}", [("SCHEMA", "parametrize.user", "must not be empty"),
+                    ("SCHEMA", "parametrize", "must be a list; or input should be a valid string")]),
+    ("../outside.csv", [("PATH_CONFINEMENT", "parametrize",
+                         "'..' in '../outside.csv' is not allowed (the CSV file must be next to the plan)")]),
+    ("[{user: a}, {lang: b}]", [("PARAMETRIZE", "parametrize", "every row must set the same vars")]),
+    ("missing.csv", [("PARAMETRIZE", "parametrize", "cannot read missing.csv: No such file or directory")]),
+], ids=["no-values", "csv-outside-the-folder", "rows-set-different-vars", "csv-missing"])
+def test_bad_parametrize_is_reported_once(validate, plan_dir, parametrize, problems):
+    # One invalid plan (not one per row), its problems at the parametrize value.
+    text = plan(STEPS, extra=f"parametrize: {parametrize}\n")
+    inv = only_problems(validate(text))
+    assert [(p.rule, p.key_path, p.message) for p in inv.problems] == problems
+    assert {(p.mark.line, p.mark.col) for p in inv.problems} == {mark_at(text, f"parametrize: ^{parametrize}")}
 
 
 def test_an_invalid_row_is_its_own_failing_item(validate):
     # The second row's value would form a "${" reference: only that row is invalid.
-    text = HEAD.replace("steps:\n", "parametrize: {user: [ok, '${x']}\nsteps:\n") + STEPS
+    text = plan(STEPS, extra="parametrize: {user: [ok, '${x']}\n")
     results = validate(text)
     assert [type(r).__name__ for r in results] == ["ValidPlan", "InvalidPlan"]
-    assert results[1].item_name == "t[${x]" and results[1].problems[0].rule == "INTERPOLATION"
+    assert results[1].item_name == "t[${x]"
+    assert [(p.rule, p.key_path, p.mark.line, p.message) for p in results[1].problems] == [
+        ("INTERPOLATION", "steps[0].target.url", line_of(text, "${vars.user}"), "a var value cannot form a new ${...} reference")]

@@ -9,6 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from urllib.parse import quote, quote_plus, urlencode
 
+import pydantic
 import pytest
 
 from pytest_cometlocal.contract.codes import ErrorCode
@@ -19,7 +20,7 @@ from pytest_cometlocal.executor.redaction import MASK, Redactor
 from pytest_cometlocal.executor.failures import record_invalid_plan
 from pytest_cometlocal.executor.runfolder import RUN_MANIFEST, TRACE, RunFolder
 from pytest_cometlocal.executor.trace import TraceWriter, read_trace
-from tests.conftest import VALID_PLAN, only_problems
+from tests.support import VALID_PLAN, only_problems
 
 
 def lines_of(path: Path) -> list[str]:
@@ -93,14 +94,16 @@ class TestTraceWriter:
         writer.emit("run_started")
         writer.close()
         writer.close()  # idempotent
-        with pytest.raises(RuntimeError):
+        with pytest.raises(RuntimeError, match="^trace is closed$"):
             writer.emit("run_finished")
         assert len(lines_of(path)) == 1
 
     def test_unknown_event_type_is_refused_and_seq_not_consumed(self, tmp_path):
         writer = TraceWriter(tmp_path / "t.jsonl", "r")
-        with pytest.raises(Exception):
+        with pytest.raises(pydantic.ValidationError) as refused:
             writer.emit("not_an_event")
+        assert [(e["loc"], e["type"], e["input"]) for e in refused.value.errors()] == [
+            (("event_type",), "literal_error", "not_an_event")]
         writer.emit("run_started")
         writer.close()
         assert [json.loads(line)["seq"] for line in lines_of(tmp_path / "t.jsonl")] == [1]
@@ -233,8 +236,9 @@ class TestEvidenceStore:
         run = tmp_path / "run"
         run.mkdir()
         store = EvidenceStore(run, "r")
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError) as refused:
             store.add_bytes("console_log", bad, b"data")
+        assert str(refused.value) == f"evidence path '{bad}' must stay inside the run folder"
         assert store.refs == []
         assert json.loads((run / MANIFEST).read_text())["files"] == []
         written = [p for p in tmp_path.rglob("*") if p.is_file()]
@@ -309,7 +313,7 @@ class TestRunFolder:
         finished = json.loads((run.path / RUN_MANIFEST).read_text())
         assert finished["status"] == "passed" and finished["finished_at"]
         assert finished["started_at"] == manifest["started_at"]
-        with pytest.raises(RuntimeError):
+        with pytest.raises(RuntimeError, match="^trace is closed$"):
             run.trace.emit("run_finished")
 
     def test_default_profile(self, tmp_path):

@@ -1,149 +1,123 @@
 """Context rules of the validator: U1-U5, defaults, ids, inputs, URLs, frames,
 condition targets, regexes, names, tags, expect, recovery, policy, allowlist.
 
-Every invalid-plan test checks the rule id, the key path and the reported line.
-Lines are computed from the YAML text of the test itself (``line_of``), so a
-test's plan can be read top to bottom next to its assertions.
+Most tests are two tables. ``PROBLEMS``: a plan and the one problem it must
+have, checked exactly: rule id, key path, line and column, message. The place
+is written as the piece of the plan's own text the problem points at (``at``,
+with ``^`` where the column is not its start: ``support.mark_at``), so a case
+reads top to bottom next to its plan. ``VALID``: plans that must have no
+problem. Tests that check more than that follow the tables.
 """
 
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 
 import pytest
 
 from pytest_cometlocal.contract import targets as T
 from pytest_cometlocal.contract.validator import InvalidPlan, ValidPlan, validate_action_spec
-from tests.conftest import VALID_PLAN, only_problems, only_valid
+from tests.support import VALID_PLAN, line_of, mark_at, only, only_problems, only_valid, plan, triples
 
-from tests.plan_text import HEAD, col_of, line_of, only, plan, triples  # noqa: F401
 
+def recovery(steps: str, on_error: str = "[OVERLAY_BLOCKING]") -> str:
+    """A top-level ``recovery:`` block with these steps, to append to a plan."""
+    return f"recovery:\n  on_error: {on_error}\n  steps:\n" + textwrap.indent(textwrap.dedent(steps), "    ")
+
+
+GO = '- {id: go, kind: click, target: {type: css, selector: "#go"}}\n'
+
+# One plan per document: name, then this (the tests of plan names and tags).
+BODY = """\
+base_url: http://127.0.0.1:8000
+defaults: {criticality: normal, timeout_ms: 5000, preconditions: [{kind: host_in_allowlist}], postconditions: [{kind: host_in_allowlist}]}
+steps:
+  - {id: go, kind: click, target: {type: css, selector: "#go"}}
+"""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """The one problem ``text`` must have; ``at`` (its ``occurrence``-th hit) is where it points."""
+
+    text: str
+    rule: str
+    key_path: str
+    at: str
+    message: str
+    occurrence: int = 1
+
+
+def case(id: str, text: str, rule: str, key_path: str, at: str, message: str, occurrence: int = 1):
+    return pytest.param(Problem(text, rule, key_path, at, message, occurrence), id=id)
+
+
+U2_MESSAGE = "a {} target needs exact: true or normalize_ws: true"
+U3_MESSAGE = "an nth target needs metadata.target_rationale on its step"
+U5_MESSAGE = ("a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+              "upload_completed, or toast_contains/element_text_contains with severity critical)")
+CRITICAL_PAY = """\
+- id: pay
+  kind: click
+  criticality: critical
+  target: {type: css, selector: "#pay"}
+"""
+ELEMENT_CONDITIONS = {  # kind: a condition of that kind without a target
+    "element_exists": "{kind: element_exists}",
+    "element_visible": "{kind: element_visible}",
+    "element_enabled": "{kind: element_enabled}",
+    "element_clickable": "{kind: element_clickable}",
+    "element_count_equals": "{kind: element_count_equals, args: {count: 1}}",
+    "element_text_contains": "{kind: element_text_contains, args: {text: x}}",
+    "element_attr_equals": "{kind: element_attr_equals, args: {attr: id, value: x}}",
+    "element_value_equals": "{kind: element_value_equals, args: {value: x}}",
+}
+ACTING = [("click", ""), ("fill", "value: x"), ("select", "value: x"), ("upload", "file_ref: a.pdf")]
 
 
 # ---------------------------------------------------------------------------
-# U1
+# Plans with exactly one problem
 
-
-@pytest.mark.parametrize(
-    ("kind", "extra"),
-    [("click", ""), ("fill", "value: x"), ("select", "value: x"), ("upload", "file_ref: a.pdf")],
-)
-@pytest.mark.parametrize("count", [0, 2])
-@pytest.mark.parametrize("phase", ["preconditions", "postconditions"])
-def test_u1_count_other_than_one_on_own_target(validate, kind, extra, count, phase):
-    text = plan(f"""\
+U1 = [
+    case(f"{phase}-count-{count}-{kind}", plan(f"""\
         - id: act
           kind: {kind}
           target: {{type: css, selector: "#x"}}
           {extra}
           {phase}: [{{kind: element_count_equals, args: {{count: {count}}}}}]
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U1", f"steps[0].{phase}[0].args.count", line_of(text, "element_count_equals"))
-    problem = inv.problems[0]
-    assert problem.mark.col == col_of(text, f"count: {count}}}") + len("count: ")
-    assert f"'{kind}' needs exactly one element (U1)" in problem.message
-    assert f"count {count}" in problem.message
+    """), "U1", f"steps[0].{phase}[0].args.count", f"count: ^{count}}}",
+         f"'{kind}' needs exactly one element (U1); count {count} contradicts it")
+    for phase in ("preconditions", "postconditions") for count in (0, 2) for kind, extra in ACTING
+]
 
-
-@pytest.mark.parametrize("kind", ["click", "fill", "select", "upload"])
-def test_u1_count_of_one_is_fine(validate, kind):
-    extra = {"fill": "value: x", "select": "value: x", "upload": "file_ref: a.pdf"}.get(kind, "")
-    text = plan(f"""\
-        - id: act
-          kind: {kind}
-          target: {{type: css, selector: "#x"}}
-          {extra}
-          postconditions: [{{kind: element_count_equals, args: {{count: 1}}}}]
-    """)
-    only_valid(validate(text))
-
-
-def test_u1_other_count_with_its_own_target_is_fine(validate):
-    # The count is about another element: not the step's own target.
-    text = plan("""\
-        - id: act
-          kind: click
-          target: {type: css, selector: "#x"}
-          postconditions: [{kind: element_count_equals, args: {count: 3, target: {type: css, selector: li}}}]
-    """)
-    only_valid(validate(text))
-
-
-@pytest.mark.parametrize("kind", ["assert", "wait_for"])
-def test_u1_does_not_apply_to_non_acting_kinds(validate, kind):
-    text = plan(f"""\
-        - id: check
-          kind: {kind}
-          target: {{type: css, selector: li}}
-          postconditions: [{{kind: element_count_equals, args: {{count: 3}}}}]
-    """)
-    only_valid(validate(text))
-
-
-# ---------------------------------------------------------------------------
-# U2
-
-
-@pytest.mark.parametrize("ttype", ["text", "label"])
-def test_u2_step_target_needs_exact_or_normalize_ws(validate, ttype):
-    text = plan(f"""\
+U2 = [
+    *(case(f"step-target-{ttype}", plan(f"""\
         - id: go
           kind: click
           target: {{type: {ttype}, text: Reports}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U2", "steps[0].target", line_of(text, "text: Reports"))
-    assert inv.problems[0].message == f"a {ttype} target needs exact: true or normalize_ws: true"
-    assert inv.problems[0].mark.col == col_of(text, "{type:")
-
-
-@pytest.mark.parametrize("ttype", ["text", "label"])
-def test_u2_false_flags_do_not_count(validate, ttype):
-    text = plan(f"""\
+    """), "U2", "steps[0].target", f"{{type: {ttype}, text: Reports", U2_MESSAGE.format(ttype)) for ttype in ("text", "label")),
+    *(case(f"false-flags-do-not-count-{ttype}", plan(f"""\
         - id: go
           kind: click
           target: {{type: {ttype}, text: Reports, exact: false, normalize_ws: false}}
-    """)
-    only(only_problems(validate(text)), "U2", "steps[0].target", line_of(text, "text: Reports"))
-
-
-@pytest.mark.parametrize("ttype", ["text", "label"])
-@pytest.mark.parametrize("flag", ["exact: true", "normalize_ws: true", "exact: true, normalize_ws: true"])
-def test_u2_passes_with_exact_or_normalize_ws(validate, ttype, flag):
-    text = plan(f"""\
-        - id: go
-          kind: click
-          target: {{type: {ttype}, text: Reports, {flag}}}
-    """)
-    only_valid(validate(text))
-
-
-def test_u2_in_alternatives(validate):
-    text = plan("""\
+    """), "U2", "steps[0].target", f"{{type: {ttype}, text: Reports", U2_MESSAGE.format(ttype)) for ttype in ("text", "label")),
+    case("in-alternatives", plan("""\
         - id: go
           kind: click
           target:
             - {type: css, selector: "#r"}
             - {type: text, text: Reports}
-    """)
-    only(only_problems(validate(text)), "U2", "steps[0].target[1]", line_of(text, "text: Reports"))
-
-
-def test_u2_in_frame_inner(validate):
-    text = plan("""\
+    """), "U2", "steps[0].target[1]", "{type: text, text: Reports}", U2_MESSAGE.format("text")),
+    case("in-frame-inner", plan("""\
         - id: go
           kind: click
           target:
             type: frame
             selector: "#app"
             inner: {type: label, text: Email}
-    """)
-    only(only_problems(validate(text)), "U2", "steps[0].target.inner", line_of(text, "inner:"))
-
-
-def test_u2_in_nth_base(validate):
-    text = plan("""\
+    """), "U2", "steps[0].target.inner", "{type: label, text: Email}", U2_MESSAGE.format("label")),
+    case("in-nth-base", plan("""\
         - id: go
           kind: click
           metadata: {target_rationale: "the second of two identical links"}
@@ -151,29 +125,16 @@ def test_u2_in_nth_base(validate):
             type: nth
             index: 1
             base: {type: text, text: More}
-    """)
-    only(only_problems(validate(text)), "U2", "steps[0].target.base", line_of(text, "base:"))
-
-
-def test_u2_in_condition_target(validate):
-    text = plan("""\
+    """), "U2", "steps[0].target.base", "{type: text, text: More}", U2_MESSAGE.format("text")),
+    case("in-condition-target", plan("""\
         - id: go
           kind: click
           target: {type: css, selector: "#go"}
           postconditions:
             - kind: element_visible
               args: {target: {type: label, text: Done}}
-    """)
-    only(
-        only_problems(validate(text)),
-        "U2",
-        "steps[0].postconditions[0].args.target",
-        line_of(text, "args: {target:"),
-    )
-
-
-def test_u2_in_condition_target_alternative_and_assert_without_step_target(validate):
-    text = plan("""\
+    """), "U2", "steps[0].postconditions[0].args.target", "{type: label, text: Done}", U2_MESSAGE.format("label")),
+    case("in-condition-target-alternative-of-a-step-without-target", plan("""\
         - id: check
           kind: assert
           postconditions:
@@ -183,17 +144,423 @@ def test_u2_in_condition_target_alternative_and_assert_without_step_target(valid
                 target:
                   - {type: testid, id: msg}
                   - {type: text, text: ok}
-    """)
-    only(
-        only_problems(validate(text)),
-        "U2",
-        "steps[0].postconditions[0].args.target[1]",
-        line_of(text, "{type: text, text: ok}"),
-    )
+    """), "U2", "steps[0].postconditions[0].args.target[1]", "{type: text, text: ok}", U2_MESSAGE.format("text")),
+    case("in-recovery-step", plan(GO) + recovery("""\
+        - {id: close, kind: click, target: {type: text, text: Close}}
+    """), "U2", "recovery.steps[0].target", "{type: text, text: Close}", U2_MESSAGE.format("text")),
+]
+
+U3 = [
+    case("nth-needs-rationale", plan("""\
+        - id: go
+          kind: click
+          target: {type: nth, index: 2, base: {type: css, selector: li}}
+    """), "U3", "steps[0].target", "{type: nth", U3_MESSAGE),
+    *(case(f"rationale-does-not-count-{label}", plan(f"""\
+        - id: go
+          kind: click
+          metadata: {metadata}
+          target: {{type: nth, index: 2, base: {{type: css, selector: li}}}}
+    """), "U3", "steps[0].target", "{type: nth", U3_MESSAGE) for label, metadata in [
+        ("empty", '{target_rationale: ""}'), ("blank", '{target_rationale: "   "}'),
+        ("number", "{target_rationale: 3}"), ("missing", "{other: x}")]),
+    case("nth-in-condition-target", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - {kind: element_visible, args: {target: {type: nth, index: 0, base: {type: css, selector: li}}}}
+    """), "U3", "steps[0].postconditions[0].args.target", "{type: nth", U3_MESSAGE),
+    case("nth-base-cannot-be-nth", plan("""\
+        - id: go
+          kind: click
+          metadata: {target_rationale: "third row, second cell"}
+          target:
+            type: nth
+            index: 1
+            base: {type: nth, index: 2, base: {type: css, selector: td}}
+    """), "U3", "steps[0].target.base", "{type: nth, index: 2",
+         "an nth target's base must be a stable element target, not nth"),
+]
+
+U4 = [
+    case("repeated-alternative", plan("""\
+        - id: go
+          kind: click
+          target:
+            - {type: css, selector: "#go"}
+            - {type: testid, id: go}
+            - {type: css, selector: "#go"}
+    """), "U4", "steps[0].target[2]", '{type: css, selector: "#go"}', "alternative 2 repeats alternative 0", occurrence=2),
+    case("repeated-alternative-in-condition-target", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - kind: element_visible
+              args:
+                target:
+                  - {type: testid, id: done}
+                  - {type: testid, id: done}
+    """), "U4", "steps[0].postconditions[0].args.target[1]", "{type: testid, id: done}",
+         "alternative 1 repeats alternative 0", occurrence=2),
+]
+
+U5 = [
+    case("no-strong-postcondition", plan(CRITICAL_PAY + "  postconditions: [{kind: toast_contains, args: {text: Paid}}]\n"),
+         "U5", "steps[0].postconditions", "[{kind: toast_contains", U5_MESSAGE),
+    # host_in_allowlist from defaults is not strong: the problem points at the defaults line.
+    case("only-default-postconditions", plan(CRITICAL_PAY),
+         "U5", "steps[0].postconditions", "  postconditions: ^[{kind: host", U5_MESSAGE),
+    *(case(f"weak-{label}", plan(CRITICAL_PAY + f"  postconditions: [{cond}]\n"),
+           "U5", "steps[0].postconditions", f"postconditions: ^[{cond}]", U5_MESSAGE) for label, cond in [
+        ("toast", "{kind: toast_contains, args: {text: Paid}}"),
+        ("toast-error", "{kind: toast_contains, args: {text: Paid}, severity: error}"),
+        ("text", "{kind: element_text_contains, args: {text: Paid}}"),
+        ("text-warning", "{kind: element_text_contains, args: {text: Paid}, severity: warning}"),
+        ("url_is-warning", "{kind: url_is, args: {url: /done}, severity: warning}"),
+        ("url_matches-warning", "{kind: url_matches, args: {pattern: done}, severity: warning}"),
+        ("download-warning", "{kind: download_started, severity: warning}"),
+        ("upload-warning", "{kind: upload_completed, severity: warning}"),
+        ("visible-critical", "{kind: element_visible, severity: critical}"),
+        ("title-critical", "{kind: title_contains, args: {text: Paid}, severity: critical}"),
+    ]),
+    case("strong-precondition-does-not-count", plan(CRITICAL_PAY + "  preconditions: [{kind: url_is, args: {url: /cart}}]\n"),
+         "U5", "steps[0].postconditions", "  postconditions: ^[{kind: host", U5_MESSAGE),
+    case("criticality-from-defaults-in-recovery", plan("""\
+        - id: open
+          kind: navigate
+          target: {type: url, url: /login}
+          postconditions: [{kind: url_is, args: {url: /login}}]
+    """, criticality="critical") + recovery("- {id: close, kind: click, target: {type: css, selector: .x}}\n"),
+         "U5", "recovery.steps[0].postconditions", "  postconditions: ^[{kind: host", U5_MESSAGE),
+]
+
+DEFAULTS = [
+    *(case(f"empty-{key}-in-step-win-over-defaults", plan(f"""\
+        - id: go
+          kind: click
+          target: {{type: css, selector: "#go"}}
+          {key}: []
+    """), "CONDITIONS_REQUIRED", f"steps[0].{key}", f"{key}: ^[]", f"'{key}' must not be empty (after defaults)")
+      for key in ("preconditions", "postconditions")),
+    case("empty-conditions-in-recovery-step-win-over-defaults", plan(GO) + recovery("""\
+        - id: close
+          kind: click
+          target: {type: css, selector: .x}
+          preconditions: []
+    """), "CONDITIONS_REQUIRED", "recovery.steps[0].preconditions", "preconditions: ^[]",
+         "'preconditions' must not be empty (after defaults)"),
+    case("missing-conditions-without-defaults", """\
+        name: t
+        steps:
+          - id: go
+            kind: click
+            criticality: normal
+            timeout_ms: 1000
+            target: {type: css, selector: "#go"}
+            preconditions: [{kind: element_visible}]
+    """, "CONDITIONS_REQUIRED", "steps[0].postconditions", "id: go",
+         "'postconditions' is required (on the step or in the plan's `defaults`)"),
+    *(case(f"missing-{key}-without-defaults-is-schema", f"""\
+        name: t
+        steps:
+          - id: go
+            kind: click
+            {other}
+            target: {{type: css, selector: "#go"}}
+            preconditions: [{{kind: element_visible}}]
+            postconditions: [{{kind: element_visible}}]
+    """, "SCHEMA", f"steps[0].{key}", "id: go", f"'{key}' is required (on the step or in the plan's `defaults`)")
+      for key, other in [("criticality", "timeout_ms: 1000"), ("timeout_ms", "criticality: normal")]),
+    # element_visible from defaults lands on a navigate step, which has no element target:
+    # reported at the condition in the defaults block (the only place the text has it).
+    case("merged-default-points-at-defaults", plan("""\
+        - id: open
+          kind: navigate
+          target: {type: url, url: /login}
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+    """, postconditions="[{kind: element_visible}]"), "CONDITION_TARGET", "steps[0].postconditions[0]",
+         "{kind: element_visible}", "element_visible needs args.target: this navigate step has no element target"),
+    case("schema-error-in-merged-default-is-reported-in-defaults", plan(GO, timeout_ms=-1),
+         "SCHEMA", "defaults.timeout_ms", "timeout_ms: ^-1", "input should be greater than 0"),
+]
+
+TIMEOUTS_AND_IDS = [
+    *(case(f"timeout_ms-{value}", plan(f"""\
+        - id: go
+          kind: click
+          target: {{type: css, selector: "#go"}}
+          timeout_ms: {value}
+    """), "SCHEMA", "steps[0].timeout_ms", f"timeout_ms: ^{value}", "input should be greater than 0") for value in ("0", "-5")),
+    case("duplicate-step-id", plan("""\
+        - {id: a, kind: click, target: {type: css, selector: "#a"}}
+        - {id: b, kind: click, target: {type: css, selector: "#b"}}
+        - {id: a, kind: click, target: {type: css, selector: "#c"}}
+    """), "UNIQUE_ID", "steps[2].id", 'a, kind: click, target: {type: css, selector: "#c"}', "step id 'a' is already used"),
+    case("duplicate-step-id-across-recovery", plan(GO) + recovery("""\
+        - {id: go, kind: click, target: {type: css, selector: .x}}
+    """), "UNIQUE_ID", "recovery.steps[0].id", "go, kind: click, target: {type: css, selector: .x}", "step id 'go' is already used"),
+    case("duplicate-step-id-within-recovery", plan(GO) + recovery("""\
+        - {id: r, kind: click, target: {type: css, selector: .x}}
+        - {id: r, kind: click, target: {type: css, selector: .y}}
+    """), "UNIQUE_ID", "recovery.steps[1].id", "r, kind: click, target: {type: css, selector: .y}", "step id 'r' is already used"),
+]
+
+TARGETS_AND_URLS = [
+    *(case(f"target-required-{kind}", plan(f"""\
+        - id: act
+          kind: {kind}
+          {extra}
+    """), "TARGET_REQUIRED", "steps[0].target", "id: act", f"'{kind}' needs a target (only assert and stop may omit it)")
+      for kind, extra in [("navigate", ""), *ACTING, ("wait_for", "")]),
+    *(case(f"url-target-only-for-navigate-{kind}", plan(f"""\
+        - id: act
+          kind: {kind}
+          target: {{type: url, url: /x}}
+    """), "URL_TARGET", "steps[0].target", "{type: url", "url targets are only for navigate") for kind in ("click", "assert", "wait_for")),
+    case("url-target-as-alternative", plan("""\
+        - id: act
+          kind: click
+          target:
+            - {type: css, selector: "#a"}
+            - {type: url, url: /x}
+    """), "URL_TARGET", "steps[0].target[1]", "{type: url", "url targets are only for navigate"),
+    *(case(f"navigate-needs-one-url-target-{label}", plan(f"""\
+        - id: open
+          kind: navigate
+          target: {target}
+    """), "URL_TARGET", "steps[0].target", "target: ^", "navigate takes a single {type: url} target") for label, target in [
+        ("css", '{type: css, selector: "#a"}'), ("two-urls", "[{type: url, url: /a}, {type: url, url: /b}]"),
+        ("list-of-one", "[{type: url, url: /a}]")]),
+    *(case(f"navigate-url-scheme-{label}", plan(f"""\
+        - id: open
+          kind: navigate
+          target: {{type: url, url: "{url}"}}
+    """), "URL", "steps[0].target.url", f'"{url}"', message) for label, url, message in [
+        ("javascript", "javascript:alert(1)", "scheme 'javascript' is not allowed; use http or https"),
+        ("file", "file:///etc/passwd", "scheme 'file' is not allowed; use http or https"),
+        ("data", "data:text/html,x", "scheme 'data' is not allowed; use http or https"),
+        ("scheme-relative", "//evil.example/x", "scheme-relative URLs ('//host') are not allowed")]),
+    *(case(f"base_url-not-absolute-http-{base}", VALID_PLAN.replace("base_url: http://127.0.0.1:8000", f"base_url: {base}"),
+           "URL", "base_url", f"base_url: ^{base}", "base_url must be an absolute http(s) URL")
+      for base in ("/relative", "ftp://example.com", "example.com")),
+]
+
+FRAMES_AND_CONDITION_TARGETS = [
+    case("frame-depth-two", plan("""\
+        - id: go
+          kind: click
+          target:
+            type: frame
+            selector: "#outer"
+            inner:
+              type: frame
+              selector: "#inner"
+              inner: {type: css, selector: button}
+    """), "FRAME_DEPTH", "steps[0].target.inner", "type: frame", "frames nest one level only", occurrence=2),
+    case("frame-depth-through-nth", plan("""\
+        - id: go
+          kind: click
+          metadata: {target_rationale: "second frame widget"}
+          target:
+            type: frame
+            selector: "#outer"
+            inner:
+              type: nth
+              index: 1
+              base: {type: frame, selector: "#inner", inner: {type: css, selector: button}}
+    """), "FRAME_DEPTH", "steps[0].target.inner.base", '{type: frame, selector: "#inner"', "frames nest one level only"),
+    case("frame-depth-in-condition-target", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - kind: element_visible
+              args:
+                target: {type: frame, selector: a, inner: {type: frame, selector: b, inner: {type: testid, id: x}}}
+    """), "FRAME_DEPTH", "steps[0].postconditions[0].args.target.inner", "{type: frame, selector: b", "frames nest one level only"),
+    *(case(f"{kind}-on-navigate-needs-a-target", plan(f"""\
+        - id: open
+          kind: navigate
+          target: {{type: url, url: /login}}
+          postconditions: [{cond}]
+    """), "CONDITION_TARGET", "steps[0].postconditions[0]", cond,
+         f"{kind} needs args.target: this navigate step has no element target")
+      for kind, cond in ELEMENT_CONDITIONS.items()),
+    *(case(f"element-condition-on-{kind}-needs-target", plan(f"""\
+        - id: end
+          kind: {kind}
+          preconditions: [{{kind: element_exists}}]
+    """), "CONDITION_TARGET", "steps[0].preconditions[0]", "{kind: element_exists}",
+         f"element_exists needs args.target: this {kind} step has no element target") for kind in ("assert", "stop")),
+    case("condition-target-cannot-be-a-url", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions: [{kind: element_visible, args: {target: [{type: url, url: /x}]}}]
+    """), "URL_TARGET", "steps[0].postconditions[0].args.target[0]", "{type: url",
+         "a condition's target cannot be a url (use url_is or url_matches)"),
+]
+
+REGEXES = [
+    case("url_matches", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - kind: url_matches
+              args: {pattern: "/dash(board"}
+    """), "REGEX", "steps[0].postconditions[0].args", "{pattern",
+         "invalid regular expression: missing ), unterminated subpattern at position 5"),
+    case("download-filename", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - kind: download_started
+              args: {filename: "[a-"}
+    """), "REGEX", "steps[0].postconditions[0].args", "{filename",
+         "invalid regular expression: unterminated character set at position 0"),
+    case("auth-signals", VALID_PLAN + 'auth_signals: {url_pattern: "(login", status: [401]}\n',
+         "REGEX", "auth_signals.url_pattern", '"(login"', "invalid regular expression: missing ), unterminated subpattern at position 0"),
+]
+
+INPUTS = [
+    *(case(f"{kind}-needs-value", plan(f"""\
+        - id: act
+          kind: {kind}
+          target: {{type: css, selector: "#a"}}
+    """), "INPUTS", "steps[0].value", "id: act", f"'{kind}' needs a value") for kind in ("fill", "select")),
+    *(case(f"{kind}-rejects-value", plan(f"""\
+        - id: act
+          kind: {kind}
+          target: {target}
+          {"file_ref: a.pdf" if kind == "upload" else ""}
+          value: hello
+    """), "INPUTS", "steps[0].value", "value: ^hello", f"'value' is not used by '{kind}' (only fill and select)")
+      for kind, target in [("navigate", "{type: url, url: /x}"), ("click", '{type: css, selector: "#a"}'),
+                           ("upload", '{type: css, selector: "#a"}'), ("wait_for", '{type: css, selector: "#a"}'),
+                           ("assert", '{type: css, selector: "#a"}')]),
+    case("stop-rejects-value", plan("""\
+        - id: end
+          kind: stop
+          value: hello
+    """), "INPUTS", "steps[0].value", "value: ^hello", "'value' is not used by 'stop' (only fill and select)"),
+    case("upload-needs-file_ref", plan("""\
+        - id: up
+          kind: upload
+          target: {type: css, selector: "input[type=file]"}
+    """), "INPUTS", "steps[0].file_ref", "id: up", "'upload' needs a file_ref"),
+    case("click-rejects-file_ref", plan("""\
+        - id: act
+          kind: click
+          target: {type: css, selector: "#a"}
+          file_ref: a.pdf
+    """), "INPUTS", "steps[0].file_ref", "file_ref: ^a.pdf", "'file_ref' is not used by 'click' (only upload)"),
+    *(case(f"file_ref-confined-{label}", plan(f"""\
+        - id: up
+          kind: upload
+          target: {{type: css, selector: "input[type=file]"}}
+          file_ref: {ref}
+    """), "PATH_CONFINEMENT", key_path, at, message) for label, ref, key_path, at, message in [
+        ("absolute", "/etc/passwd", "steps[0].file_ref", "/etc/passwd",
+         "absolute path '/etc/passwd' is not allowed; give a path relative to the root (uploads_root)"),
+        ("dotdot", "../x.pdf", "steps[0].file_ref", "../x.pdf", "'..' in '../x.pdf' is not allowed (uploads_root)"),
+        ("dotdot-in-list", "[ok.pdf, ../x.pdf]", "steps[0].file_ref[1]", "../x.pdf", "'..' in '../x.pdf' is not allowed (uploads_root)")]),
+]
+
+NAMES_AND_TAGS = [
+    *(case(f"plan-name-with-{label}", f"name: {name}\n" + BODY, "NAME", "name", name,
+           "a plan name cannot contain '::', brackets, control characters or surrounding spaces")
+      for label, name in [("colons", '"a::b"'), ("brackets", '"a[1]"'), ("spaces", '" padded "'), ("tab", '"tab\\there"')]),
+    *(case(f"reserved-tag-{tag}", "name: t\ntags: [smoke, " + tag + "]\n" + BODY, "TAG_NAME", "tags[1]", tag + "]",
+           f"'{tag}' is one of pytest's own markers and cannot be a plan tag")
+      for tag in ("skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings")),
+    *(case(f"bad-tag-format-{label}", "name: t\ntags:\n  - smoke\n  - " + tag + "\n" + BODY, "SCHEMA", "tags[1]", f"- ^{tag}",
+           f"'{tag.strip(chr(34))}' does not match the pattern ^[a-z][a-z0-9_]*$")
+      for label, tag in [("capital", "Smoke"), ("digit-first", "1st"), ("dash", "with-dash"), ("underscore-first", "_x"),
+                         ("empty", '""')]),
+]
+
+EXPECT_RECOVERY_POLICY = [
+    case("expect-step-must-exist", VALID_PLAN + "expect: {error_code: TARGET_NOT_FOUND, step: zz}\n",
+         "EXPECT", "expect.step", "zz}", "no step has id 'zz'"),
+    *(case(f"recovery-on-{code}", VALID_PLAN + textwrap.dedent(f"""\
+        recovery:
+          on_error:
+            - OVERLAY_BLOCKING
+            - {code}
+          steps:
+            - {{id: close, kind: click, target: {{type: css, selector: .x}}}}
+    """), "RECOVERY", "recovery.on_error[1]", f"- ^{code}", f"{code} cannot be recovered from")
+      for code in ("POLICY_HALT", "INVALID_ACTIONSPEC", "ACTION_CRITICAL_BLOCKED")),
+    case("recovery-step-cannot-stop", VALID_PLAN + recovery("- id: end\n  kind: stop\n"),
+         "RECOVERY", "recovery.steps[0].kind", "kind: ^stop", "recovery steps cannot stop the run"),
+    *(case(f"retry-on-{code}", VALID_PLAN + f"policy:\n  retry_on: [NAVIGATION_TIMEOUT, {code}]\n",
+           "POLICY", "policy.retry_on[1]", f"{code}]", f"{code} cannot be retried")
+      for code in ("INVALID_ACTIONSPEC", "POLICY_HALT", "ACTION_CRITICAL_BLOCKED")),
+]
+
+ALLOWLIST = [
+    case(f"entry-{host}", VALID_PLAN + f'allowlist:\n  - "{host}"\n', "SCHEMA", "allowlist[0]", f'"{host}"',
+         f"'{host}' does not match the pattern "
+         r"^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?$"
+         r"|^\[[0-9A-Fa-f:.]+\]$")
+    for host in ("http://example.com", "example.com:80", "example.com/path", "*example.com")
+]
 
 
-def test_u2_passing_everywhere(validate):
-    text = plan("""\
+def prefixed(prefix: str, cases: list) -> list:
+    return [pytest.param(*c.values, id=f"{prefix}-{c.id}") for c in cases]
+
+
+PROBLEMS = [
+    *prefixed("U1", U1), *prefixed("U2", U2), *prefixed("U3", U3), *prefixed("U4", U4), *prefixed("U5", U5),
+    *prefixed("defaults", DEFAULTS), *prefixed("ids", TIMEOUTS_AND_IDS), *prefixed("targets", TARGETS_AND_URLS),
+    *prefixed("frames", FRAMES_AND_CONDITION_TARGETS), *prefixed("regex", REGEXES), *prefixed("inputs", INPUTS),
+    *prefixed("names", NAMES_AND_TAGS), *prefixed("plan", EXPECT_RECOVERY_POLICY), *prefixed("allowlist", ALLOWLIST),
+]
+
+
+@pytest.mark.parametrize("expected", PROBLEMS)
+def test_the_plan_has_exactly_this_problem(validate, expected: Problem):
+    line, col = mark_at(expected.text, expected.at, expected.occurrence)
+    only(only_problems(validate(expected.text)), expected.rule, expected.key_path, line, col, expected.message)
+
+
+# ---------------------------------------------------------------------------
+# Plans with no problem
+
+VALID = [
+    *(pytest.param(plan(f"""\
+        - id: act
+          kind: {kind}
+          target: {{type: css, selector: "#x"}}
+          {extra}
+          postconditions: [{{kind: element_count_equals, args: {{count: 1}}}}]
+    """), id=f"U1-count-of-one-{kind}") for kind, extra in ACTING),
+    pytest.param(plan("""\
+        - id: act
+          kind: click
+          target: {type: css, selector: "#x"}
+          postconditions: [{kind: element_count_equals, args: {count: 3, target: {type: css, selector: li}}}]
+    """), id="U1-a-count-about-another-element"),
+    *(pytest.param(plan(f"""\
+        - id: check
+          kind: {kind}
+          target: {{type: css, selector: li}}
+          postconditions: [{{kind: element_count_equals, args: {{count: 3}}}}]
+    """), id=f"U1-not-for-{kind}") for kind in ("assert", "wait_for")),
+    *(pytest.param(plan(f"""\
+        - id: go
+          kind: click
+          target: {{type: {ttype}, text: Reports, {flag}}}
+    """), id=f"U2-{ttype}-{flag.replace(': true', '').replace(', ', '-')}")
+      for ttype in ("text", "label") for flag in ("exact: true", "normalize_ws: true", "exact: true, normalize_ws: true")),
+    pytest.param(plan("""\
         - id: go
           kind: click
           metadata: {target_rationale: "two identical links; the second is the footer one"}
@@ -203,77 +570,51 @@ def test_u2_passing_everywhere(validate):
             - {type: text, text: Go, exact: true}
           postconditions:
             - {kind: element_visible, args: {target: {type: label, text: Done, normalize_ws: true}}}
-    """)
+    """), id="U2-everywhere"),
+    pytest.param(plan("""\
+        - id: go
+          kind: click
+          target:
+            - {type: role, role: button, name: Go}
+            - {type: role, role: button, name: Go, exact: true}
+    """), id="U4-same-type-other-fields-is-no-repeat"),
+    *(pytest.param(plan(CRITICAL_PAY + f"  postconditions: [{{kind: host_in_allowlist}}, {cond}]\n"), id=f"U5-strong-{label}")
+      for label, cond in [
+          ("url_is", "{kind: url_is, args: {url: /done}}"),
+          ("url_matches", "{kind: url_matches, args: {pattern: /done$}}"),
+          ("download", "{kind: download_started}"),
+          ("download-filename", "{kind: download_started, args: {filename: '\\.pdf$'}}"),
+          ("upload", "{kind: upload_completed}"),
+          ("url_is-critical", "{kind: url_is, args: {url: /done}, severity: critical}"),
+          ("url_is-error", "{kind: url_is, args: {url: /done}, severity: error}"),
+          ("toast-critical", "{kind: toast_contains, args: {text: Paid}, severity: critical}"),
+          ("text-critical", "{kind: element_text_contains, args: {text: Paid}, severity: critical}"),
+      ]),
+    pytest.param(VALID_PLAN, id="U5-normal-step-needs-no-strong-postcondition"),
+    pytest.param(plan("""\
+        - id: open
+          kind: navigate
+          target: {type: url, url: /login}
+          postconditions: [{kind: element_visible, args: {target: {type: testid, id: form}}}]
+        - id: check
+          kind: assert
+          postconditions: [{kind: element_text_contains, args: {text: Hi, target: {type: testid, id: hello}}}]
+    """), id="condition-with-own-target-on-navigate-and-assert"),
+    *(pytest.param(plan(f"""\
+        - id: check
+          kind: assert
+          postconditions: [{cond}]
+    """), id=f"page-level-condition-{cond[7:-1]}") for cond in ("{kind: no_blocking_overlay}", "{kind: upload_completed}", "{kind: network_idle}")),
+]
+
+
+@pytest.mark.parametrize("text", VALID)
+def test_the_plan_is_valid(validate, text: str):
     only_valid(validate(text))
 
 
-def test_u2_in_recovery_step(validate):
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: close, kind: click, target: {type: text, text: Close}}
-    """)
-    only(only_problems(validate(text)), "U2", "recovery.steps[0].target", line_of(text, "id: close"))
-
-
 # ---------------------------------------------------------------------------
-# U3
-
-
-def test_u3_nth_needs_rationale(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: nth, index: 2, base: {type: css, selector: li}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U3", "steps[0].target", line_of(text, "type: nth"))
-    assert "metadata.target_rationale" in inv.problems[0].message
-
-
-@pytest.mark.parametrize("metadata", ['{target_rationale: ""}', '{target_rationale: "   "}', "{target_rationale: 3}", "{other: x}"])
-def test_u3_empty_or_non_text_rationale_does_not_count(validate, metadata):
-    text = plan(f"""\
-        - id: go
-          kind: click
-          metadata: {metadata}
-          target: {{type: nth, index: 2, base: {{type: css, selector: li}}}}
-    """)
-    only(only_problems(validate(text)), "U3", "steps[0].target", line_of(text, "type: nth"))
-
-
-def test_u3_nth_in_condition_target_needs_rationale(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions:
-            - {kind: element_visible, args: {target: {type: nth, index: 0, base: {type: css, selector: li}}}}
-    """)
-    only(
-        only_problems(validate(text)),
-        "U3",
-        "steps[0].postconditions[0].args.target",
-        line_of(text, "type: nth"),
-    )
-
-
-def test_u3_nth_base_cannot_be_nth(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          metadata: {target_rationale: "third row, second cell"}
-          target:
-            type: nth
-            index: 1
-            base: {type: nth, index: 2, base: {type: css, selector: td}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U3", "steps[0].target.base", line_of(text, "base: {type: nth"))
-    assert inv.problems[0].message == "an nth target's base must be a stable element target, not nth"
+# U3, U4: what a valid plan holds
 
 
 def test_u3_with_rationale_passes(validate):
@@ -287,10 +628,6 @@ def test_u3_with_rationale_passes(validate):
     target = valid.plan.steps[0].target
     assert isinstance(target, T.NthTarget) and target.index == 0
     assert isinstance(target.base, T.RoleTarget)
-
-
-# ---------------------------------------------------------------------------
-# U4
 
 
 def test_u4_alternatives_are_sorted_stably(validate):
@@ -329,15 +666,10 @@ def test_u4_composite_targets_rank_by_what_they_wrap(validate):
 
 
 def test_u4_recovery_alternatives_are_sorted(validate):
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - id: close
-              kind: click
-              target: [{type: css, selector: ".x"}, {type: testid, id: close}]
+    text = plan(GO) + recovery("""\
+        - id: close
+          kind: click
+          target: [{type: css, selector: ".x"}, {type: testid, id: close}]
     """)
     valid = only_valid(validate(text))
     assert [t.type for t in valid.plan.recovery.steps[0].target] == ["testid", "css"]
@@ -359,168 +691,8 @@ def test_u4_condition_target_alternatives_are_sorted(validate):
     assert [t.type for t in cond.args.target] == ["testid", "css"]
 
 
-def test_u4_repeated_alternative_is_rejected(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target:
-            - {type: css, selector: "#go"}
-            - {type: testid, id: go}
-            - {type: css, selector: "#go"}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U4", "steps[0].target[2]", line_of(text, 'selector: "#go"', 2))
-    assert inv.problems[0].message == "alternative 2 repeats alternative 0"
-
-
-def test_u4_repeated_alternative_in_condition_target(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions:
-            - kind: element_visible
-              args:
-                target:
-                  - {type: testid, id: done}
-                  - {type: testid, id: done}
-    """)
-    only(
-        only_problems(validate(text)),
-        "U4",
-        "steps[0].postconditions[0].args.target[1]",
-        line_of(text, "{type: testid, id: done}", 2),
-    )
-
-
-def test_u4_same_type_different_fields_is_not_a_repeat(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target:
-            - {type: role, role: button, name: Go}
-            - {type: role, role: button, name: Go, exact: true}
-    """)
-    only_valid(validate(text))
-
-
 # ---------------------------------------------------------------------------
-# U5
-
-
-def test_u5_critical_step_without_strong_postcondition(validate):
-    text = plan("""\
-        - id: pay
-          kind: click
-          criticality: critical
-          target: {type: css, selector: "#pay"}
-          postconditions: [{kind: toast_contains, args: {text: Paid}}]
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "U5", "steps[0].postconditions", line_of(text, "postconditions: [{kind: toast"))
-    assert "strong postcondition" in inv.problems[0].message
-
-
-def test_u5_critical_step_with_only_default_postconditions(validate):
-    # host_in_allowlist from defaults is not strong; the problem points at the defaults line.
-    text = plan("""\
-        - id: pay
-          kind: click
-          criticality: critical
-          target: {type: css, selector: "#pay"}
-    """)
-    only(only_problems(validate(text)), "U5", "steps[0].postconditions", line_of(text, "  postconditions: [{kind: host"))
-
-
-@pytest.mark.parametrize(
-    "cond",
-    [
-        "{kind: url_is, args: {url: /done}}",
-        "{kind: url_matches, args: {pattern: /done$}}",
-        "{kind: download_started}",
-        "{kind: download_started, args: {filename: '\\.pdf$'}}",
-        "{kind: upload_completed}",
-        "{kind: url_is, args: {url: /done}, severity: critical}",
-        "{kind: url_is, args: {url: /done}, severity: error}",
-        "{kind: toast_contains, args: {text: Paid}, severity: critical}",
-        "{kind: element_text_contains, args: {text: Paid}, severity: critical}",
-    ],
-)
-def test_u5_strong_postconditions_pass(validate, cond):
-    text = plan(f"""\
-        - id: pay
-          kind: click
-          criticality: critical
-          target: {{type: css, selector: "#pay"}}
-          postconditions: [{{kind: host_in_allowlist}}, {cond}]
-    """)
-    only_valid(validate(text))
-
-
-@pytest.mark.parametrize(
-    "cond",
-    [
-        "{kind: toast_contains, args: {text: Paid}}",
-        "{kind: toast_contains, args: {text: Paid}, severity: error}",
-        "{kind: element_text_contains, args: {text: Paid}}",
-        "{kind: element_text_contains, args: {text: Paid}, severity: warning}",
-        "{kind: url_is, args: {url: /done}, severity: warning}",
-        "{kind: url_matches, args: {pattern: done}, severity: warning}",
-        "{kind: download_started, severity: warning}",
-        "{kind: upload_completed, severity: warning}",
-        "{kind: element_visible, severity: critical}",
-        "{kind: title_contains, args: {text: Paid}, severity: critical}",
-    ],
-)
-def test_u5_weak_postconditions_fail(validate, cond):
-    text = plan(f"""\
-        - id: pay
-          kind: click
-          criticality: critical
-          target: {{type: css, selector: "#pay"}}
-          postconditions: [{cond}]
-    """)
-    only(only_problems(validate(text)), "U5", "steps[0].postconditions", line_of(text, "    postconditions: ["))
-
-
-def test_u5_strong_precondition_does_not_count(validate):
-    text = plan("""\
-        - id: pay
-          kind: click
-          criticality: critical
-          target: {type: css, selector: "#pay"}
-          preconditions: [{kind: url_is, args: {url: /cart}}]
-    """)
-    only(only_problems(validate(text)), "U5", "steps[0].postconditions", line_of(text, "  postconditions: [{kind: host"))
-
-
-def test_u5_criticality_from_defaults_and_recovery(validate):
-    head = HEAD.replace("criticality: normal", "criticality: critical")
-    text = plan("""\
-        - id: open
-          kind: navigate
-          target: {type: url, url: /login}
-          postconditions: [{kind: url_is, args: {url: /login}}]
-    """, head) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: close, kind: click, target: {type: css, selector: .x}}
-    """)
-    only(
-        only_problems(validate(text)),
-        "U5",
-        "recovery.steps[0].postconditions",
-        line_of(text, "  postconditions: [{kind: host"),
-    )
-
-
-def test_u5_normal_step_needs_no_strong_postcondition(validate):
-    only_valid(validate(VALID_PLAN))
-
-
-# ---------------------------------------------------------------------------
-# Defaults
+# Defaults, timeouts, ids
 
 
 def test_defaults_are_merged_into_steps_and_recovery_steps(validate):
@@ -533,18 +705,13 @@ def test_defaults_are_merged_into_steps_and_recovery_steps(validate):
           timeout_ms: 700
           preconditions: [{kind: element_visible}]
           postconditions: [{kind: url_is, args: {url: /x}}]
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: close, kind: click, target: {type: css, selector: .x}}
-    """)
+    """) + recovery("- {id: close, kind: click, target: {type: css, selector: .x}}\n")
     p = only_valid(validate(text)).plan
     go, own = p.steps
     close = p.recovery.steps[0]
     for step in (go, close):
         assert step.criticality == "normal"
-        assert step.timeout_ms == 5000
+        assert step.timeout_ms == 3000
         assert [c.kind for c in step.preconditions] == ["host_in_allowlist"]
         assert [c.kind for c in step.postconditions] == ["host_in_allowlist"]
     assert own.criticality == "critical"
@@ -553,130 +720,16 @@ def test_defaults_are_merged_into_steps_and_recovery_steps(validate):
     assert [c.kind for c in own.postconditions] == ["url_is"]
 
 
-@pytest.mark.parametrize("key", ["preconditions", "postconditions"])
-def test_empty_conditions_in_step_win_over_defaults(validate, key):
-    text = plan(f"""\
-        - id: go
-          kind: click
-          target: {{type: css, selector: "#go"}}
-          {key}: []
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "CONDITIONS_REQUIRED", f"steps[0].{key}", line_of(text, f"{key}: []"))
-    assert "must not be empty" in inv.problems[0].message
-
-
-def test_empty_conditions_in_recovery_step_win_over_defaults(validate):
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - id: close
-              kind: click
-              target: {type: css, selector: .x}
-              preconditions: []
-    """)
-    only(
-        only_problems(validate(text)),
-        "CONDITIONS_REQUIRED",
-        "recovery.steps[0].preconditions",
-        line_of(text, "preconditions: []"),
-    )
-
-
-def test_missing_conditions_without_defaults(validate):
-    text = """\
-        name: t
-        steps:
-          - id: go
-            kind: click
-            criticality: normal
-            timeout_ms: 1000
-            target: {type: css, selector: "#go"}
-            preconditions: [{kind: element_visible}]
-    """
-    inv = only_problems(validate(text))
-    only(inv, "CONDITIONS_REQUIRED", "steps[0].postconditions", line_of(text, "- id: go"))
-    assert "'postconditions' is required" in inv.problems[0].message
-
-
-@pytest.mark.parametrize("key", ["criticality", "timeout_ms"])
-def test_missing_defaultable_key_without_defaults_is_schema(validate, key):
-    keys = {"criticality": "criticality: normal", "timeout_ms": "timeout_ms: 1000"}
-    other = keys["timeout_ms" if key == "criticality" else "criticality"]
-    text = f"""\
-        name: t
-        steps:
-          - id: go
-            kind: click
-            {other}
-            target: {{type: css, selector: "#go"}}
-            preconditions: [{{kind: element_visible}}]
-            postconditions: [{{kind: element_visible}}]
-    """
-    inv = only_problems(validate(text))
-    only(inv, "SCHEMA", f"steps[0].{key}", line_of(text, "- id: go"))
-    assert f"'{key}' is required (on the step or in the plan's `defaults`)" in inv.problems[0].message
-
-
-def test_error_in_merged_default_points_at_defaults_line(validate):
-    # element_visible from defaults lands on a navigate step, which has no element target.
-    head = HEAD.replace("postconditions: [{kind: host_in_allowlist}]", "postconditions: [{kind: element_visible}]")
-    text = plan("""\
-        - id: open
-          kind: navigate
-          target: {type: url, url: /login}
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-    """, head)
-    inv = only_problems(validate(text))
-    line = line_of(text, "postconditions: [{kind: element_visible}]")
-    assert line == 7  # in the defaults block
-    only(inv, "CONDITION_TARGET", "steps[0].postconditions[0]", line)
-    assert inv.problems[0].mark.col == col_of(text, "{kind: element_visible}")
-
-
-def test_schema_error_in_merged_default_is_reported_in_defaults(validate):
-    head = HEAD.replace("timeout_ms: 5000", "timeout_ms: -1")
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """, head)
-    inv = only_problems(validate(text))
-    only(inv, "SCHEMA", "defaults.timeout_ms", line_of(text, "timeout_ms: -1"))
-
-
 def test_merged_default_regex_error_points_at_defaults(validate):
-    head = HEAD.replace("postconditions: [{kind: host_in_allowlist}]", 'postconditions: [{kind: url_matches, args: {pattern: "(x"}}]')
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-        - {id: go2, kind: click, target: {type: css, selector: "#go2"}}
-    """, head)
+    text = plan(GO + '- {id: go2, kind: click, target: {type: css, selector: "#go2"}}\n',
+                postconditions='[{kind: url_matches, args: {pattern: "(x"}}]')
     inv = only_problems(validate(text))
-    line = line_of(text, 'pattern: "(x"')
-    assert triples(inv) == [
-        ("REGEX", "steps[0].postconditions[0].args", line),
-        ("REGEX", "steps[1].postconditions[0].args", line),
+    line, col = mark_at(text, '{pattern: "(x"}')
+    message = "invalid regular expression: missing ), unterminated subpattern at position 0"
+    assert [(p.rule, p.key_path, p.mark.line, p.mark.col, p.message) for p in inv.problems] == [
+        ("REGEX", "steps[0].postconditions[0].args", line, col, message),
+        ("REGEX", "steps[1].postconditions[0].args", line, col, message),
     ]
-
-
-# ---------------------------------------------------------------------------
-# timeout_ms
-
-
-@pytest.mark.parametrize("value", ["0", "-5"])
-def test_timeout_ms_must_be_positive(validate, value):
-    text = plan(f"""\
-        - id: go
-          kind: click
-          target: {{type: css, selector: "#go"}}
-          timeout_ms: {value}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "SCHEMA", "steps[0].timeout_ms", line_of(text, f"timeout_ms: {value}"))
-    assert "greater than 0" in inv.problems[0].message
 
 
 def test_timeout_ms_of_one_is_valid(validate):
@@ -689,58 +742,13 @@ def test_timeout_ms_of_one_is_valid(validate):
     assert only_valid(validate(text)).plan.steps[0].timeout_ms == 1
 
 
-# ---------------------------------------------------------------------------
-# Unique step ids
-
-
-def test_duplicate_step_id(validate):
-    text = plan("""\
-        - {id: a, kind: click, target: {type: css, selector: "#a"}}
-        - {id: b, kind: click, target: {type: css, selector: "#b"}}
-        - {id: a, kind: click, target: {type: css, selector: "#c"}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "UNIQUE_ID", "steps[2].id", line_of(text, "#c"))
-    assert inv.problems[0].message == "step id 'a' is already used"
-
-
-def test_duplicate_step_id_across_recovery(validate):
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: go, kind: click, target: {type: css, selector: .x}}
-    """)
-    only(only_problems(validate(text)), "UNIQUE_ID", "recovery.steps[0].id", line_of(text, ".x"))
-
-
-def test_duplicate_step_id_within_recovery(validate):
-    text = plan("""\
-        - {id: go, kind: click, target: {type: css, selector: "#go"}}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: r, kind: click, target: {type: css, selector: .x}}
-            - {id: r, kind: click, target: {type: css, selector: .y}}
-    """)
-    only(only_problems(validate(text)), "UNIQUE_ID", "recovery.steps[1].id", line_of(text, ".y"))
-
-
 def test_step_marks_cover_steps_and_recovery_steps(validate):
     text = plan("""\
         - {id: go, kind: click, target: {type: css, selector: "#go"}}
         - id: two
           kind: click
           target: {type: css, selector: "#two"}
-    """) + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: r, kind: click, target: {type: css, selector: .x}}
-    """)
+    """) + recovery("- {id: r, kind: click, target: {type: css, selector: .x}}\n")
     marks = only_valid(validate(text)).source.step_marks
     assert marks["go"].line == line_of(text, "id: go")
     assert marks["two"].line == line_of(text, "id: two")
@@ -748,22 +756,7 @@ def test_step_marks_cover_steps_and_recovery_steps(validate):
 
 
 # ---------------------------------------------------------------------------
-# Targets required / url targets
-
-
-@pytest.mark.parametrize(
-    ("kind", "extra"),
-    [("navigate", ""), ("click", ""), ("fill", "value: x"), ("select", "value: x"), ("upload", "file_ref: a.pdf"), ("wait_for", "")],
-)
-def test_target_required(validate, kind, extra):
-    text = plan(f"""\
-        - id: act
-          kind: {kind}
-          {extra}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "TARGET_REQUIRED", "steps[0].target", line_of(text, "id: act"))
-    assert inv.problems[0].message == f"'{kind}' needs a target (only assert and stop may omit it)"
+# Targets and URLs
 
 
 def test_assert_and_stop_need_no_target(validate):
@@ -775,30 +768,8 @@ def test_assert_and_stop_need_no_target(validate):
     assert p.steps[0].target is None and p.steps[1].target is None
 
 
-@pytest.mark.parametrize("kind", ["click", "assert", "wait_for"])
-def test_url_target_only_for_navigate(validate, kind):
-    text = plan(f"""\
-        - id: act
-          kind: {kind}
-          target: {{type: url, url: /x}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "URL_TARGET", "steps[0].target", line_of(text, "type: url"))
-    assert inv.problems[0].message == "url targets are only for navigate"
-
-
-def test_url_target_as_alternative_is_rejected(validate):
-    text = plan("""\
-        - id: act
-          kind: click
-          target:
-            - {type: css, selector: "#a"}
-            - {type: url, url: /x}
-    """)
-    only(only_problems(validate(text)), "URL_TARGET", "steps[0].target[1]", line_of(text, "type: url"))
-
-
-def test_url_target_as_frame_inner_is_rejected(validate):
+def test_url_target_as_frame_inner_is_rejected_twice(validate):
+    # Reported as a url target outside navigate, and as a frame's inner: both at the inner target.
     text = plan("""\
         - id: act
           kind: click
@@ -808,39 +779,11 @@ def test_url_target_as_frame_inner_is_rejected(validate):
             inner: {type: url, url: /x}
     """)
     inv = only_problems(validate(text))
-    # Reported once as a url target outside navigate, once as a frame's inner.
-    assert {(p.rule, p.key_path, p.mark.line) for p in inv.problems} == {
-        ("URL_TARGET", "steps[0].target.inner", line_of(text, "inner:")),
-    }
-
-
-@pytest.mark.parametrize(
-    "target",
-    [
-        '{type: css, selector: "#a"}',
-        '[{type: url, url: /a}, {type: url, url: /b}]',
-        '[{type: url, url: /a}]',
-    ],
-)
-def test_navigate_needs_single_url_target(validate, target):
-    text = plan(f"""\
-        - id: open
-          kind: navigate
-          target: {target}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "URL_TARGET", "steps[0].target", line_of(text, "target:"))
-    assert inv.problems[0].message == "navigate takes a single {type: url} target"
-
-
-@pytest.mark.parametrize("url", ["javascript:alert(1)", "file:///etc/passwd", "data:text/html,x", "//evil.example/x"])
-def test_navigate_url_scheme(validate, url):
-    text = plan(f"""\
-        - id: open
-          kind: navigate
-          target: {{type: url, url: "{url}"}}
-    """)
-    only(only_problems(validate(text)), "URL", "steps[0].target.url", line_of(text, "type: url"))
+    line, col = mark_at(text, "{type: url")
+    assert [(p.rule, p.key_path, p.mark.line, p.mark.col, p.message) for p in inv.problems] == [
+        ("URL_TARGET", "steps[0].target.inner", line, col, "url targets are only for navigate"),
+        ("URL_TARGET", "steps[0].target.inner", line, col, "a frame's inner target cannot be a url"),
+    ]
 
 
 def test_absolute_navigate_url_needs_no_base_url(validate):
@@ -855,68 +798,6 @@ def test_absolute_navigate_url_needs_no_base_url(validate):
     assert valid.plan.base_url is None and valid.plan.steps[0].target.url == "https://example.com/login"
 
 
-@pytest.mark.parametrize("base", ["/relative", "ftp://example.com", "example.com"])
-def test_plan_base_url_must_be_absolute_http(validate, base):
-    text = VALID_PLAN.replace("base_url: http://127.0.0.1:8000", f"base_url: {base}")
-    inv = only_problems(validate(text))
-    only(inv, "URL", "base_url", 2)
-
-
-# ---------------------------------------------------------------------------
-# Frames
-
-
-def test_frame_depth_two_is_rejected(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target:
-            type: frame
-            selector: "#outer"
-            inner:
-              type: frame
-              selector: "#inner"
-              inner: {type: css, selector: button}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "FRAME_DEPTH", "steps[0].target.inner", line_of(text, "type: frame", 2))
-    assert inv.problems[0].message == "frames nest one level only"
-
-
-def test_frame_depth_through_nth_is_rejected(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          metadata: {target_rationale: "second frame widget"}
-          target:
-            type: frame
-            selector: "#outer"
-            inner:
-              type: nth
-              index: 1
-              base: {type: frame, selector: "#inner", inner: {type: css, selector: button}}
-    """)
-    only(only_problems(validate(text)), "FRAME_DEPTH", "steps[0].target.inner.base", line_of(text, "base: {type: frame"))
-
-
-def test_frame_depth_in_condition_target(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions:
-            - kind: element_visible
-              args:
-                target: {type: frame, selector: a, inner: {type: frame, selector: b, inner: {type: testid, id: x}}}
-    """)
-    only(
-        only_problems(validate(text)),
-        "FRAME_DEPTH",
-        "steps[0].postconditions[0].args.target.inner",
-        line_of(text, "target: {type: frame"),
-    )
-
-
 def test_one_frame_level_is_fine(validate):
     text = plan("""\
         - id: go
@@ -928,115 +809,7 @@ def test_one_frame_level_is_fine(validate):
 
 
 # ---------------------------------------------------------------------------
-# Condition targets
-
-
-@pytest.mark.parametrize(
-    "cond",
-    [
-        "{kind: element_exists}",
-        "{kind: element_visible}",
-        "{kind: element_enabled}",
-        "{kind: element_clickable}",
-        "{kind: element_count_equals, args: {count: 1}}",
-        "{kind: element_text_contains, args: {text: x}}",
-        "{kind: element_attr_equals, args: {attr: id, value: x}}",
-        "{kind: element_value_equals, args: {value: x}}",
-    ],
-)
-def test_element_condition_on_navigate_needs_target(validate, cond):
-    text = plan(f"""\
-        - id: open
-          kind: navigate
-          target: {{type: url, url: /login}}
-          postconditions: [{cond}]
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "CONDITION_TARGET", "steps[0].postconditions[0]", line_of(text, "    postconditions: ["))
-    assert "this navigate step has no element target" in inv.problems[0].message
-
-
-@pytest.mark.parametrize("kind", ["assert", "stop"])
-def test_element_condition_on_targetless_step_needs_target(validate, kind):
-    text = plan(f"""\
-        - id: end
-          kind: {kind}
-          preconditions: [{{kind: element_exists}}]
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "CONDITION_TARGET", "steps[0].preconditions[0]", line_of(text, "    preconditions: ["))
-    assert f"this {kind} step has no element target" in inv.problems[0].message
-
-
-def test_element_condition_with_own_target_is_fine_on_navigate_and_assert(validate):
-    text = plan("""\
-        - id: open
-          kind: navigate
-          target: {type: url, url: /login}
-          postconditions: [{kind: element_visible, args: {target: {type: testid, id: form}}}]
-        - id: check
-          kind: assert
-          postconditions: [{kind: element_text_contains, args: {text: Hi, target: {type: testid, id: hello}}}]
-    """)
-    only_valid(validate(text))
-
-
-@pytest.mark.parametrize("cond", ["{kind: no_blocking_overlay}", "{kind: upload_completed}", "{kind: network_idle}"])
-def test_page_level_conditions_need_no_target(validate, cond):
-    text = plan(f"""\
-        - id: check
-          kind: assert
-          postconditions: [{cond}]
-    """)
-    only_valid(validate(text))
-
-
-def test_element_condition_with_url_target_is_rejected(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions: [{kind: element_visible, args: {target: [{type: url, url: /x}]}}]
-    """)
-    inv = only_problems(validate(text))
-    assert ("URL_TARGET", "steps[0].postconditions[0].args.target[0]", line_of(text, "type: url")) in triples(inv)
-
-
-# ---------------------------------------------------------------------------
-# Regular expressions
-
-
-def test_invalid_regex_in_url_matches(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions:
-            - kind: url_matches
-              args: {pattern: "/dash(board"}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "REGEX", "steps[0].postconditions[0].args", line_of(text, "args: {pattern"))
-    assert inv.problems[0].message.startswith("invalid regular expression: ")
-
-
-def test_invalid_regex_in_download_filename(validate):
-    text = plan("""\
-        - id: go
-          kind: click
-          target: {type: css, selector: "#go"}
-          postconditions:
-            - kind: download_started
-              args: {filename: "[a-"}
-    """)
-    only(only_problems(validate(text)), "REGEX", "steps[0].postconditions[0].args", line_of(text, "args: {filename"))
-
-
-def test_invalid_regex_in_auth_signals(validate):
-    text = VALID_PLAN + 'auth_signals: {url_pattern: "(login", status: [401]}\n'
-    inv = only_problems(validate(text))
-    only(inv, "REGEX", "auth_signals.url_pattern", line_of(text, "auth_signals:"))
-    assert inv.problems[0].mark.col == col_of(text, '"(login"')
+# Regular expressions, inputs
 
 
 def test_valid_regexes_pass(validate):
@@ -1053,22 +826,6 @@ def test_valid_regexes_pass(validate):
     assert valid.plan.auth_signals.url_pattern == "/login\\?expired"
 
 
-# ---------------------------------------------------------------------------
-# Inputs by kind
-
-
-@pytest.mark.parametrize("kind", ["fill", "select"])
-def test_fill_and_select_need_value(validate, kind):
-    text = plan(f"""\
-        - id: act
-          kind: {kind}
-          target: {{type: css, selector: "#a"}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "INPUTS", "steps[0].value", line_of(text, "id: act"))
-    assert inv.problems[0].message == f"'{kind}' needs a value"
-
-
 @pytest.mark.parametrize("kind", ["fill", "select"])
 def test_fill_and_select_accept_empty_string_value(validate, kind):
     text = plan(f"""\
@@ -1080,104 +837,19 @@ def test_fill_and_select_accept_empty_string_value(validate, kind):
     assert only_valid(validate(text)).plan.steps[0].value == ""
 
 
-@pytest.mark.parametrize(
-    ("kind", "target"),
-    [
-        ("navigate", "{type: url, url: /x}"),
-        ("click", '{type: css, selector: "#a"}'),
-        ("upload", '{type: css, selector: "#a"}'),
-        ("wait_for", '{type: css, selector: "#a"}'),
-        ("assert", '{type: css, selector: "#a"}'),
-    ],
-)
-def test_other_kinds_reject_value(validate, kind, target):
-    extra = "file_ref: a.pdf" if kind == "upload" else ""
-    text = plan(f"""\
-        - id: act
-          kind: {kind}
-          target: {target}
-          {extra}
-          value: hello
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "INPUTS", "steps[0].value", line_of(text, "value: hello"))
-    assert inv.problems[0].message == f"'value' is not used by '{kind}' (only fill and select)"
-
-
-def test_stop_rejects_value(validate):
-    text = plan("""\
-        - id: end
-          kind: stop
-          value: hello
-    """)
-    only(only_problems(validate(text)), "INPUTS", "steps[0].value", line_of(text, "value: hello"))
-
-
-def test_upload_needs_file_ref(validate):
-    text = plan("""\
-        - id: up
-          kind: upload
-          target: {type: css, selector: "input[type=file]"}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "INPUTS", "steps[0].file_ref", line_of(text, "id: up"))
-    assert inv.problems[0].message == "'upload' needs a file_ref"
-
-
-@pytest.mark.parametrize("ref", ["docs/invoice.pdf", "[a.pdf, b.pdf]"])
-def test_upload_with_file_ref(validate, ref):
+@pytest.mark.parametrize("ref, refs", [("docs/invoice.pdf", ["docs/invoice.pdf"]), ("[a.pdf, b.pdf]", ["a.pdf", "b.pdf"])])
+def test_upload_with_file_ref(validate, ref, refs):
     text = plan(f"""\
         - id: up
           kind: upload
           target: {{type: css, selector: "input[type=file]"}}
           file_ref: {ref}
     """)
-    step = only_valid(validate(text)).plan.steps[0]
-    assert step.file_refs in (["docs/invoice.pdf"], ["a.pdf", "b.pdf"])
-
-
-def test_other_kinds_reject_file_ref(validate):
-    text = plan("""\
-        - id: act
-          kind: click
-          target: {type: css, selector: "#a"}
-          file_ref: a.pdf
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "INPUTS", "steps[0].file_ref", line_of(text, "file_ref: a.pdf"))
-    assert inv.problems[0].message == "'file_ref' is not used by 'click' (only upload)"
-
-
-@pytest.mark.parametrize(
-    ("ref", "key_path", "needle"),
-    [
-        ("/etc/passwd", "steps[0].file_ref", "absolute path"),
-        ("../x.pdf", "steps[0].file_ref", "'..'"),
-        ("[ok.pdf, ../x.pdf]", "steps[0].file_ref[1]", "'..'"),
-    ],
-)
-def test_upload_file_ref_is_confined(validate, ref, key_path, needle):
-    text = plan(f"""\
-        - id: up
-          kind: upload
-          target: {{type: css, selector: "input[type=file]"}}
-          file_ref: {ref}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "PATH_CONFINEMENT", key_path, line_of(text, "file_ref:"))
-    assert needle in inv.problems[0].message
+    assert only_valid(validate(text)).plan.steps[0].file_refs == refs
 
 
 # ---------------------------------------------------------------------------
 # Plan names, tags
-
-
-BODY = """\
-base_url: http://127.0.0.1:8000
-defaults: {criticality: normal, timeout_ms: 5000, preconditions: [{kind: host_in_allowlist}], postconditions: [{kind: host_in_allowlist}]}
-steps:
-  - {id: go, kind: click, target: {type: css, selector: "#go"}}
-"""
 
 
 def test_duplicate_plan_names_in_one_file(validate):
@@ -1220,29 +892,14 @@ def test_distinct_plan_names_in_one_file(validate):
     assert all(isinstance(r, ValidPlan) for r in results)
 
 
-@pytest.mark.parametrize("name", ['"a::b"', '"a[1]"', '" padded "', '"tab\\there"'])
-def test_plan_name_that_breaks_node_ids(validate, name):
-    text = f"name: {name}\n" + BODY
-    inv = only_problems(validate(text))
-    only(inv, "NAME", "name", 1)
-    assert inv.name == "p"  # the file's stem
+@pytest.mark.parametrize("name", ['"a::b"', '"a[1]"', '" padded "', '"tab\\there"'], ids=["colons", "brackets", "spaces", "tab"])
+def test_a_plan_whose_name_is_refused_is_named_after_its_file(validate, name):
+    assert only_problems(validate(f"name: {name}\n" + BODY)).name == "p"  # the file's stem
 
 
 @pytest.mark.parametrize("tag", ["skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings"])
-def test_reserved_tags(validate, tag):
-    text = "name: t\ntags: [smoke, " + tag + "]\n" + BODY
-    inv = only_problems(validate(text))
-    only(inv, "TAG_NAME", "tags[1]", 2)
-    assert inv.problems[0].mark.col == col_of(text, tag + "]")
-    assert inv.tags == ("smoke",)
-
-
-@pytest.mark.parametrize("tag", ["Smoke", "1st", "with-dash", "_x", '""'])
-def test_bad_tag_format(validate, tag):
-    text = "name: t\ntags:\n  - smoke\n  - " + tag + "\n" + BODY
-    inv = only_problems(validate(text))
-    only(inv, "SCHEMA", "tags[1]", 4)
-    assert "does not match the pattern" in inv.problems[0].message
+def test_a_reserved_tag_is_left_out_and_the_others_kept(validate, tag):
+    assert only_problems(validate("name: t\ntags: [smoke, " + tag + "]\n" + BODY)).tags == ("smoke",)
 
 
 def test_good_tags(validate):
@@ -1254,62 +911,17 @@ def test_good_tags(validate):
 # expect, recovery, policy
 
 
-def test_expect_step_must_exist(validate):
-    text = VALID_PLAN + "expect: {error_code: TARGET_NOT_FOUND, step: zz}\n"
-    inv = only_problems(validate(text))
-    only(inv, "EXPECT", "expect.step", line_of(text, "expect:"))
-    assert inv.problems[0].message == "no step has id 'zz'"
-
-
 def test_expect_step_may_name_a_recovery_step(validate):
-    text = VALID_PLAN + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - {id: close, kind: click, target: {type: css, selector: .x}}
-        expect: {error_code: TARGET_NOT_FOUND, step: close}
-    """)
+    text = VALID_PLAN + recovery("- {id: close, kind: click, target: {type: css, selector: .x}}\n") + \
+        "expect: {error_code: TARGET_NOT_FOUND, step: close}\n"
     valid = only_valid(validate(text))
     assert valid.plan.expect.step == "close"
 
 
 def test_expect_step_existing(validate):
     text = VALID_PLAN + "expect: {error_code: TARGET_NOT_FOUND, step: go}\n"
-    assert only_valid(validate(text)).plan.expect.error_code == "TARGET_NOT_FOUND"
-
-
-@pytest.mark.parametrize("code", ["POLICY_HALT", "INVALID_ACTIONSPEC", "ACTION_CRITICAL_BLOCKED"])
-def test_recovery_on_unrecoverable_code(validate, code):
-    text = VALID_PLAN + textwrap.dedent(f"""\
-        recovery:
-          on_error:
-            - OVERLAY_BLOCKING
-            - {code}
-          steps:
-            - {{id: close, kind: click, target: {{type: css, selector: .x}}}}
-    """)
-    inv = only_problems(validate(text))
-    only(inv, "RECOVERY", "recovery.on_error[1]", line_of(text, f"- {code}"))
-    assert inv.problems[0].message == f"{code} cannot be recovered from"
-
-
-def test_recovery_step_cannot_stop(validate):
-    text = VALID_PLAN + textwrap.dedent("""\
-        recovery:
-          on_error: [OVERLAY_BLOCKING]
-          steps:
-            - id: end
-              kind: stop
-    """)
-    only(only_problems(validate(text)), "RECOVERY", "recovery.steps[0].kind", line_of(text, "kind: stop"))
-
-
-@pytest.mark.parametrize("code", ["INVALID_ACTIONSPEC", "POLICY_HALT", "ACTION_CRITICAL_BLOCKED"])
-def test_policy_retry_on_unretryable_code(validate, code):
-    text = VALID_PLAN + f"policy:\n  retry_on: [NAVIGATION_TIMEOUT, {code}]\n"
-    inv = only_problems(validate(text))
-    only(inv, "POLICY", "policy.retry_on[1]", line_of(text, "retry_on:"))
-    assert inv.problems[0].message == f"{code} cannot be retried"
+    expect = only_valid(validate(text)).plan.expect
+    assert (expect.error_code, expect.step) == ("TARGET_NOT_FOUND", "go")
 
 
 def test_policy_overrides_and_defaults(validate):
@@ -1331,16 +943,6 @@ def test_policy_defaults_when_absent(validate):
 
 
 # ---------------------------------------------------------------------------
-# Allowlist
-
-
-@pytest.mark.parametrize("host", ["http://example.com", "example.com:80", "example.com/path", "*example.com"])
-def test_allowlist_entries_are_hosts(validate, host):
-    text = VALID_PLAN + f'allowlist:\n  - "{host}"\n'
-    only(only_problems(validate(text)), "SCHEMA", "allowlist[0]", line_of(text, host))
-
-
-# ---------------------------------------------------------------------------
 # validate_action_spec uses the same rules
 
 
@@ -1356,7 +958,8 @@ def test_validate_action_spec_applies_context_rules():
     }
     problems = validate_action_spec(raw)
     assert isinstance(problems, list)
-    assert sorted((p.rule, p.key_path) for p in problems) == [("U2", "target"), ("U5", "postconditions")]
+    assert sorted((p.rule, p.key_path, p.message) for p in problems) == [
+        ("U2", "target", U2_MESSAGE.format("text")), ("U5", "postconditions", U5_MESSAGE)]
 
 
 def test_validate_action_spec_sorts_alternatives():

@@ -12,7 +12,7 @@ from pytest_cometlocal.contract.validator import ValidationContext, validate_pat
 from pytest_cometlocal.executor.redaction import Redactor
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.executor.storage import StorageStates, state_values
-from tests.conftest import only_problems, only_valid
+from tests.support import only_problems, only_valid
 
 CONFIG = """\
 base_url: http://127.0.0.1:9000
