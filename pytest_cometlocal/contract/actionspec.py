@@ -9,7 +9,7 @@ secret values.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BeforeValidator, Field
 
@@ -19,7 +19,7 @@ from .conditions import Condition
 from .targets import TargetSpec
 
 ActionKind = Literal["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
-ACTION_KINDS: tuple[str, ...] = ("navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop")
+ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"})
 TARGETLESS_KINDS = frozenset({"assert", "stop"})
 # U1: actions that need exactly one element.
@@ -53,8 +53,10 @@ class ActionSpec(ContractModel):
     timeout_ms: Annotated[int, Field(gt=0, le=3_600_000)]
     value: InputText | None = None
     file_ref: Annotated[str, Field(min_length=1)] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
-    tags: list[TagName] = []
-    metadata: dict[str, Any] = {}
+    # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
+    # step it validates; the schema still shows the empty default.
+    tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
+    metadata: dict[str, Any] = Field(default_factory=dict, json_schema_extra={"default": {}})
 
     @property
     def alternatives(self) -> list:

@@ -304,24 +304,13 @@ class GroupExpander:
         nodes: list[Any] = []
         for node in expanded:
             if isinstance(defaults, YDict):
-                merged = merge_defaults(node, defaults)
-                if merged is not node:
-                    self._replace(node, merged)
-                    node = merged
+                merge_defaults(node, defaults)
             if isinstance(node, YDict) and isinstance(node.get("id"), str):
                 node["id"] = f"{prefix}.{node['id']}"
             nodes.append(node)
         if save is not None and nodes:
             self.result.saves.append((nodes[-1], save))
         return nodes
-
-    def _replace(self, old: Any, new: Any) -> None:
-        """Keep the bookkeeping of a step node that defaults replaced with a copy."""
-        res = self.result
-        if id(old) in res.group_paths:
-            res.group_paths[id(new)] = res.group_paths.pop(id(old))
-        res.group_nodes = [new if n is old else n for n in res.group_nodes]
-        res.saves = [(new if n is old else n, s) for n, s in res.saves]
 
     def _merge_secrets(self, group: YDict) -> bool:
         try:

@@ -35,10 +35,10 @@ from yaml.events import (
     SequenceStartEvent,
 )
 
-try:  # libyaml's C parser: same events, about ten times faster.
-    from yaml._yaml import CParser as _Parser  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - pure-Python fallback
-    from yaml import SafeLoader as _Parser  # type: ignore[assignment]
+# libyaml's C parser through PyYAML's public C loader (only its event API is
+# used, never its constructors): same events as the pure-Python parser, about
+# ten times faster.
+_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 from .problems import Mark, Problem, SourceMark
 
@@ -74,16 +74,32 @@ class YamlError(Exception):
         self.problem = problem
 
 
+class MarkMap(dict):
+    """Where a mapping's keys (or values) start, by key.
+
+    A key without a recorded position falls back to the mapping's own: a tree
+    loaded without per-key positions (see ``load_documents(positions=False)``)
+    or a mapping merged from several still answers every lookup.
+    """
+
+    __slots__ = ("default",)
+
+    def __init__(self, default: Mark):
+        self.default = default
+
+    def __missing__(self, key: str) -> Mark:
+        return self.default
+
+
 class YDict(dict):
     """A mapping that knows where it and each of its keys and values start."""
 
     __slots__ = ("mark", "key_marks", "value_marks")
 
     def __init__(self, mark: Mark):
-        super().__init__()
         self.mark = mark
-        self.key_marks: dict[str, Mark] = {}
-        self.value_marks: dict[str, Mark] = {}
+        self.key_marks = MarkMap(mark)
+        self.value_marks = MarkMap(mark)
 
 
 class YList(list):
@@ -118,8 +134,8 @@ def copy_tree(node: Any, file: str | None = None, via: tuple[str, ...] = ()) -> 
             out = YDict(conv(n.mark))
             for k, v in n.items():
                 out[k] = copy(v)
-            out.key_marks = {k: conv(m) for k, m in n.key_marks.items()}
-            out.value_marks = {k: conv(m) for k, m in n.value_marks.items()}
+            out.key_marks.update({k: conv(m) for k, m in n.key_marks.items()})
+            out.value_marks.update({k: conv(m) for k, m in n.value_marks.items()})
             return out
         if type(n) is YList:
             out_l = YList(conv(n.mark))
@@ -205,8 +221,9 @@ def _implicit_tag(value: str) -> str:
 class _Builder:
     """Turns one document's events into YDict/YList/scalars, with budgets."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, positions: bool = True):
         self.path = path
+        self.positions = positions
         self.anchors: dict[str, tuple[Any, int]] = {}
         self.expanded = 0
 
@@ -238,8 +255,11 @@ class _Builder:
         limit rather than a Python recursion error. This loop runs once per
         YAML event of every plan, so it is written for speed: class identity
         checks, keys taken as text without resolution, locals for hot names.
+        Without ``positions``, keys and values of nested mappings get no
+        position of their own (the error path loads the file again with them).
         """
         anchors = self.anchors
+        positions = self.positions
         new_mark = tuple.__new__
         not_special = _NOT_SPECIAL_START
         limit = MAX_EXPANDED_NODES
@@ -251,6 +271,8 @@ class _Builder:
             cls = type(event)
             if cls is MappingEndEvent or cls is SequenceEndEvent:
                 mark = None
+            elif not positions and cls is ScalarEvent and len(stack) > 1 and type(stack[-1][0]) is YDict:
+                mark = None
             else:
                 sm = event.start_mark
                 mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
@@ -258,7 +280,7 @@ class _Builder:
             if cls is ScalarEvent:
                 frame = stack[-1] if stack else None
                 expanded += 1
-                if frame is not None and frame[3] is None and type(frame[0]) is YDict:
+                if frame is not None and frame[2] is None and type(frame[0]) is YDict:
                     # A mapping key: always the text as written ("1:" is the key "1").
                     tag = event.tag
                     if tag is not None and tag != "!" and tag != _CORE + "str":
@@ -297,7 +319,7 @@ class _Builder:
                     self._check_tag(event.tag, mark, "map" if is_map else "seq")
                 if len(stack) >= MAX_DEPTH:
                     raise self.fail(mark, f"nesting deeper than {MAX_DEPTH} levels")
-                if stack and stack[-1][3] is None and type(stack[-1][0]) is YDict:
+                if stack and stack[-1][2] is None and type(stack[-1][0]) is YDict:
                     raise self.fail(mark, "mapping keys must be plain scalars")
                 container = YDict(mark) if is_map else YList(mark)
                 stack.append([container, 1, None, None, event.anchor, mark])
@@ -308,7 +330,7 @@ class _Builder:
                 if anchor:
                     anchors[anchor] = (value, size)
             elif cls is AliasEvent:
-                if stack and stack[-1][3] is None and type(stack[-1][0]) is YDict:
+                if stack and stack[-1][2] is None and type(stack[-1][0]) is YDict:
                     raise self.fail(mark, "mapping keys must be plain scalars")
                 if event.anchor not in anchors:
                     raise self.fail(mark, f"alias *{event.anchor} has no anchor before it")
@@ -332,8 +354,9 @@ class _Builder:
             else:
                 key = frame[2]
                 parent[key] = value
-                parent.key_marks[key] = frame[3]
-                parent.value_marks[key] = mark
+                if positions or len(stack) == 1:
+                    parent.key_marks[key] = frame[3]
+                    parent.value_marks[key] = mark
                 frame[2] = frame[3] = None
 
 
@@ -345,10 +368,14 @@ def _problem_from_yaml_error(path: str, exc: yaml.YAMLError) -> Problem:
     return Problem(path, where, "", message, rule="YAML")
 
 
-def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
+def load_documents(text: str | bytes, path: str = "<string>", positions: bool = True) -> list[Document]:
     """Parse every document of a plan file, or raise YamlError with its location.
 
-    ``text`` may be bytes; it must then be UTF-8 (a BOM is accepted).
+    ``text`` may be bytes; it must then be UTF-8 (a BOM is accepted). With
+    ``positions=False`` the keys and values of nested mappings keep no
+    position of their own (a quicker load for files expected to be valid);
+    a YamlError's position may then be less exact, so the caller loads again
+    with positions to report it.
     """
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
@@ -380,7 +407,7 @@ def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
                 if len(docs) == MAX_DOCUMENTS:
                     raise YamlError(Problem(path, start, "", f"file holds more than {MAX_DOCUMENTS} documents; "
                                             "split it into several plan files", rule="YAML"))
-                builder = _Builder(path)
+                builder = _Builder(path, positions)
                 value = builder.build(get_event)
                 get_event()  # DocumentEndEvent
                 docs.append(Document(len(docs), value, start))
@@ -399,7 +426,7 @@ def load_documents(text: str | bytes, path: str = "<string>") -> list[Document]:
     return docs
 
 
-def load_file(path: Path | str) -> list[Document]:
+def load_file(path: Path | str, positions: bool = True) -> list[Document]:
     """Read and parse a plan file, enforcing the size limit before reading it all."""
     p = Path(path)
     shown = str(path)
@@ -412,4 +439,4 @@ def load_file(path: Path | str) -> list[Document]:
         data = p.read_bytes()
     except OSError as exc:
         raise YamlError(Problem(shown, Mark(1, 1), "", f"cannot read file: {exc.strerror}", rule="YAML")) from None
-    return load_documents(data, shown)
+    return load_documents(data, shown, positions)

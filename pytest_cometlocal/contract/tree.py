@@ -19,41 +19,54 @@ def interpolate_in_place(node: Any, fn, path: Loc = ()) -> None:
 
     In place: the tree was built for this validation alone. Aliased subtrees
     may be visited twice, which is harmless because the result of
-    interpolation never contains a var reference.
+    interpolation never contains a var reference. At the top of a plan, ``vars``,
+    ``secrets`` and ``parametrize`` are not entered (they are the sources).
+    A path is built only for a string that needs it: each container on the
+    way holds a link to its parent's, not a tuple of its own.
     """
-    stack: list[tuple[Any, Loc]] = [(node, path)]
-    while stack:
-        current, loc = stack.pop()
-        if isinstance(current, dict):
-            items = current.items()
-        elif isinstance(current, list):
-            items = enumerate(current)
-        else:
-            continue
-        for key, value in items:
+    def loc_of(link: Any, key: Any) -> Loc:
+        parts = [key]
+        while link is not None:
+            link, part = link
+            parts.append(part)
+        return path + tuple(reversed(parts))
+
+    stack: list[tuple[Any, Any]] = []
+    if isinstance(node, list):
+        stack.append((node, None))
+    elif isinstance(node, dict):
+        for key, value in node.items():
             if isinstance(value, str):
                 if "${" in value:
-                    current[key] = fn(loc + (key,), value)
-            elif isinstance(value, (dict, list)):
-                if not (loc == () and key in ("vars", "secrets", "parametrize")):
-                    stack.append((value, loc + (key,)))
+                    node[key] = fn(path + (key,), value)
+            elif (path or key not in ("vars", "secrets", "parametrize")) and isinstance(value, (dict, list)):
+                stack.append((value, (None, key)))
+    dict_, list_, str_ = dict, list, str
+    while stack:
+        current, link = stack.pop()
+        items = current.items() if isinstance(current, dict_) else enumerate(current)
+        for key, value in items:
+            if isinstance(value, str_):
+                if "${" in value:
+                    current[key] = fn(loc_of(link, key), value)
+            elif isinstance(value, (dict_, list_)):
+                stack.append((value, (link, key)))
 
 
 def merge_defaults(step: Any, defaults: YDict) -> Any:
-    """A shallow copy of ``step`` with the missing defaultable keys taken from ``defaults``.
+    """``step`` with the missing defaultable keys taken from ``defaults``, in place.
 
-    The default's subtree is shared, not copied (nothing mutates it later), and
-    keeps the marks of the ``defaults`` block, so an error in it points there.
+    In place because every step node belongs to this validation alone (rows
+    and group uses are copied first); a step aliased twice gets the same keys
+    twice, which is harmless. The default's subtree is shared, not copied
+    (nothing mutates it later), and keeps the marks of the ``defaults`` block,
+    so an error in it points there.
     """
-    if not isinstance(step, YDict) or not any(k in defaults and k not in step for k in DEFAULTABLE_KEYS):
+    if type(step) is not YDict and not isinstance(step, YDict):
         return step
-    merged = YDict(step.mark)
-    merged.update(step)
-    merged.key_marks.update(step.key_marks)
-    merged.value_marks.update(step.value_marks)
     for key in DEFAULTABLE_KEYS:
-        if key in defaults and key not in merged:
-            merged[key] = defaults[key]
-            merged.key_marks[key] = defaults.key_marks[key]
-            merged.value_marks[key] = defaults.value_marks[key]
-    return merged
+        if key not in step and key in defaults:
+            step[key] = defaults[key]
+            step.key_marks[key] = defaults.key_marks[key]
+            step.value_marks[key] = defaults.value_marks[key]
+    return step

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -296,18 +296,31 @@ def _renamed_duplicate(result: PlanResult, doc: Document, file: str, first_doc: 
 
 def validate_text(text: str | bytes, ctx: ValidationContext, file: str = "<string>") -> list[PlanResult]:
     """Load and validate plan text; a YAML error gives one InvalidPlan named after the file."""
-    try:
-        docs = load_documents(text, file)
-    except YamlError as exc:
-        return [InvalidPlan(file_stem(file), PlanSource(file, 0, exc.problem.mark), (exc.problem,))]
-    return validate_documents(docs, ctx, file)
+    return _validate_loaded(lambda positions: load_documents(text, file, positions), ctx, file)
 
 
 def validate_path(path: Path, ctx: ValidationContext, shown: str | None = None) -> list[PlanResult]:
     """Load and validate a plan file."""
     file = shown or str(path)
+    return _validate_loaded(lambda positions: load_file(path, positions), ctx, file)
+
+
+def _validate_loaded(load: Callable[[bool], list[Document]], ctx: ValidationContext, file: str) -> list[PlanResult]:
+    """Validate a quick load first; a file with any problem is loaded and validated again.
+
+    Most files in a suite are valid, and a valid plan needs no position beyond
+    its steps' and its name's, so the first pass loads without the positions of
+    nested keys (the loader's largest cost). Any problem, YAML error included,
+    sends the file through the full load, so every problem is located exactly.
+    """
     try:
-        docs = load_file(path)
+        results = validate_documents(load(False), ctx, file)
+        if not any(isinstance(r, InvalidPlan) for r in results):
+            return results
+    except YamlError:
+        pass
+    try:
+        docs = load(True)
     except YamlError as exc:
         problem = Problem(file, exc.problem.mark, exc.problem.key_path, exc.problem.message, exc.problem.rule)
         return [InvalidPlan(file_stem(file), PlanSource(file, 0, problem.mark), (problem,))]

@@ -30,6 +30,7 @@ from .outcome import Verdict, invalid_plan_text, judge
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
+_TAGS_KEY = pytest.StashKey[set]()
 
 
 def suite_configs(config: pytest.Config) -> SuiteConfigFinder:
@@ -66,9 +67,12 @@ class PlanFile(pytest.File):
         shown = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(self.config.rootpath) else str(self.path)
         for result in validate_path(self.path, ctx, shown=shown):
             tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
+            registered = self.config.stash.setdefault(_TAGS_KEY, set())
             for tag in tags:
-                # Registered before use, so --strict-markers accepts plan tags.
-                self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
+                if tag not in registered:
+                    # Registered before use (once per tag), so --strict-markers accepts plan tags.
+                    self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
+                    registered.add(tag)
             callobj = _run_valid_plan if isinstance(result, ValidPlan) else _run_invalid_plan
             yield PlanItem.from_parent(self, name=result.item_name, callobj=callobj, result=result)
 

@@ -440,3 +440,72 @@ class TestEncoding:
     def test_the_limits_are_the_documented_ones(self):
         # docs/plan-format.md: 2 MiB (2,097,152 bytes) per file, 64 levels of nesting.
         assert (loader.MAX_FILE_BYTES, loader.MAX_DEPTH) == (2 * 1024 * 1024, 64)
+
+
+# --- the quick load: no positions for nested keys, same values -------------------------
+
+NESTED = """\
+name: nested
+steps:
+  - id: go
+    kind: click
+    target: {type: role, role: button, name: Save, exact: true}
+    postconditions:
+      - kind: url_matches
+        args: {pattern: "/done$"}
+"""
+
+
+def test_quick_load_gives_the_same_values_and_falls_back_to_the_mapping_position():
+    full = load_documents(NESTED, "plan.yaml")[0].value
+    quick = load_documents(NESTED, "plan.yaml", positions=False)[0].value
+    assert quick == full
+    # Top-level keys and sequence items keep their positions: item names and step lines need them.
+    assert quick.key_marks["steps"] == full.key_marks["steps"] == Mark(2, 1)
+    assert quick["steps"].item_marks == full["steps"].item_marks
+    step_full, step_quick = full["steps"][0], quick["steps"][0]
+    assert step_full.key_marks["target"] == Mark(5, 5)
+    assert "target" not in step_quick.key_marks
+    # A lookup without a position answers the mapping's own position instead of failing.
+    assert step_quick.key_marks["target"] == step_quick.mark == step_full.mark == Mark(3, 5)
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\na: 2\n",                     # duplicate key, nested below
+    "s:\n  - {x: 1, x: 2}\n",
+    "s:\n  k: !!python/object:os.system x\n",
+    "s:\n  k: !!int abc\n",
+])
+def test_quick_load_errors_are_errors_of_the_full_load(text):
+    quick, full = yaml_error(text), yaml_error(text)
+    with pytest.raises(YamlError) as info:
+        load_documents(text, "plan.yaml", positions=False)
+    assert info.value.problem.message == full.problem.message
+    assert quick.problem == full.problem
+
+
+def test_every_example_plan_validates_the_same_with_and_without_positions():
+    from pytest_cometlocal.contract.results import ValidationContext
+    from pytest_cometlocal.contract.suite import SuiteConfigFinder
+    from pytest_cometlocal.contract.results import InvalidPlan
+    from pytest_cometlocal.contract.validator import validate_documents, validate_path
+
+    root = Path(__file__).resolve().parents[2] / "example_plans"
+    files = sorted(root.rglob("*.actions.yaml"))
+    assert len(files) >= 10
+    finder = SuiteConfigFinder(root)
+    seen_invalid = 0
+    for path in files:
+        ctx = ValidationContext(root=root, plan_path=path, suite_config=finder.for_plan(path))
+        data = path.read_bytes()
+        full = validate_documents(load_documents(data, str(path)), ctx, str(path))
+        quick = validate_documents(load_documents(data, str(path), positions=False), ctx, str(path))
+        invalid = [isinstance(r, InvalidPlan) for r in full]
+        # A valid file gives the very same results; an invalid one is invalid in the quick pass
+        # too, which is what sends it through the full load.
+        assert [isinstance(r, InvalidPlan) for r in quick] == invalid, path
+        if not any(invalid):
+            assert quick == full, path
+        assert validate_path(path, ctx) == full, path
+        seen_invalid += any(invalid)
+    assert seen_invalid >= 1
