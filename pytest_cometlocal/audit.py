@@ -85,14 +85,14 @@ def verify_run(run_dir: Path) -> Verification:
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
 
     listed: dict[str, dict[str, Any]] = {}
-    evidence = _load_json(run_dir / "evidence_manifest.json", result)
+    evidence = _load_json(run_dir / MANIFEST, result)
     if isinstance(evidence, dict):
         for entry in evidence.get("files", []):
             uri = entry.get("uri", "")
             listed[uri] = entry
             path = run_dir / uri
             if not uri.startswith("evidence/") or ".." in Path(uri).parts:
-                result.add(f"evidence_manifest.json: {uri!r} is outside evidence/")
+                result.add(f"{MANIFEST}: {uri!r} is outside evidence/")
                 continue
             if not path.is_file():
                 result.add(f"{uri}: listed in the manifest but missing")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import fnmatch
+import gc
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -21,9 +21,8 @@ from .contract.suite import SuiteConfigFinder
 from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
 from .contract.settings import effective_settings
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
-
-DEFAULT_GLOBS = ("*.actions.yaml", "*.actions.yml")
-_ROOT_MARKERS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+from .contract.paths import DEFAULT_GLOBS
+from .contract.rootdir import RootdirError, pytest_rootdir
 
 
 class UsageError(Exception):
@@ -31,13 +30,17 @@ class UsageError(Exception):
 
 
 def find_root(paths: Sequence[Path]) -> Path:
-    """Like pytest's rootdir: the nearest ancestor of the arguments with a config file."""
-    resolved = [p.resolve() for p in paths] or [Path.cwd().resolve()]
-    common = Path(os.path.commonpath([str(p if p.is_dir() else p.parent) for p in resolved]))
-    for folder in (common, *common.parents):
-        if any((folder / m).is_file() for m in _ROOT_MARKERS):
-            return folder
-    return common
+    """The rootdir ``pytest PATHS`` would get here, so validation confines paths like the run will."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major = int(version("pytest").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        major = 9
+    try:
+        return pytest_rootdir(paths, Path.cwd(), major)
+    except RootdirError as exc:
+        raise UsageError(f"cannot tell pytest's rootdir: {exc}") from None
 
 
 def plan_files(paths: Sequence[Path], globs: Sequence[str]) -> list[Path]:
@@ -63,12 +66,43 @@ def _shown(path: Path) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Validate the plans under the paths, confined to the rootdir ``pytest PATHS`` would use (or ``--root``)."""
     paths = [Path(p) for p in args.paths]
     files = plan_files(paths, args.glob or DEFAULT_GLOBS)
     if not files:
         raise UsageError("no plan files found under " + ", ".join(map(str, paths)))
     root = Path(args.root).resolve() if args.root else find_root(paths)
     configs = SuiteConfigFinder(root, Path(args.config).resolve() if args.config else None)
+    if args.format == "text":
+        print(f"rootdir: {root}")
+    # The cyclic GC is paused while plans load, as during pytest's collection
+    # (plugin/hooks.py): loaded YAML makes many small containers, little of it
+    # cyclic garbage, and the collections would walk them again and again.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        report, (valid_count, invalid_count, expected_count) = _validate_files(files, root, configs, args)
+    finally:
+        if was_enabled:
+            gc.enable()
+    if args.format == "json":
+        print(json.dumps(
+            {"rootdir": str(root), "valid": valid_count, "invalid": invalid_count,
+             "expected_invalid": expected_count, "plans": report},
+            indent=2,
+        ))
+    else:
+        total = valid_count + invalid_count + expected_count
+        summary = f"{total} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
+        if expected_count:
+            summary += f", {expected_count} invalid as expected"
+        print(summary, file=sys.stderr if invalid_count else sys.stdout)
+    return 1 if invalid_count else 0
+
+
+def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
+                    args: argparse.Namespace) -> tuple[list[dict], tuple[int, int, int]]:
+    """The report entries, and the (valid, invalid, expected invalid) counts; text mode prints problems as it goes."""
     report: list[dict] = []
     invalid_count = valid_count = expected_count = 0
     for path in files:
@@ -100,18 +134,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
                 entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
                                       "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
             report.append(entry)
-    if args.format == "json":
-        print(json.dumps(
-            {"valid": valid_count, "invalid": invalid_count, "expected_invalid": expected_count, "plans": report},
-            indent=2,
-        ))
-    else:
-        total = valid_count + invalid_count + expected_count
-        summary = f"{total} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
-        if expected_count:
-            summary += f", {expected_count} invalid as expected"
-        print(summary, file=sys.stderr if invalid_count else sys.stdout)
-    return 1 if invalid_count else 0
+    return report, (valid_count, invalid_count, expected_count)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
@@ -151,12 +174,28 @@ def cmd_show(args: argparse.Namespace) -> int:
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))
+    from .contract.suggested import run_suggestion_lines
+
     for run in runs:
         try:
             print(show_run(run))
+            for line in run_suggestion_lines(run):  # suggested targets of its error, as YAML to paste
+                print(line)
         except (OSError, ValueError) as exc:
             print(f"{run}: cannot be read ({exc})")
     return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """Exit 0 when the two runs match, 1 when they diverge; refusals are usage errors (2)."""
+    from .run_diff import DiffError, run_diff_command
+
+    try:
+        text, code = run_diff_command(Path(args.run_a), Path(args.run_b), as_json=args.json)
+    except DiffError as exc:
+        raise UsageError(str(exc)) from None
+    print(text)
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -165,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     v = sub.add_parser("validate", help="validate plan files or folders (no browser)")
     v.add_argument("paths", nargs="+", help="plan files or folders to search")
-    v.add_argument("--root", help="folder that confines uploads_root (default: like pytest's rootdir)")
+    v.add_argument("--root", help="folder that confines uploads_root (default: the rootdir `pytest PATHS` would use here)")
     v.add_argument("--base-url", help="the base URL a run would get from pytest's --base-url (reported with --format json)")
     v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
     v.add_argument("--config", help="suite config file for every plan (default: the nearest cometlocal.yaml)")
@@ -179,6 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
     sh = sub.add_parser("show", help="print a readable timeline of run folders")
     sh.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
     sh.set_defaults(func=cmd_show)
+    d = sub.add_parser("diff", help="compare two runs of one plan step by step; exit 1 when they diverge")
+    d.add_argument("run_a", metavar="RUN_A", help="a run folder")
+    d.add_argument("run_b", metavar="RUN_B", help="a run folder of the same plan")
+    d.add_argument("--json", action="store_true", help="print the comparison as JSON (docs/triage.md)")
+    d.set_defaults(func=cmd_diff)
     s = sub.add_parser("schema", help="print the JSON Schema of plan files (or of step groups, or the suite config)")
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")

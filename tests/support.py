@@ -8,6 +8,7 @@ test file comes from here.
 from __future__ import annotations
 
 import http.server
+import json
 import socketserver
 import textwrap
 import threading
@@ -229,3 +230,83 @@ def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
+
+
+def read_trace(path: Path) -> list[dict[str, Any]]:
+    """The events of a trace.jsonl, parsed; a ValueError names the first line that is not JSON."""
+    events = []
+    with open(path, encoding="utf-8") as fh:
+        for number, line in enumerate(fh, 1):
+            try:
+                events.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
+    return events
+
+
+# The conftest.py of an inner session whose plans run against a site with pages whose first load
+# is wrong (each path counts its own loads), so a retried step passes at its second attempt:
+# /late-title has the title "Loading" once, then "Ready"; /late-button has no "Go" button once,
+# then has it; /steady is right from the start; any other path never is.
+FLAKY_SITE_CONFTEST = '''
+import http.server, socketserver, threading
+import pytest
+
+@pytest.fixture(scope="session")
+def flaky_site():
+    loads = {}
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            return
+
+        def do_GET(self):
+            loads[self.path] = loads.get(self.path, 0) + 1
+            first = loads[self.path] == 1
+            if self.path == "/late-title":
+                body = "<title>%s</title><p>status</p>" % ("Loading" if first else "Ready")
+            elif self.path == "/late-button":
+                body = "<title>Ready</title>" + ("" if first else "<button data-testid=go>Go</button>")
+            elif self.path == "/steady":
+                body = "<title>Ready</title><p>steady</p>"
+            else:
+                body = "<title>Loading</title><p>never ready</p>"
+            data = body.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield "http://127.0.0.1:%d" % server.server_address[1]
+    server.shutdown()
+
+@pytest.fixture
+def cometlocal_base_url(flaky_site):
+    return flaky_site
+'''
+
+
+def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str, str] | None = None) -> Run:
+    """Validate a plan's text (dedented; written under ``root``/plans) and run it in a fresh context of the
+    suite's Chromium against ``base_url``: the ``run`` fixture's work, for a site other than the portal."""
+    from pytest_cometlocal.contract.settings import effective_settings
+    from pytest_cometlocal.contract.validator import ValidationContext, validate_text
+    from pytest_cometlocal.executor.session import run_plan
+
+    folder = root / "plans"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"p{len(list(folder.glob('*.actions.yaml')))}.actions.yaml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    ctx = ValidationContext(root=root, plan_path=path, env=env or {})
+    (valid,) = validate_text(path.read_bytes(), ctx, file=f"plans/{path.name}")
+    if isinstance(valid, InvalidPlan):
+        raise AssertionError("\n".join(p.format() for p in valid.problems))
+    eff = effective_settings(valid, default_base_url=base_url, env=env or {})
+    result = run_plan(chromium.browser(), valid, root / "runs", eff)
+    return Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
+               json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")),
+               json.loads((result.run_dir / "evidence_manifest.json").read_text(encoding="utf-8")))

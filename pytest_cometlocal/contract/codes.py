@@ -38,26 +38,12 @@ CANONICAL_CODES: tuple[ErrorCode, ...] = tuple(list(ErrorCode)[:13])
 EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED,
                                           ErrorCode.PAGE_UNRESPONSIVE, ErrorCode.OUTPUT_WRITE_FAILED)
 
-ErrorCodeName = Literal[
-    "TARGET_NOT_FOUND",
-    "TARGET_NOT_UNIQUE",
-    "INVALID_ACTIONSPEC",
-    "PRECONDITION_FAILED",
-    "POSTCONDITION_FAILED",
-    "POLICY_HALT",
-    "DOMAIN_BLOCKED",
-    "ACTION_CRITICAL_BLOCKED",
-    "NAVIGATION_TIMEOUT",
-    "UPLOAD_FAILED",
-    "DOWNLOAD_FAILED",
-    "OVERLAY_BLOCKING",
-    "AUTH_FAILED",
-    "NAVIGATION_FAILED",
-    "BROWSER_CRASHED",
-    "PAGE_UNRESPONSIVE",
-]
-"""The codes a plan may name, as a Literal, for strict plan-file fields (``retry_on``, ``expect``):
-all but OUTPUT_WRITE_FAILED."""
+PLAN_CODES: tuple[str, ...] = tuple(code.value for code in ErrorCode if code is not ErrorCode.OUTPUT_WRITE_FAILED)
+"""The codes a plan may name (``retry_on``, ``expect``, ``recovery.on_error``): all but OUTPUT_WRITE_FAILED."""
+
+# Derived from ErrorCode, so a new code cannot be forgotten here. A Literal, not
+# the enum: the schema keeps its inline ``enum`` and the messages stay plain strings.
+ErrorCodeName = Literal[PLAN_CODES]  # type: ignore[valid-type]
 
 Stage = Literal["proposal_validation", "precondition", "execution", "postcondition", "policy", "evidence"]
 Severity = Literal["warning", "error", "critical"]

@@ -8,7 +8,7 @@ can report the line they came from.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 
 from pydantic import Field
 
@@ -158,21 +158,17 @@ class UploadCompleted(_Condition):
     args: UploadArgs = UploadArgs()
 
 
-Condition = Annotated[
-    Union[
-        UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
-        ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
-        ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
-        DownloadStarted, UploadCompleted,
-    ],
-    Field(discriminator="kind"),
+_CONDITION_MODELS = Union[
+    UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
+    ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
+    ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
+    DownloadStarted, UploadCompleted,
 ]
+Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
-CONDITION_KINDS: tuple[str, ...] = (
-    "url_is", "url_matches", "host_in_allowlist", "title_contains",
-    "element_exists", "element_visible", "element_enabled", "element_clickable",
-    "element_count_equals", "element_text_contains", "element_attr_equals", "element_value_equals",
-    "network_idle", "no_blocking_overlay", "toast_contains", "download_started", "upload_completed",
+# Each member's ``kind: Literal["..."]``, in the union's order.
+CONDITION_KINDS: tuple[str, ...] = tuple(
+    get_args(model.model_fields["kind"].annotation)[0] for model in get_args(_CONDITION_MODELS)
 )
 
 # Conditions that look at an element: without args.target they use the step's target.
@@ -180,9 +176,6 @@ ELEMENT_KINDS = frozenset({
     "element_exists", "element_visible", "element_enabled", "element_clickable",
     "element_count_equals", "element_text_contains", "element_attr_equals", "element_value_equals",
 })
-# Conditions whose target is optional and never defaulted to the step's target
-# unless present (overlay check without target looks at the whole page).
-OPTIONAL_TARGET_KINDS = frozenset({"no_blocking_overlay", "upload_completed"})
 
 # U5: a critical step needs at least one of these (with a non-warning severity).
 STRONG_KINDS = frozenset({"url_is", "url_matches", "download_started", "upload_completed"})

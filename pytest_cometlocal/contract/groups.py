@@ -38,8 +38,8 @@ from .actionspec import STEP_ID_PATTERN, StepDefaults
 from .interpolation import REFERENCE, InterpolationError, interpolate
 from .loader import YamlError, YDict, YList, copy_tree, load_file
 from .paths import ConfinementError, inside_root
-from .plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME_PATTERN, VAR_NAME_PATTERN, RowValue, SecretRef
-from .problems import Mark, Problem, SourceMark
+from .plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME_PATTERN, VAR_NAME, VAR_NAME_PATTERN, RowValue, SecretRef
+from .problems import Loc, Mark, Problem, SourceMark
 from .tree import interpolate_in_place, merge_defaults
 
 MAX_GROUP_DEPTH = 8
@@ -49,11 +49,8 @@ _CACHE_SIZE = 512
 _VARS = TypeAdapter(dict[str, RowValue])
 _SECRETS = TypeAdapter(dict[str, SecretRef])
 _STEP_ID = re.compile(STEP_ID_PATTERN)
-_VAR_NAME = re.compile(VAR_NAME_PATTERN)
 _STATE_NAME = re.compile(STATE_NAME_PATTERN)
 _USE_KEYS = ("use", "id", "with")
-
-Loc = tuple[Any, ...]
 
 
 def group_stem(path: str) -> str:
@@ -218,7 +215,7 @@ class GroupExpander:
             return None
         good = True
         for name, value in values.items():
-            if not _VAR_NAME.match(name):
+            if not VAR_NAME.fullmatch(name):
                 self.add(loc + ("with", name), f"'{name}' is not a var name ({VAR_NAME_PATTERN})", "SCHEMA",
                          key=True, tree=tree)
                 good = False
@@ -254,7 +251,7 @@ class GroupExpander:
                 self.col.add_pydantic(exc, ("vars",), tree=group)
                 bad = True
             for name in own_vars:
-                if not _VAR_NAME.match(name):
+                if not VAR_NAME.fullmatch(name):
                     add(("vars", name), f"'{name}' is not a var name ({VAR_NAME_PATTERN})", "SCHEMA", key=True,
                         tree=group)
                     bad = True
@@ -320,7 +317,7 @@ class GroupExpander:
             return False
         good = True
         for name, ref in declared.items():
-            if not _VAR_NAME.match(name):
+            if not VAR_NAME.fullmatch(name):
                 self.add(("secrets", name), f"'{name}' is not a secret name ({VAR_NAME_PATTERN})", "SCHEMA",
                          key=True, tree=group)
                 good = False

@@ -93,7 +93,3 @@ def _references_formed(text: str, out: str, passed: list[str] = ()) -> bool:
 def resolve_secrets(text: str, values: Mapping[str, str]) -> str:
     """Executor side: replace ``${secrets.NAME}`` with the value (at the last moment)."""
     return SECRET_REFERENCE.sub(lambda m: values[m.group(1)], text)
-
-
-def has_secret(text: str) -> bool:
-    return SECRET_REFERENCE.search(text) is not None

@@ -364,6 +364,10 @@ def _problem_from_yaml_error(path: str, exc: yaml.YAMLError) -> Problem:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     where = Mark(mark.line + 1, mark.column + 1) if mark is not None else Mark(1, 1)
     parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
+    if any("nesting depth" in p for p in parts):
+        # libyaml's own depth limit (PyYAML 6.0.3+) can stop the parse before this
+        # loader's: the same problem, said the same way whichever limit came first.
+        return Problem(path, where, "", f"nesting deeper than {MAX_DEPTH} levels", rule="YAML")
     message = "YAML syntax error: " + ("; ".join(parts) if parts else str(exc).splitlines()[0])
     return Problem(path, where, "", message, rule="YAML")
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import re
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -22,12 +21,11 @@ from pydantic import TypeAdapter, ValidationError
 from .collector import ProblemCollector
 from .loader import YDict
 from .paths import ConfinementError, confine
-from .plan import Plan
+from .plan import VAR_NAME, Plan
 from .results import UNSAFE_NAME, Row
 
 MAX_ROWS = 1000
 _SPEC = TypeAdapter(Plan.model_fields["parametrize"].annotation)
-_VAR_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 LOC = ("parametrize",)
 
 
@@ -72,7 +70,7 @@ def _csv_table(spec: str, col: ProblemCollector, plan_dir: Path) -> list[dict[st
         return None
     reader = csv.DictReader(io.StringIO(text))
     for name in reader.fieldnames or []:
-        if not _VAR_NAME.fullmatch(name or ""):
+        if not VAR_NAME.fullmatch(name or ""):
             col.add(LOC, f"{spec}: column {name!r} is not a var name", "PARAMETRIZE")
             return None
     table = [dict(r) for r in reader]

@@ -5,12 +5,18 @@ Used for ``uploads_root`` (inside the suite's root folder) and ``file_ref``
 outright, before touching the disk; symlinks are resolved and must still land
 inside the root. The check is repeated by the executor right before it uses a
 file, since the disk can change between validation and upload.
+
+Also which file names are plans (``DEFAULT_GLOBS``), shared by the pytest
+plugin and the ``cometlocal`` command so both find the same files.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
+
+DEFAULT_GLOBS: tuple[str, ...] = ("*.actions.yaml", "*.actions.yml")
+"""File name patterns of plan files, unless ``cometlocal_glob``/``--glob`` says otherwise."""
 
 
 class ConfinementError(ValueError):

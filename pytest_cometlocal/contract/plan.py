@@ -7,6 +7,7 @@ write before that is described by :func:`pytest_cometlocal.contract.schema.plan_
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -21,7 +22,10 @@ PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
 # Hosts: "example.com", "*.example.com", "127.0.0.1", "[::1]"; no scheme, port or path.
 HOST_PATTERN = r"^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$"
 VAR_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
-ENV_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# For names checked outside the models (groups, parametrize): fullmatch, as pydantic's
+# regex engine reads ``$`` (end of text; Python's ``match`` would accept "a\n").
+VAR_NAME = re.compile(VAR_NAME_PATTERN)
+ENV_NAME_PATTERN = VAR_NAME_PATTERN  # environment variable names follow the same rule
 # pytest's and this plugin's own markers: a plan tag with one of these names
 # would change how pytest runs or reports the item.
 RESERVED_TAGS = frozenset({

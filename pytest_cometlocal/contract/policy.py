@@ -9,8 +9,6 @@ from pydantic import Field
 from .base import ContractModel
 from .codes import ErrorCodeName
 
-NonNegative = Annotated[int, Field(ge=0)]
-
 
 class Policy(ContractModel):
     """v1 defaults; a plan's ``policy`` overrides any of them."""

@@ -8,7 +8,7 @@ validator, which knows where the target sits; the models check shape only.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, Union, get_args
 
 from pydantic import Discriminator, Field, Tag
 
@@ -130,20 +130,18 @@ class UrlTarget(ContractModel):
         return f"url={self.url}"
 
 
-Target = Annotated[
-    Union[
-        TestIdTarget, RoleTarget, LabelTarget, CssTarget, XPathTarget, TextTarget,
-        FrameTarget, NthTarget, UrlTarget,
-    ],
-    Field(discriminator="type"),
-]
-
-TARGET_TYPES: tuple[str, ...] = ("testid", "role", "label", "css", "xpath", "text", "frame", "nth", "url")
-
 AnyTarget = Union[
     TestIdTarget, RoleTarget, LabelTarget, CssTarget, XPathTarget, TextTarget,
     FrameTarget, NthTarget, UrlTarget,
 ]
+"""The nine target models; everything else about targets is derived from this union."""
+
+Target = Annotated[AnyTarget, Field(discriminator="type")]
+
+# Each member's ``type: Literal["..."]``, in the union's order.
+TARGET_TYPES: tuple[str, ...] = tuple(
+    get_args(model.model_fields["type"].annotation)[0] for model in get_args(AnyTarget)
+)
 
 
 def _single_or_list(value: object) -> str:

@@ -10,8 +10,7 @@ from typing import Any
 
 from .actionspec import DEFAULTABLE_KEYS
 from .loader import YDict
-
-Loc = tuple[Any, ...]
+from .problems import Loc
 
 
 def interpolate_in_place(node: Any, fn, path: Loc = ()) -> None:

@@ -13,9 +13,10 @@ Every page exists to exercise one part of the plan format: login and auth signal
 (``/login``, ``/dashboard``, ``/protected``), ambiguous targets (``/dashboard``,
 ``/duplicates``), overlays (``/cookies``), frames (``/frame``), uploads and toasts
 (``/form``), downloads (``/download/report.csv``), timeouts (``/slow``), dynamic
-content (``/dynamic``), disabled elements (``/disabled``) and ways of leaving the
-allowlist (``/redirect``, ``/redirect-chain``, ``/popup``, ``/meta-refresh``,
-``/post-outside``, ``/iframe-outside`` and the dashboard's "Outside site" link).
+content (``/dynamic``), a page that alternates between loads (``/flaky``),
+disabled elements (``/disabled``) and ways of leaving the allowlist (``/redirect``,
+``/redirect-chain``, ``/popup``, ``/meta-refresh``, ``/post-outside``,
+``/iframe-outside`` and the dashboard's "Outside site" link).
 
 The portal keeps no state beyond the ``session`` cookie the browser holds and the
 ``hits`` list; uploads are counted, never stored.
@@ -291,6 +292,30 @@ document.getElementById('add-item').addEventListener('click', () => {
     document.getElementById('items').appendChild(item);
   }, 200);
 });
+</script>"""
+
+# A flaky page for `cometlocal diff`: odd loads (1st, 3rd, ...) of this server show
+# "Continue" at once; even loads show it only after FLAKY_DELAY_MS, longer than a
+# plan's step timeout, like a slow backend. Counted from ``hits``: deterministic.
+FLAKY_DELAY_MS = 10_000
+
+FLAKY_BODY = """<h1>Flaky</h1>
+<p data-testid="flaky-status" id="flaky-status">{status}</p>
+<div id="flaky-slot"></div>
+<p data-testid="result" id="result"></p>
+<script>
+function showContinue() {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.dataset.testid = 'continue';
+  button.textContent = 'Continue';
+  button.addEventListener('click', () => {
+    document.getElementById('result').textContent = 'Continued';
+  });
+  document.getElementById('flaky-slot').appendChild(button);
+  document.getElementById('flaky-status').textContent = 'Ready';
+}
+if ({delay} === 0) { showContinue(); } else { setTimeout(showContinue, {delay}); }
 </script>"""
 
 NOT_FOUND_BODY = """<h1>Not found</h1>
@@ -624,6 +649,15 @@ class _Handler(BaseHTTPRequestHandler):
     def dynamic(self) -> None:
         self._page("Dynamic", DYNAMIC_BODY)
 
+    def flaky(self) -> None:
+        with self.portal._hits_lock:
+            load = sum(1 for method, path in self.portal.hits
+                       if method == "GET" and urlsplit(path).path == "/flaky")
+        delay = 0 if load % 2 else FLAKY_DELAY_MS
+        # The load number stays out of the page: two odd loads must look the same.
+        status = "Ready" if delay == 0 else "Still loading"
+        self._page("Flaky", fill(FLAKY_BODY, status=status, delay=delay))
+
 
 ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     "/": {"GET": _Handler.index},
@@ -649,6 +683,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     "/post-outside": {"GET": _Handler.post_outside},
     "/iframe-outside": {"GET": _Handler.iframe_outside},
     "/dynamic": {"GET": _Handler.dynamic},
+    "/flaky": {"GET": _Handler.flaky},
 }
 
 

@@ -42,7 +42,7 @@ from ..contract.records import EvidenceRef, ExecutorError
 from ..contract.validator import validate_action_spec
 from .actions import Actions
 from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
-from .evidence import OutputWriteFailed
+from .evidence import MANIFEST, OutputWriteFailed
 from .failures import PAGE_GONE, Failures
 from .locators import describe_compiled
 from .observer import Observer
@@ -116,7 +116,7 @@ class Executor:
             except Exception as exc:
                 self.trace.emit("evidence_captured", metadata={"finisher_error": first_line(exc)})
         if extra:
-            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": "evidence_manifest.json"})
+            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": MANIFEST})
         self.trace.emit(
             "run_finished",
             after=last.signature if last else None,
@@ -409,7 +409,7 @@ class Executor:
             attempt.evidence.extend(step_evidence(self.page, self.evidence, attempt))
         self.trace.emit("evidence_captured", attempt.spec.id, before=attempt.before.signature,
                         after=attempt.after.signature if attempt.after else None, evidence_refs=attempt.evidence,
-                        metadata={"manifest_uri": "evidence_manifest.json"})
+                        metadata={"manifest_uri": MANIFEST})
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)

@@ -3,7 +3,8 @@
 ``Failures.fail`` is the one factory of a step's ExecutorError: it writes the
 evidence (DOM snapshots, and the full page and screenshots where the code
 asks for them and the page can still be looked at), emits evidence_captured
-and masks secrets in every field. ``Failures.reject`` types a planner's
+and masks secrets in every field; for a failed target it adds suggested
+replacement targets, never applied (suggestions.py). ``Failures.reject`` types a planner's
 invalid proposal; ``record_invalid_plan`` gives a plan that failed validation
 a complete run folder without a browser.
 """
@@ -26,8 +27,10 @@ from .observer import Observer
 from .page_events import PageEvents
 from .policy import Halt, PolicyState
 from .results import ExecutorSettings, StepAttempt
+from .evidence import MANIFEST
 from .runfolder import RunFolder
 from .step_evidence import write_dom, write_extended, write_screenshot
+from .suggestions import with_suggestions
 from .classify import unresponsive
 from .settle import stop_loading
 from .watchdog import FAILURE_EVIDENCE_MS, CallTimedOut, PageWatch, bound
@@ -98,7 +101,7 @@ class Failures:
             }, step_id=spec.id))
         attempt.evidence.extend(refs)
         self.run.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
-                            evidence_refs=refs, metadata={"manifest_uri": "evidence_manifest.json", "for_error": code.value})
+                            evidence_refs=refs, metadata={"manifest_uri": MANIFEST, "for_error": code.value})
         source = self.settings.step_sources.get(spec.id)
         if source and len(source) > 1:  # a step of a step group: the plan line and the group lines
             details = {**(details or {}), "source": list(source)}
@@ -106,6 +109,11 @@ class Failures:
             spec.criticality != "critical"
             and (code.value in self.settings.policy.retry_on
                  or (code.value in self.settings.recovery_on and not attempt.recovery)))
+        if alive and observe_after:  # replacement targets for a failed target: shown, never applied
+            policy = self.settings.policy
+            will_retry = is_retryable and code.value in policy.retry_on and attempt.attempt <= policy.retries_per_action
+            details = with_suggestions(self.page, self.run.path, attempt, code, details, failed_conditions, will_retry,
+                                       self.run.redactor)
         redact = self.run.redactor
         error = ExecutorError(
             error_code=code,
@@ -260,7 +268,7 @@ def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") 
         # The error is created before it is emitted, so it records the seq of its first event.
         error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
         run.trace.emit("proposal_rejected", error=error, metadata={"problem_count": len(invalid.problems)})
-        run.trace.emit("evidence_captured", evidence_refs=[ref], metadata={"manifest_uri": "evidence_manifest.json"})
+        run.trace.emit("evidence_captured", evidence_refs=[ref], metadata={"manifest_uri": MANIFEST})
         run.trace.emit("error_raised", error=error)
         run.trace.emit("run_finished", metadata={"status": "failed", "error_code": error.error_code.value})
     finally:

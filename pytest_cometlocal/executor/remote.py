@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 PLAYWRIGHT_SERVER = "playwright-server"
 CDP = "cdp"
-LAUNCH = "launch"
 SCHEMES = {PLAYWRIGHT_SERVER: ("ws", "wss"), CDP: ("ws", "wss", "http", "https")}
 CONNECT_TIMEOUT_MS = 30_000
 

@@ -123,15 +123,3 @@ class TraceWriter:
             raise OutputWriteFailed(self.path, exc) from None
         finally:
             os.close(self._fd)
-
-
-def read_trace(path: Path) -> list[dict[str, Any]]:
-    """Parse a trace file; raises ValueError naming the first bad line."""
-    events = []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            try:
-                events.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{number}: not a JSON line ({exc.msg})") from None
-    return events

@@ -23,7 +23,7 @@ from .fixtures import (
     cometlocal_runner,
     cometlocal_storage_state,
 )
-from .hooks import pytest_collection, pytest_configure, pytest_sessionfinish, pytest_terminal_summary
+from .hooks import pytest_collection, pytest_configure, pytest_runtest_call, pytest_sessionfinish, pytest_terminal_summary
 from .interrupts import pytest_sessionstart, pytest_unconfigure
 from .options import pytest_addoption
 
@@ -46,6 +46,7 @@ __all__ = [
     "pytest_collection_modifyitems",
     "pytest_collection",
     "pytest_configure",
+    "pytest_runtest_call",
     "pytest_sessionfinish",
     "pytest_sessionstart",
     "pytest_unconfigure",

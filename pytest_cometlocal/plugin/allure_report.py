@@ -20,10 +20,10 @@ import allure_commons
 import pytest
 
 from ..contract.codes import ErrorCode
+from ..contract.suggested import suggestion_lines
 from ..contract.targets import describe_target
+from ..executor.evidence import MANIFEST
 from .failures import StepFailed, report_message
-
-CATEGORY_CODES = tuple(code.value for code in ErrorCode)
 
 
 def allure_active(config: pytest.Config) -> bool:
@@ -176,11 +176,14 @@ def attach_run(run_dir: Path, error: Any | None) -> None:
             mime = _TYPES.get(path.suffix, "application/octet-stream")
             allure.attach.file(str(path), name=name, attachment_type=mime, extension=path.suffix.lstrip(".") or "bin")
 
+    suggested = suggestion_lines(error.details, indent="") if error is not None else []
+    if suggested:  # the failure's message has them too: it is the whole failure text
+        allure.attach("\n".join(suggested) + "\n", name="suggested targets", attachment_type=allure.attachment_type.TEXT)
     attach(run_dir / "trace.jsonl", "trace.jsonl")
     attach(run_dir / "run_manifest.json", "run_manifest.json")
-    attach(run_dir / "evidence_manifest.json", "evidence_manifest.json")
+    attach(run_dir / MANIFEST, MANIFEST)
     try:
-        manifest = json.loads((run_dir / "evidence_manifest.json").read_text(encoding="utf-8"))
+        manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     wanted_kinds = {"inspection_report", "download", "playwright_trace"}
@@ -194,10 +197,13 @@ def attach_run(run_dir: Path, error: Any | None) -> None:
 def write_categories(alluredir: str) -> None:
     """categories.json: one Allure category per error code (messages start with the code)."""
     categories = [
-        {"name": code, "matchedStatuses": ["failed"], "messageRegex": f"^{code}\\b[\\s\\S]*"} for code in CATEGORY_CODES
+        {"name": code.value, "matchedStatuses": ["failed"], "messageRegex": f"^{code.value}\\b[\\s\\S]*"}
+        for code in ErrorCode
     ]
     categories.append({"name": "expected error not raised", "matchedStatuses": ["failed"], "messageRegex": "^expected [\\s\\S]*"})
     categories.append({"name": "plugin or infrastructure fault", "matchedStatuses": ["broken"]})
+    # statusDetails.flaky is set by plugin.retries on a plan that passed only after a retry or a recovery.
+    categories.append({"name": "passed after retries or recovery (flaky)", "matchedStatuses": ["passed"], "flaky": True})
     path = Path(alluredir)
     path.mkdir(parents=True, exist_ok=True)
     (path / "categories.json").write_text(json.dumps(categories, indent=2) + "\n", encoding="utf-8")

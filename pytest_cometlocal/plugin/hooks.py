@@ -16,6 +16,7 @@ import pytest
 from .allure_report import allure_active, register_code_first_messages, write_categories
 from .options import store_settings
 from .report import error_code_summary
+from .retries import flaky_summary, record_attempts, register_flaky_results
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -27,35 +28,53 @@ def pytest_configure(config: pytest.Config) -> None:
     store_settings(config)
     if allure_active(config):
         register_code_first_messages(config)
+        register_flaky_results(config)
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
-    """Failures grouped by error code, so triage starts from the code."""
+    """Failures grouped by error code, so triage starts from the code; then the plans that passed only after a retry."""
     lines = error_code_summary(terminalreporter.stats.get("failed", []))
     if lines:
         terminalreporter.write_sep("-", "cometlocal failures by error code")
         for line in lines:
             terminalreporter.write_line(line)
+    flaky = flaky_summary(terminalreporter.stats.get("passed", []))
+    if flaky:
+        terminalreporter.write_sep("-", f"cometlocal: {len(flaky)} passed after retries or recovery (flaky)")
+        for line in flaky:
+            terminalreporter.write_line(line)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """After a plan item runs: its attempts as JUnit properties, and a flaky pass marked as such."""
+    try:
+        result = yield
+    except BaseException:
+        record_attempts(item, passed=False, allure_on=allure_active(item.config))
+        raise
+    record_attempts(item, passed=True, allure_on=allure_active(item.config))
+    return result
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session):
-    """Collect with the cyclic garbage collector paused, then freeze what was collected.
+    """Collect with the cyclic garbage collector paused; afterwards it is as it was.
 
     Loading a plan allocates many small containers (every YAML node keeps its
     position) and items keep their validated plans alive, so generation-2
     collections during collection walk an ever larger heap: on 1,000 plans of
-    20 steps they cost about as much as the validation itself. Nothing
-    collected becomes garbage before the session ends, so ``gc.freeze`` then
-    keeps later collections from walking it again. Reference counting still
-    frees everything acyclic as usual.
+    20 steps they cost about as much as the validation itself. Little of it is
+    cyclic garbage; reference counting frees the rest as usual. The pause ends
+    with collection, also when it raises: the tests themselves, and a conftest
+    that turned the collector off (it stays off), see the state they had.
+    Nothing is frozen (``gc.freeze``), which would outlive collection.
     """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         return (yield)
     finally:
-        gc.freeze()
         if was_enabled:
             gc.enable()
 

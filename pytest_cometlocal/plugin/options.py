@@ -20,11 +20,13 @@ from typing import Any
 
 import pytest
 
+from ..contract.paths import DEFAULT_GLOBS
 from ..executor.guard import DEFAULT_GUARD_HOST
 from ..executor.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+from .pwtrace import TRACING_MODES
 
-DEFAULT_GLOBS = ["*.actions.yaml", "*.actions.yml"]
 DEFAULT_OUTPUT = "cometlocal-runs"
+_TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
 
 
 def _base_url_plugin_installed() -> bool:
@@ -64,7 +66,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cometlocal-slowmo", metavar="MS", type=float, default=0, help="slow every browser operation down by MS")
     group.addoption(
         "--cometlocal-tracing",
-        choices=("off", "on", "retain-on-failure"),
+        choices=TRACING_MODES,
         default=None,
         help="record Playwright's trace.zip of each plan into its evidence (default: ini cometlocal_tracing or off)",
     )
@@ -73,14 +75,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="URL[,URL...]",
         default=None,
         help="connect to Playwright servers (playwright run-server) instead of launching Chromium; "
-        "xdist worker gwN uses URL N % count (default: COMETLOCAL_CONNECT, ini cometlocal_connect)",
+        "xdist worker gwN uses URL N %% count (default: COMETLOCAL_CONNECT, ini cometlocal_connect)",
     )
     group.addoption(
         "--cometlocal-cdp",
         metavar="URL[,URL...]",
         default=None,
         help="connect to running Chromiums over CDP instead of launching one; "
-        "xdist worker gwN uses URL N % count (default: COMETLOCAL_CDP, ini cometlocal_cdp)",
+        "xdist worker gwN uses URL N %% count (default: COMETLOCAL_CDP, ini cometlocal_cdp)",
     )
     group.addoption(
         "--cometlocal-remote-chromium",
@@ -101,8 +103,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cometlocal_cdp", "CDP endpoints (http://host:port or ws://...), comma or line separated", default=None)
     parser.addini("cometlocal_remote_chromium", "the Chromium binary on the Playwright server's machine", default=None)
     parser.addini("cometlocal_guard_host", "address the network guard listens on (default 127.0.0.1)", default=None)
-    parser.addini("cometlocal_tracing", "off, on or retain-on-failure", default="off")
-    parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=DEFAULT_GLOBS)
+    parser.addini("cometlocal_tracing", _TRACING_CHOICES, default="off")
+    parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=list(DEFAULT_GLOBS))
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
     if not _base_url_plugin_installed():
@@ -242,8 +244,8 @@ def _suite_config(config: pytest.Config) -> Path | None:
 
 def _tracing_mode(config: pytest.Config) -> str:
     mode = config.getoption("cometlocal_tracing", None) or str(config.getini("cometlocal_tracing") or "off")
-    if mode not in ("off", "on", "retain-on-failure"):
-        raise pytest.UsageError(f"cometlocal_tracing must be off, on or retain-on-failure, not {mode!r}")
+    if mode not in TRACING_MODES:
+        raise pytest.UsageError(f"cometlocal_tracing must be {_TRACING_CHOICES}, not {mode!r}")
     return mode
 
 

@@ -14,7 +14,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-MODES = ("off", "on", "retain-on-failure")
+RETAIN_ON_FAILURE = "retain-on-failure"
+TRACING_MODES = ("off", "on", RETAIN_ON_FAILURE)
+"""The values of ``--cometlocal-tracing`` and ``cometlocal_tracing``; options.py reads them from here."""
 
 
 class PlaywrightTrace:
@@ -44,7 +46,7 @@ class PlaywrightTrace:
 
     def finish(self, error: Any) -> list[Any]:
         self._end_group()
-        if self.mode == "retain-on-failure" and error is None:
+        if self.mode == RETAIN_ON_FAILURE and error is None:
             self.context.tracing.stop()
             return []
         with tempfile.TemporaryDirectory() as tmp:

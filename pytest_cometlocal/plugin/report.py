@@ -9,6 +9,7 @@ from typing import Any
 
 from ..contract.records import ExecutorError
 from ..contract.results import ValidPlan
+from ..contract.suggested import suggestion_lines
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -37,6 +38,7 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
             lines.append(f"  {key}: {_short(details[key])}")
     if error.cause:
         lines.append(f"  cause: {_short(error.cause, 300)}")
+    lines += suggestion_lines(details)  # replacement targets for a failed target, as YAML to paste
     if run_dir is not None:
         lines.append(f"  run folder: {run_dir}")
         lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")

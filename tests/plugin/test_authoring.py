@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.executor.trace import read_trace
-from tests.support import PORTAL_CONFTEST, write
+from tests.support import PORTAL_CONFTEST, read_trace, write
 
 pytestmark = pytest.mark.browser
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 import traceback
 
 import pytest
@@ -9,7 +11,7 @@ from allure_commons import model2
 
 from pytest_cometlocal.contract.codes import ErrorCode
 from pytest_cometlocal.plugin import failures
-from pytest_cometlocal.plugin.allure_report import CATEGORY_CODES, CodeFirstMessages
+from pytest_cometlocal.plugin.allure_report import CodeFirstMessages, write_categories
 from pytest_cometlocal.plugin.failures import FAILURE_CLASSES, PlanFailed, StepFailed, plan_failure, report_message
 
 
@@ -74,5 +76,12 @@ def test_allure_results_and_their_steps_get_code_first_messages() -> None:
     assert inner.statusDetails.message == "TARGET_NOT_FOUND: gone"
 
 
-def test_allure_has_a_category_per_error_code() -> None:
-    assert set(CATEGORY_CODES) == {code.value for code in ErrorCode}
+def test_allure_has_a_category_per_error_code_that_matches_only_its_messages(tmp_path) -> None:
+    write_categories(str(tmp_path))
+    categories = json.loads((tmp_path / "categories.json").read_text(encoding="utf-8"))
+    by_code = {c["name"]: c["messageRegex"] for c in categories if c["name"] in ErrorCode.__members__}
+    assert list(by_code) == [code.value for code in ErrorCode]
+    for code in ErrorCode:
+        message = report_message(f"{code.value}: at step 'go'\nmore")
+        matching = [name for name, regex in by_code.items() if re.match(regex, message)]
+        assert matching == [code.value], message

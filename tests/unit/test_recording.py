@@ -19,7 +19,7 @@ from pytest_cometlocal.executor.evidence import MANIFEST, EvidenceStore
 from pytest_cometlocal.executor.redaction import MASK, Redactor
 from pytest_cometlocal.executor.failures import record_invalid_plan
 from pytest_cometlocal.executor.runfolder import RUN_MANIFEST, TRACE, RunFolder
-from pytest_cometlocal.executor.trace import TraceWriter, read_trace
+from pytest_cometlocal.executor.trace import TraceWriter
 from tests.support import VALID_PLAN, only_problems
 
 
@@ -72,7 +72,6 @@ class TestTraceWriter:
         assert all(isinstance(o, dict) for o in objects)
         assert objects[0]["metadata"]["text"] == "multi\nline\r\nvalue \u2028 sep"
         assert objects[1]["step_id"] == "step-1" and objects[1]["action_spec"] == {"id": "a", "kind": "click"}
-        assert read_trace(tmp_path / "t.jsonl") == objects
         for obj in objects:
             TraceEvent.model_validate(obj)
 
@@ -107,12 +106,6 @@ class TestTraceWriter:
         writer.emit("run_started")
         writer.close()
         assert [json.loads(line)["seq"] for line in lines_of(tmp_path / "t.jsonl")] == [1]
-
-    def test_read_trace_names_a_bad_line(self, tmp_path):
-        path = tmp_path / "t.jsonl"
-        path.write_text('{"a": 1}\nnot json\n', encoding="utf-8")
-        with pytest.raises(ValueError, match=":2:"):
-            read_trace(path)
 
     def test_trace_line_is_redacted(self, tmp_path):
         secret = 's3cr"et<&>'

@@ -1,0 +1,206 @@
+"""The page scripts of target suggestions: one bounded look at the page's candidates, one check per target.
+
+``CANDIDATES_JS`` walks the document once, in document order, and stops after
+``maxScan`` elements: a page of any size costs at most that walk. For each
+element that could be a step's target (interactive, named, with a test id or
+an id, or with text of its own) and that is shown (a file input counts
+hidden too: ``upload`` sets files on hidden inputs), it reads what a target
+can name: role (explicit, else the implicit one of its tag), accessible name,
+label text, test id, id, its own text, and what an action can do with it
+(click, fill, select, upload). Every text is read from at most a few text
+nodes and clipped to ``maxChars``: a heading or a table cell never costs its
+whole subtree. The result is one JSON string (see observe.py: Playwright's
+serialisation of nested objects costs more than building them).
+
+``fingerprint`` names one element by its tag, rounded box and first text: the
+check of a suggested target (``VERIFY_JS``) compares it with the candidate's,
+so a suggestion is kept only when it matches exactly that element, not some
+other single one. No script changes the page.
+"""
+
+from __future__ import annotations
+
+# Shared by both scripts: how an element is named for the "same element" check.
+_FINGERPRINT = r"""
+(e) => {
+  const r = e.getBoundingClientRect();
+  const t = (e.textContent || "").replace(/\s+/g, " ").trim().slice(0, 30);
+  return [e.tagName.toLowerCase(), Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), t].join("|");
+}
+"""
+
+CANDIDATES_JS = r"""
+({maxScan, maxCandidates, maxChars, testid}) => {
+  const fingerprint = """ + _FINGERPRINT.strip() + r""";
+  const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
+  // Text as shown, from at most 48 text nodes: long subtrees are never read whole.
+  const unshown = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
+  const shownText = (root) => {
+    let out = "", nodes = 0;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let t = walker.nextNode(); t && nodes < 48 && out.length <= maxChars; t = walker.nextNode(), nodes++) {
+      const p = t.parentElement;
+      if (!p || unshown.has(p.tagName)) continue;
+      out += " " + t.nodeValue;
+    }
+    return norm(out);
+  };
+  const ownText = (el) => {
+    let out = "";
+    for (const c of el.childNodes) if (c.nodeType === 3) out += " " + c.nodeValue;
+    return norm(out);
+  };
+  const shown = (el) => el.checkVisibility ? el.checkVisibility({visibilityProperty: true})
+    : !!(el.offsetParent || el.getClientRects().length);
+  const type = (el) => (el.getAttribute("type") || "").toLowerCase();
+  const textTypes = new Set(["", "text", "email", "password", "search", "tel", "url", "number", "date",
+    "datetime-local", "month", "time", "week"]);
+  const buttonTypes = new Set(["button", "submit", "reset", "image"]);
+  const implicitRole = (el) => {
+    const tag = el.tagName;
+    if (tag === "A" || tag === "AREA") return el.hasAttribute("href") ? "link" : "";
+    if (tag === "BUTTON" || tag === "SUMMARY") return "button";
+    if (tag === "INPUT") {
+      const t = type(el);
+      if (buttonTypes.has(t)) return "button";
+      if (t === "checkbox") return "checkbox";
+      if (t === "radio") return "radio";
+      if (t === "range") return "slider";
+      if (t === "number") return "spinbutton";
+      if (t === "search") return el.hasAttribute("list") ? "combobox" : "searchbox";
+      if (["", "text", "email", "tel", "url"].includes(t)) return el.hasAttribute("list") ? "combobox" : "textbox";
+      return "";
+    }
+    if (tag === "TEXTAREA") return "textbox";
+    if (tag === "SELECT") return el.multiple || el.size > 1 ? "listbox" : "combobox";
+    if (tag === "OPTION") return "option";
+    if (/^H[1-6]$/.test(tag)) return "heading";
+    if (tag === "IMG") return el.getAttribute("alt") ? "img" : "";
+    if (tag === "NAV") return "navigation";
+    if (tag === "MAIN") return "main";
+    if (tag === "DIALOG") return "dialog";
+    if (tag === "TD") return "cell";
+    if (tag === "TH") return "columnheader";
+    if (tag === "LI") return "listitem";
+    return "";
+  };
+  const isField = (el) => ["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName);
+  const labelsFor = new Map();
+  for (const l of document.getElementsByTagName("label")) {
+    const id = l.getAttribute("for");
+    if (id) (labelsFor.get(id) || labelsFor.set(id, []).get(id)).push(l);
+  }
+  const labelText = (el) => {
+    if (!isField(el)) return "";
+    const found = el.id ? [...(labelsFor.get(el.id) || [])] : [];
+    const wrapping = el.parentElement && el.parentElement.closest("label");
+    if (wrapping && !wrapping.hasAttribute("for")) found.push(wrapping);
+    return norm(found.map(l => shownText(l)).join(" "));
+  };
+  const byIds = (ids) => norm(ids.split(/\s+/).map(id => {
+    const e = document.getElementById(id); return e ? shownText(e) : "";
+  }).join(" "));
+  const fromContent = new Set(["button", "link", "heading", "cell", "columnheader", "option", "tab", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch", "treeitem", "listitem", "rowheader"]);
+  const nameOf = (el, role, label) => {
+    const by = el.getAttribute("aria-labelledby");
+    if (by) { const n = byIds(by); if (n) return n; }
+    const aria = norm(el.getAttribute("aria-label"));
+    if (aria) return aria;
+    if (isField(el)) {
+      if (label) return label;
+      const t = type(el);
+      if (el.tagName === "INPUT" && ["button", "submit", "reset"].includes(t))
+        return norm(el.value) || (t === "submit" ? "Submit" : t === "reset" ? "Reset" : "");
+      if (t === "image") return norm(el.getAttribute("alt"));
+      return norm(el.getAttribute("title") || el.getAttribute("placeholder"));
+    }
+    if (el.tagName === "IMG") return norm(el.getAttribute("alt") || el.getAttribute("title"));
+    if (fromContent.has(role)) return shownText(el) || norm(el.getAttribute("title"));
+    if (el.tagName === "FIELDSET") { const lg = el.querySelector("legend"); return lg ? shownText(lg) : ""; }
+    return norm(el.getAttribute("title"));
+  };
+  const clickRoles = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
+    "menuitemradio", "option", "switch", "treeitem"]);
+  const containerRoles = {FORM: "form", SECTION: "region", NAV: "navigation", MAIN: "main", ASIDE: "complementary",
+    HEADER: "banner", FOOTER: "contentinfo", DIALOG: "dialog", FIELDSET: "group", TABLE: "table"};
+  const landmarks = new Set(Object.keys(containerRoles));
+  const landmarkRoles = new Set(["form", "region", "navigation", "main", "complementary", "banner", "contentinfo",
+    "dialog", "alertdialog", "group", "table", "search"]);
+  // Named ancestors (a form, a section, a dialog... with a name or an id): the element's place on the page.
+  const containers = (el) => {
+    const out = [];
+    for (let p = el.parentElement, depth = 0; p && depth < 12 && out.length < 3; p = p.parentElement, depth++) {
+      const role = p.getAttribute("role") || "";
+      if (!landmarks.has(p.tagName) && !landmarkRoles.has(role)) continue;
+      const what = role || containerRoles[p.tagName];
+      let name = "";
+      const by = p.getAttribute("aria-labelledby");
+      if (by) name = byIds(by);
+      if (!name) name = norm(p.getAttribute("aria-label"));
+      if (!name && p.tagName === "FIELDSET") { const lg = p.querySelector(":scope > legend"); if (lg) name = shownText(lg); }
+      if (!name && p.tagName === "TABLE" && p.caption) name = shownText(p.caption);
+      if (name) out.push(what + ' "' + name.slice(0, 60) + '"');
+      else if (p.id) out.push(what + "#" + p.id);
+    }
+    return out;
+  };
+  // The first five ancestors as TARGET_CONTEXT_JS describes them (tag, id, classes): the
+  // key that compares a candidate's place with a target's old one.
+  const ancestors = (el) => {
+    const out = [];
+    for (let p = el.parentElement; p && out.length < 5; p = p.parentElement) {
+      const cls = typeof p.className === "string" ? norm(p.className).slice(0, 80) : "";
+      out.push([p.tagName.toLowerCase(), p.id || "", cls].join("|"));
+    }
+    return out;
+  };
+  const interesting = "a[href],button,input,select,textarea,summary,label,img[alt],h1,h2,h3,h4,h5,h6,td,th,li," +
+    "[role],[tabindex],[contenteditable=true],[aria-label],[title],[id],[" + testid + "]";
+  const skip = new Set(["HTML", "HEAD", "BODY", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "META", "LINK", "TITLE",
+    "OPTION", "BR", "IFRAME"]);
+  const out = [];
+  let scanned = 0, capped = false;
+  const walk = document.documentElement && document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  for (let el = walk && walk.nextNode(); el; el = walk.nextNode()) {
+    if (scanned >= maxScan || out.length >= maxCandidates) { capped = true; break; }
+    scanned++;
+    if (skip.has(el.tagName)) continue;
+    const own = ownText(el);
+    if (!el.matches(interesting) && !(own && own.length <= maxChars)) continue;
+    const file = el.tagName === "INPUT" && type(el) === "file";
+    if (!file && !shown(el)) continue;
+    const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0] || implicitRole(el);
+    const label = labelText(el);
+    const name = nameOf(el, role, label);
+    const text = isField(el) ? "" : shownText(el);
+    const disabled = el.disabled === true || el.getAttribute("aria-disabled") === "true";
+    const t = type(el);
+    const fillable = !disabled && !el.readOnly && ((el.tagName === "INPUT" && textTypes.has(t)) ||
+      el.tagName === "TEXTAREA" || el.isContentEditable);
+    const clickable = el.tagName === "BUTTON" || el.tagName === "SUMMARY" || (el.tagName === "A" && el.hasAttribute("href")) ||
+      (el.tagName === "INPUT" && (buttonTypes.has(t) || t === "checkbox" || t === "radio")) ||
+      clickRoles.has(role) || el.hasAttribute("onclick");
+    const r = el.getBoundingClientRect();
+    out.push({
+      index: out.length, tag: el.tagName.toLowerCase(), type: t || null, role: role || null,
+      name: name.slice(0, maxChars), name_clipped: name.length > maxChars,
+      label: label.slice(0, maxChars), label_clipped: label.length > maxChars,
+      text: text.slice(0, maxChars), text_clipped: text.length > maxChars,
+      testid: el.getAttribute(testid), id: el.id || null, name_attr: el.getAttribute("name"),
+      clickable, fillable, selectable: el.tagName === "SELECT" && !disabled, file,
+      box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
+      containers: containers(el), ancestors: ancestors(el), fp: fingerprint(el),
+    });
+  }
+  return JSON.stringify({scanned, capped, candidates: out});
+}
+"""
+
+# A suggested target's check: how many elements it matches and, for one, which.
+VERIFY_JS = "(els) => { const fingerprint = " + _FINGERPRINT.strip() + ";\n" \
+    "return JSON.stringify({count: els.length, fp: els.length === 1 ? fingerprint(els[0]) : null}); }"
+
+# The matches of a target that matched several (TARGET_NOT_UNIQUE): the first 20, named.
+MATCHES_JS = "(els) => { const fingerprint = " + _FINGERPRINT.strip() + ";\n" \
+    "return JSON.stringify({count: els.length, fps: els.slice(0, 20).map(fingerprint)}); }"

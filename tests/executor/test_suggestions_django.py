@@ -1,0 +1,104 @@
+"""Issue 13's "done when", on a real admin application: Django's admin.
+
+A minimal Django project (tests/executor/django_admin_site.py: settings in
+code, sqlite in a temporary folder, a superuser, migrated) serves its admin on
+127.0.0.1 in a subprocess. Each plan signs in, then names an element of the
+admin as an older version of the plan might have: a renamed button, a
+reworded field label, a link whose text changed, an id that no longer exists
+(Django's admin has no test ids; its ids, like ``id_name``, are what a plan
+names with a CSS target). Each fails TARGET_NOT_FOUND and suggests, first,
+the target that is on the page now; that target, put in the plan, passes.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import plan, run_text
+
+pytest.importorskip("django", reason="Django is not installed: pip install -e '.[test]' installs it")
+
+SITE = Path(__file__).with_name("django_admin_site.py")
+START_LIMIT_S = 60  # migrate and start; the server also ends itself after its own hard limit
+PASSWORD = "a-test-password-for-127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def admin_site(tmp_path_factory: pytest.TempPathFactory):
+    folder = tmp_path_factory.mktemp("django")
+    proc = subprocess.Popen([sys.executable, str(SITE), str(folder), PASSWORD], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    try:
+        ready, _, _ = select.select([proc.stdout], [], [], START_LIMIT_S)
+        line = proc.stdout.readline().strip() if ready else ""
+        if not line.isdigit():
+            proc.kill()
+            raise AssertionError(f"the Django admin did not start within {START_LIMIT_S} s: {proc.stderr.read()[-2000:]}")
+        yield f"http://127.0.0.1:{line}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+
+
+SIGN_IN = """\
+- {id: open_login, kind: navigate, target: {type: url, url: /admin/login/}}
+- {id: user, kind: fill, target: {type: label, text: "Username:", exact: true}, value: admin}
+- {id: password, kind: fill, target: {type: label, text: "Password:", exact: true}, value: "${secrets.password}"}
+- id: log_in
+  kind: click
+  target: {type: role, role: button, name: Log in, exact: true}
+  postconditions: [{kind: url_matches, args: {pattern: "/admin/$"}}]
+"""
+
+
+def flow(value: Any) -> str:
+    return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip()
+
+
+def admin_plan(page: str, kind: str, target: dict[str, Any], value: str | None) -> str:
+    extra = f", value: {value}" if value else ""
+    steps = (SIGN_IN + f"- {{id: open, kind: navigate, target: {{type: url, url: {page}}}}}\n"
+             + f"- {{id: stale, kind: {kind}, timeout_ms: 800, target: {flow(target)}{extra}}}\n")
+    return plan(steps, name="admin", extra="secrets: {password: {env: ADMIN_PASSWORD}}\n", timeout_ms=5000)
+
+
+STALE = [
+    # (what changed, page, step kind, the plan's old target, value, the target on the page now)
+    ("renamed button", "/admin/auth/group/add/", "click",
+     {"type": "role", "role": "button", "name": "Save and add more", "exact": True}, None,
+     {"type": "role", "role": "button", "name": "Save and add another", "exact": True}),
+    ("reworded field label", "/admin/auth/group/add/", "fill",
+     {"type": "label", "text": "Group name:", "exact": True}, "Editors",
+     {"type": "label", "text": "Name:", "exact": True}),
+    ("link text changed", "/admin/", "click",
+     {"type": "role", "role": "link", "name": "View website", "exact": True}, None,
+     {"type": "role", "role": "link", "name": "View site", "exact": True}),
+    ("id no longer exists", "/admin/auth/group/add/", "fill",
+     {"type": "css", "selector": "#id_group_name"}, "Editors",
+     {"type": "css", "selector": "#id_name"}),
+]
+
+
+@pytest.mark.parametrize("what, page, kind, stale, value, now", STALE, ids=[s[0] for s in STALE])
+def test_django_admin_stale_targets_suggest_the_target_on_the_page(admin_site, chromium, tmp_path, what, page, kind,
+                                                                 stale, value, now):
+    env = {"ADMIN_PASSWORD": PASSWORD}
+    r = run_text(chromium, tmp_path, admin_plan(page, kind, stale, value), admin_site, env)
+    assert r.code == "TARGET_NOT_FOUND" and r.error.action_id == "stale", (r.code, r.error and r.error.message)
+    found = r.error.details["suggestions"]
+    assert found and found[0]["target"] == now, found
+    assert PASSWORD not in r.run_dir.joinpath("trace.jsonl").read_text(encoding="utf-8")
+    fixed = run_text(chromium, tmp_path, admin_plan(page, kind, found[0]["target"], value), admin_site, env)
+    assert fixed.result.status == "passed", (found[0], fixed.error and fixed.error.message)
