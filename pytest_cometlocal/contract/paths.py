@@ -35,10 +35,7 @@ def confine(relative: str, root: Path) -> Path:
     if ".." in parts:
         raise ConfinementError(f"'..' in '{relative}' is not allowed")
     root_real = root.resolve()
-    candidate = (root_real / relative).resolve()
-    if candidate != root_real and root_real not in candidate.parents:
-        raise ConfinementError(f"'{relative}' resolves outside its root (through a symlink)")
-    return candidate
+    return _resolved_under(root_real / relative, root_real, f"'{relative}' resolves outside its root (through a symlink)")
 
 
 def inside_root(relative: str, base_dir: Path, root: Path, what: str = "path") -> Path:
@@ -51,7 +48,12 @@ def inside_root(relative: str, base_dir: Path, root: Path, what: str = "path") -
     if os.path.isabs(relative) or relative.startswith(("~", "\\")) or "\x00" in relative:
         raise ConfinementError(f"absolute path '{relative}' is not allowed; give a {what} relative to the file that names it")
     root_real = root.resolve()
-    candidate = (base_dir / relative).resolve()
+    return _resolved_under(base_dir / relative, root_real, f"'{relative}' resolves outside the suite's root folder {root_real}")
+
+
+def _resolved_under(path: Path, root_real: Path, refusal: str) -> Path:
+    """``path`` resolved (symlinks followed); it must be ``root_real`` or inside it."""
+    candidate = path.resolve()
     if candidate != root_real and root_real not in candidate.parents:
-        raise ConfinementError(f"'{relative}' resolves outside the suite's root folder {root_real}")
+        raise ConfinementError(refusal)
     return candidate

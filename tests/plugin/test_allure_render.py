@@ -148,6 +148,10 @@ def test_allure2_renders_codes_as_categories_flaky_passes_and_attachments(pytest
     bad = cases["bad"]
     assert bad["status"] == "failed" and bad["statusMessage"].startswith("TARGET_NOT_FOUND: at step 'go'")
     assert [c["name"] for c in bad["extra"]["categories"]] == ["TARGET_NOT_FOUND"]
+    assert ("error_code", "TARGET_NOT_FOUND") in {(label["name"], label["value"]) for label in bad["labels"]}
+    steps = bad["testStage"]["steps"]  # a step per ActionSpec, each with its stages
+    assert [(s["name"].split(" · ")[0], s["status"]) for s in steps] == [("open", "passed"), ("go", "failed")]
+    assert [s["name"] for s in steps[0]["steps"]] == ["preconditions", "action", "postconditions"]
     assert_attachments({a["name"]: report / "data" / "attachments" / a["source"] for a in bad["testStage"]["attachments"]})
     assert cases["retried"]["status"] == "passed" and cases["retried"]["flaky"] is True
     assert cases["steady"]["status"] == "passed" and cases["steady"]["flaky"] is False
