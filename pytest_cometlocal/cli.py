@@ -1,4 +1,4 @@
-"""``cometlocal``: validate plans, print the plan schema, verify and show run folders (no browser).
+"""``cometlocal``: validate plans, import recordings, print the plan schema, verify and show run folders (no browser).
 
 Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
 missing path, nothing to validate).
@@ -198,6 +198,17 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_import(args: argparse.Namespace) -> int:
+    """A codegen recording -> a plan file (docs/planners.md); exit 1 when statements were left out."""
+    from .planners.importer import ImportFailed, run_import
+
+    try:
+        return run_import(Path(args.script), args.output, name=args.name, base_url=args.base_url,
+                          secret_pairs=args.secret or [], partial=args.partial, force=args.force)
+    except ImportFailed as exc:
+        raise UsageError(str(exc)) from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cometlocal", description="Browser action plans for pytest.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -223,6 +234,16 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("run_b", metavar="RUN_B", help="a run folder of the same plan")
     d.add_argument("--json", action="store_true", help="print the comparison as JSON (docs/triage.md)")
     d.set_defaults(func=cmd_diff)
+    imp = sub.add_parser("import", help="turn a Playwright codegen script into a plan file (read, never run)")
+    imp.add_argument("script", metavar="SCRIPT.py", help="a script written by `playwright codegen --target python`")
+    imp.add_argument("-o", "--output", help="the plan file to write (default: beside the script; - for standard output)")
+    imp.add_argument("--name", help="the plan's name (default: from the script's file name)")
+    imp.add_argument("--base-url", help="the plan's base URL (default: the origin of the first page.goto)")
+    imp.add_argument("--secret", action="append", metavar="NAME=ENVVAR",
+                     help="literals equal to $ENVVAR become ${secrets.NAME} (repeatable)")
+    imp.add_argument("--partial", action="store_true", help="write the plan even if some statements cannot be imported")
+    imp.add_argument("--force", action="store_true", help="replace an existing output file")
+    imp.set_defaults(func=cmd_import)
     s = sub.add_parser("schema", help="print the JSON Schema of plan files (or of step groups, or the suite config)")
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")

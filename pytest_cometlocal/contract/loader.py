@@ -432,6 +432,11 @@ def load_documents(text: str | bytes, path: str = "<string>", positions: bool = 
 
 def load_file(path: Path | str, positions: bool = True) -> list[Document]:
     """Read and parse a plan file, enforcing the size limit before reading it all."""
+    return load_documents(read_file(path), str(path), positions)
+
+
+def read_file(path: Path | str) -> bytes:
+    """A plan file's bytes, or YamlError (too large, unreadable) naming the file."""
     p = Path(path)
     shown = str(path)
     try:
@@ -440,7 +445,6 @@ def load_file(path: Path | str, positions: bool = True) -> list[Document]:
             raise YamlError(
                 Problem(shown, Mark(1, 1), "", f"file is {size} bytes; the limit is {MAX_FILE_BYTES}", rule="YAML")
             )
-        data = p.read_bytes()
+        return p.read_bytes()
     except OSError as exc:
         raise YamlError(Problem(shown, Mark(1, 1), "", f"cannot read file: {exc.strerror}", rule="YAML")) from None
-    return load_documents(data, shown, positions)

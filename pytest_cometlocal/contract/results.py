@@ -129,6 +129,31 @@ class InvalidPlan:
 PlanResult = ValidPlan | InvalidPlan
 
 
+@dataclass(frozen=True, slots=True)
+class PlanOutline:
+    """What a runner needs to know of a valid plan before running it, and nothing more.
+
+    A pytest item keeps this instead of its ValidPlan: a validated plan is a
+    few hundred small objects, and a suite's worth of them, kept from
+    collection to the end of the session, is what the cyclic garbage collector
+    then walks on every full collection (and the interpreter frees at exit).
+    The plan itself is validated again from the same bytes when it runs.
+    """
+
+    item_name: str
+    line: int
+    tags: tuple[str, ...]
+    expect: Expect | None
+    storage_state: str | None
+    storage_saves: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def of(cls, result: ValidPlan) -> "PlanOutline":
+        plan = result.plan
+        return cls(result.item_name, result.source.mark.line, tuple(plan.tags), plan.expect,
+                   plan.storage_state, result.storage_saves)
+
+
 def raw_name(value: Any, fallback: str) -> str:
     """The plan's ``name`` as written, when it is a usable one."""
     name = value.get("name") if isinstance(value, dict) else None

@@ -33,7 +33,7 @@ from .actionspec import ActionSpec, StepDefaults
 from .collector import ProblemCollector
 from .group_expansion import expand_groups, storage_saves
 from .interpolation import InterpolationError, interpolate
-from .loader import Document, YamlError, YDict, YList, copy_tree, load_documents, load_file
+from .loader import Document, YamlError, YDict, YList, copy_tree, load_documents, read_file
 from .parametrize import parametrize_rows
 from .paths import ConfinementError, inside_root
 from .plan import Plan, SecretRef
@@ -301,8 +301,22 @@ def validate_text(text: str | bytes, ctx: ValidationContext, file: str = "<strin
 
 def validate_path(path: Path, ctx: ValidationContext, shown: str | None = None) -> list[PlanResult]:
     """Load and validate a plan file."""
+    return validate_file(path, ctx, shown)[0]
+
+
+def validate_file(path: Path, ctx: ValidationContext, shown: str | None = None) -> tuple[list[PlanResult], bytes | None]:
+    """Load and validate a plan file; also give the bytes validated (None when unreadable).
+
+    With the bytes, the same plans can be validated again later
+    (``validate_text``) exactly as they were, whatever happened to the file since.
+    """
     file = shown or str(path)
-    return _validate_loaded(lambda positions: load_file(path, positions), ctx, file)
+    try:
+        data = read_file(path)
+    except YamlError as exc:
+        problem = Problem(file, exc.problem.mark, exc.problem.key_path, exc.problem.message, exc.problem.rule)
+        return [InvalidPlan(file_stem(file), PlanSource(file, 0, problem.mark), (problem,))], None
+    return validate_text(data, ctx, file), data
 
 
 def _validate_loaded(load: Callable[[bool], list[Document]], ctx: ValidationContext, file: str) -> list[PlanResult]:

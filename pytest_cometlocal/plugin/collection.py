@@ -18,8 +18,9 @@ import pytest
 from ..contract.codes import ErrorCode
 from ..contract.records import ExecutorError
 from ..contract.suite import SuiteConfigFinder
-from ..contract.results import InvalidPlan, PlanResult, ValidationContext, ValidPlan
-from ..contract.validator import validate_path
+from ..contract.problems import Mark, Problem
+from ..contract.results import InvalidPlan, PlanOutline, PlanResult, PlanSource, ValidationContext, ValidPlan
+from ..contract.validator import validate_file, validate_text
 from ..executor.evidence import OutputWriteFailed
 from ..executor.failures import record_invalid_plan
 from .allure_report import allure_active, attach_run, label_error
@@ -31,6 +32,7 @@ from .outcome import Verdict, invalid_plan_text, judge
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
 _TAGS_KEY = pytest.StashKey[set]()
+_VALIDATED_AGAIN_KEY = pytest.StashKey[tuple]()
 
 
 def suite_configs(config: pytest.Config) -> SuiteConfigFinder:
@@ -56,18 +58,30 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class PlanFile(pytest.File):
-    """A ``*.actions.yaml`` file; collects one item per plan document."""
+    """A ``*.actions.yaml`` file; collects one item per plan document.
 
-    def collect(self) -> Iterator[pytest.Item]:
-        ctx = ValidationContext(
+    It keeps the bytes it validated, so a plan runs exactly as it was
+    collected even if the file is edited while the suite runs (as a Python
+    test runs the module imported at collection).
+    """
+
+    def _context(self) -> ValidationContext:
+        return ValidationContext(
             root=self.config.rootpath,
             plan_path=self.path,
             suite_config=suite_configs(self.config).for_plan(self.path),
         )
-        shown = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(self.config.rootpath) else str(self.path)
-        for result in validate_path(self.path, ctx, shown=shown):
+
+    @property
+    def shown(self) -> str:
+        root = self.config.rootpath
+        return self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+
+    def collect(self) -> Iterator[pytest.Item]:
+        results, self.data = validate_file(self.path, self._context(), shown=self.shown)
+        registered = self.config.stash.setdefault(_TAGS_KEY, set())
+        for result in results:
             tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
-            registered = self.config.stash.setdefault(_TAGS_KEY, set())
             for tag in tags:
                 if tag not in registered:
                     # Registered before use (once per tag), so --strict-markers accepts plan tags.
@@ -75,6 +89,15 @@ class PlanFile(pytest.File):
                     registered.add(tag)
             callobj = _run_valid_plan if isinstance(result, ValidPlan) else _run_invalid_plan
             yield PlanItem.from_parent(self, name=result.item_name, callobj=callobj, result=result)
+
+    def validated_again(self) -> list[PlanResult]:
+        """The plans of the bytes collected, validated again (the last file's are kept: items run file by file)."""
+        cached = self.config.stash.get(_VALIDATED_AGAIN_KEY, None)
+        if cached is not None and cached[0] is self:
+            return cached[1]
+        results = validate_text(self.data, self._context(), file=self.shown) if self.data is not None else []
+        self.config.stash[_VALIDATED_AGAIN_KEY] = (self, results)
+        return results
 
 
 def _run_valid_plan(request: pytest.FixtureRequest, cometlocal_runner: Any) -> None:
@@ -86,21 +109,67 @@ def _run_invalid_plan(request: pytest.FixtureRequest) -> None:
 
 
 class PlanItem(pytest.Function):
-    """One plan. ``result`` is its validated plan or its validation problems."""
+    """One plan: its validation problems, or the outline of its valid plan.
+
+    A valid plan is not kept from collection on (see ``PlanOutline``): it is
+    validated again, from the bytes collected, when the item sets up, and let
+    go at teardown. ``result`` gives it whenever asked.
+    """
 
     def __init__(self, *, result: PlanResult, **kwargs: Any) -> None:
-        self.result = result
+        valid = isinstance(result, ValidPlan)
+        self.outline: PlanOutline | None = PlanOutline.of(result) if valid else None
+        self._invalid: InvalidPlan | None = None if valid else result
+        self._plan: PlanResult | None = None
         super().__init__(**kwargs)
-        tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
-        for tag in tags:
+        for tag in (self.outline.tags if valid else result.tags):
             self.add_marker(tag)
         self.add_marker("cometlocal")
         self.cometlocal_error: ExecutorError | None = None
         self.cometlocal_run_dir: Path | None = None
 
     @property
+    def result(self) -> PlanResult:
+        """The validated plan (validated again if it is not at hand), or the validation problems."""
+        if self._invalid is not None:
+            return self._invalid
+        if self._plan is None:
+            self._plan = self._validated_again()
+        return self._plan
+
+    @property
+    def item_name(self) -> str:
+        return self.outline.item_name if self.outline is not None else self.result.item_name
+
+    @property
     def plan_line(self) -> int:
-        return self.result.source.mark.line
+        return self.outline.line if self.outline is not None else self.result.source.mark.line
+
+    def _validated_again(self) -> PlanResult:
+        assert self.outline is not None
+        name = self.outline.item_name
+        found = next((r for r in self.parent.validated_again() if r.item_name == name), None)
+        if isinstance(found, ValidPlan):
+            return found
+        # Valid when collected, not now: a step group, a CSV file or a variable it reads has changed.
+        file = self.parent.shown
+        changed = Problem(file, Mark(self.outline.line, 1), "",
+                          f"plan '{name}' was valid when collected but is not when validated again to run: "
+                          "a file or an environment variable it uses changed during the session; run pytest again",
+                          "CHANGED")
+        return InvalidPlan(name, found.source if found is not None else PlanSource(file, 0, changed.mark),
+                           (changed,) + (found.problems if found is not None else ()), None, self.outline.tags)
+
+    def setup(self) -> None:
+        if self.outline is not None and isinstance(self.result, InvalidPlan):
+            self.run_invalid()  # no expectation holds for a changed plan: always a failure, at setup
+        super().setup()
+
+    def teardown(self) -> None:
+        try:
+            super().teardown()
+        finally:
+            self._plan = None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """A plan failure is its text, code first (pytest's short summary shows its first line)."""
@@ -109,7 +178,7 @@ class PlanItem(pytest.Function):
         return super().repr_failure(excinfo)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.plan_line - 1, f"plan: {self.result.item_name}"
+        return self.path, self.plan_line - 1, f"plan: {self.item_name}"
 
     # -- outcomes -----------------------------------------------------------
 
@@ -143,7 +212,7 @@ class PlanItem(pytest.Function):
         self.add_marker(pytest.mark.cometlocal_error_code(code))
         self.user_properties.append(("cometlocal.error_code", code))
         self.user_properties.append(("cometlocal.step_id", ""))
-        text = (f"{code}: cannot write the run folder of plan '{self.result.item_name}' under "
+        text = (f"{code}: cannot write the run folder of plan '{self.item_name}' under "
                 f"{settings(self.config).output}\n  {exc}\n  no run record was kept "
                 "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
         if also:

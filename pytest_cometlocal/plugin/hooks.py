@@ -62,10 +62,11 @@ def pytest_collection(session: pytest.Session):
     """Collect with the cyclic garbage collector paused; afterwards it is as it was.
 
     Loading a plan allocates many small containers (every YAML node keeps its
-    position) and items keep their validated plans alive, so generation-2
-    collections during collection walk an ever larger heap: on 1,000 plans of
-    20 steps they cost about as much as the validation itself. Little of it is
-    cyclic garbage; reference counting frees the rest as usual. The pause ends
+    position), and each collected item adds its own objects to the heap, so
+    generation-2 collections during collection walk an ever larger heap.
+    Little of it is cyclic garbage; reference counting frees the rest as usual.
+    (Items keep only an outline of their plan, ``PlanOutline``, so the heap left
+    after collection stays small for the collections that follow.) The pause ends
     with collection, also when it raises: the tests themselves, and a conftest
     that turned the collector off (it stays off), see the state they had.
     Nothing is frozen (``gc.freeze``), which would outlive collection.

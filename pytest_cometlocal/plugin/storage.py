@@ -37,14 +37,14 @@ class SharedStates:
     def register(self, items: list[Any]) -> None:
         for item in items:
             if _saves(item):
-                for _step, name in item.result.storage_saves:
+                for _step, name in item.outline.storage_saves:
                     self.providers.setdefault(name, []).append(item)
 
 
 def _saves(item: Any) -> bool:
     """Does this item make storage states? A negative plan (``expect``) never counts as a maker."""
-    result = getattr(item, "result", None)
-    return isinstance(result, ValidPlan) and bool(result.storage_saves) and result.plan.expect is None
+    outline = getattr(item, "outline", None)
+    return outline is not None and bool(outline.storage_saves) and outline.expect is None
 
 
 _KEY = pytest.StashKey[SharedStates]()
@@ -61,13 +61,13 @@ def shared_states(config: pytest.Config) -> SharedStates:
 
 def order_providers_first(items: list[Any]) -> None:
     """Plans that save a state some collected plan starts from run before the others (stable)."""
-    needed = {r.plan.storage_state for r in (getattr(i, "result", None) for i in items)
-              if isinstance(r, ValidPlan) and r.plan.storage_state}
+    needed = {o.storage_state for o in (getattr(i, "outline", None) for i in items)
+              if o is not None and o.storage_state}
     if not needed:
         return
 
     def saves_needed(item: Any) -> bool:
-        return _saves(item) and any(name in needed for _s, name in item.result.storage_saves)
+        return _saves(item) and any(name in needed for _s, name in item.outline.storage_saves)
 
     items[:] = [i for i in items if saves_needed(i)] + [i for i in items if not saves_needed(i)]
 
@@ -111,7 +111,11 @@ def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, brows
         states.failures[name] = f"storage states need each other in a cycle: {' -> '.join(chain + (name,))}"
         pytest.fail(states.failures[name], pytrace=False)
     provider = providers[0]
-    plan: ValidPlan = provider.result
+    plan = provider.result
+    if not isinstance(plan, ValidPlan):
+        states.failures[name] = (f"storage state '{name}' could not be made: {provider.nodeid} is no longer a valid "
+                                 "plan (" + "; ".join(p.format() for p in plan.problems) + ")")
+        pytest.fail(states.failures[name], pytrace=False)
     opts = settings(request.config)
     if plan.plan.storage_state:  # the saving plan itself starts from another state
         ensure_state(plan.plan.storage_state, request, browser, default_base_url, chain + (name,))

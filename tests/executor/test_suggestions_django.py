@@ -1,6 +1,6 @@
 """Issue 13's "done when", on a real admin application: Django's admin.
 
-A minimal Django project (tests/executor/django_admin_site.py: settings in
+A minimal Django project (tests/django_admin_site.py, started by tests/django_admin.py: settings in
 code, sqlite in a temporary folder, a superuser, migrated) serves its admin on
 127.0.0.1 in a subprocess. Each plan signs in, then names an element of the
 admin as an older version of the plan might have: a renamed button, a
@@ -12,44 +12,21 @@ the target that is on the page now; that target, put in the plan, passes.
 
 from __future__ import annotations
 
-import os
-import select
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from tests.django_admin import PASSWORD, django_admin
 from tests.support import plan, run_text
 
 pytest.importorskip("django", reason="Django is not installed: pip install -e '.[test]' installs it")
 
-SITE = Path(__file__).with_name("django_admin_site.py")
-START_LIMIT_S = 60  # migrate and start; the server also ends itself after its own hard limit
-PASSWORD = "a-test-password-for-127.0.0.1"
-
 
 @pytest.fixture(scope="module")
 def admin_site(tmp_path_factory: pytest.TempPathFactory):
-    folder = tmp_path_factory.mktemp("django")
-    proc = subprocess.Popen([sys.executable, str(SITE), str(folder), PASSWORD], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    try:
-        ready, _, _ = select.select([proc.stdout], [], [], START_LIMIT_S)
-        line = proc.stdout.readline().strip() if ready else ""
-        if not line.isdigit():
-            proc.kill()
-            raise AssertionError(f"the Django admin did not start within {START_LIMIT_S} s: {proc.stderr.read()[-2000:]}")
-        yield f"http://127.0.0.1:{line}"
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+    with django_admin(tmp_path_factory.mktemp("django")) as url:
+        yield url
 
 
 SIGN_IN = """\

@@ -378,3 +378,63 @@ def test_short_summary_line_of_a_plan_that_passed_against_its_expect(pytester: p
     result = pytester.runpytest("-rf")
     result.assert_outcomes(failed=1)
     assert "FAILED a.actions.yaml::negative - expected TARGET_NOT_FOUND, but the plan passed with no error" in result.stdout.lines
+
+
+# Items keep an outline of their plan, and validate it again from the bytes they collected when they run.
+EDIT_AFTER_COLLECTION = """
+import pathlib
+import pytest
+
+@pytest.fixture
+def cometlocal_runner():
+    def run(plan, item):
+        print("RAN", plan.name, [s.id for s in plan.plan.steps])
+    return run
+
+def pytest_collection_finish(session):
+    import gc
+    from pytest_cometlocal.contract.results import ValidPlan
+    gc.collect()
+    print("PLANS KEPT", sum(isinstance(o, ValidPlan) for o in gc.get_objects()))
+    for path, (old, new) in EDITS.items():
+        p = pathlib.Path(str(session.config.rootpath), path)
+        p.write_text(p.read_text().replace(old, new))
+"""
+
+
+def test_collected_items_keep_no_validated_plan(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(EDIT_AFTER_COLLECTION.replace("EDITS.items()", "{}.items()"))
+    for i in range(3):
+        write(pytester, f"p{i}.actions.yaml", VALID_PLAN.replace("name: minimal", f"name: plan {i}"))
+    result = pytester.runpytest_subprocess("-s", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(["PLANS KEPT 0", "*RAN plan 0 [[]'open', 'go']*"])
+
+
+def test_a_plan_edited_after_collection_runs_as_collected(pytester: pytest.Pytester) -> None:
+    edits = {"a.actions.yaml": ("id: go", "id: gone\n    kind: clik")}
+    pytester.makeconftest(EDIT_AFTER_COLLECTION.replace("EDITS", repr(edits)))
+    write(pytester, "a.actions.yaml", VALID_PLAN)
+    result = pytester.runpytest("-s", "-p", "no:cacheprovider")
+    assert "kind: clik" in (pytester.path / "a.actions.yaml").read_text()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*RAN minimal [[]'open', 'go']*"])
+
+
+def test_a_plan_whose_step_group_changed_after_collection_errors_with_changed(pytester: pytest.Pytester) -> None:
+    edits = {"groups/g.steps.yaml": ("kind: click", "kind: clik")}
+    pytester.makeconftest(EDIT_AFTER_COLLECTION.replace("EDITS", repr(edits)))
+    write(pytester, "groups/g.steps.yaml", "steps:\n  - id: go\n    kind: click\n    target: {type: testid, id: go}\n")
+    plan = VALID_PLAN.split("  - id: go")[0] + "  - use: groups/g.steps.yaml\n"
+    write(pytester, "a.actions.yaml", plan)
+    result = pytester.runpytest("-rA", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines([
+        "*ERROR at setup of plan: minimal*",
+        "plan 'minimal' is not valid (2 problems)",
+        "*a.actions.yaml:1:1*plan 'minimal' was valid when collected but is not when validated again to run*[[]CHANGED]",
+        "*groups/g.steps.yaml:3:11 steps[[]0].kind: must be one of*[[]SCHEMA]",
+    ])
+    assert "RAN" not in result.stdout.str()
+    props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
+    assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"

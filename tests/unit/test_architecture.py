@@ -26,9 +26,16 @@ def test_contract_layer_imports_no_browser_and_no_pytest() -> None:
         assert not bad, f"{path.name} imports {bad}"
 
 
+def test_planners_import_no_browser_and_no_pytest() -> None:
+    """A recording is read, never run: the importer needs neither a browser nor pytest."""
+    for path in (PACKAGE / "planners").glob("*.py"):
+        bad = {n for n in _imports(path) if n.split(".")[0] in {"playwright", "pytest", "_pytest", "allure"}}
+        assert not bad, f"{path.name} imports {bad}"
+
+
 def test_contract_import_loads_no_browser_library() -> None:
     code = (
-        "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli;"
+        "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli, pytest_cometlocal.planners.importer;"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'pytest', '_pytest')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

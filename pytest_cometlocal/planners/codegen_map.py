@@ -1,0 +1,285 @@
+"""Recorded codegen calls -> plan steps (plain dicts with the plan file's keys).
+
+Each mapping keeps what the recording meant, in the plan format's words:
+locators become targets (text and label targets ``exact``, as U2 requires),
+actions become steps, ``expect`` checks become postconditions of the step
+before them (an ``assert`` step when there is none). What has no v1
+equivalent is reported with its line, never guessed: a key press other than
+Tab (v1 has no key-press step: click the submit button instead), a descendant
+locator inside a role or text locator, ``.last``, a second page.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from .codegen_parse import Link, Recorded, Unmapped
+
+# Focus moves: the next step's target says where the author went, so nothing is lost.
+DROPPED_KEYS = frozenset({"Tab", "Shift+Tab"})
+_RISKY = re.compile(r"\b(delete|remove|destroy|erase|pay|payment|purchase|checkout|check out|buy|place order)\b", re.I)
+
+
+class CannotMap(ValueError):
+    """This call has no equivalent in the plan format; the message says why."""
+
+
+@dataclass
+class Mapped:
+    """The plan's steps, its origin (first ``goto``), other hosts, and what was left out."""
+
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)      # the script line of each step
+    origin: str | None = None
+    hosts: list[str] = field(default_factory=list)
+    unmapped: list[Unmapped] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _no_reference(text: str) -> str:
+    if "${" in text:
+        raise CannotMap("the text holds '${', which a plan reads as a reference")
+    return text
+
+
+def _text(link: Link, what: str) -> str:
+    if len(link.args) != 1 or not isinstance(link.args[0], str):
+        raise CannotMap(f"{link.name}() needs one string ({what}); a regular expression does not map")
+    return _no_reference(link.args[0])
+
+
+def _base_target(link: Link) -> dict[str, Any]:
+    name = link.name
+    if name == "get_by_role":
+        if not link.args or not isinstance(link.args[0], str):
+            raise CannotMap("get_by_role() needs a role")
+        target: dict[str, Any] = {"type": "role", "role": link.args[0]}
+        if "name" in link.kwargs:
+            if not isinstance(link.kwargs["name"], str):
+                raise CannotMap("get_by_role(name=re.compile(...)) does not map: name the element exactly")
+            target["name"] = _no_reference(link.kwargs["name"])
+            target["exact"] = True
+        extra = set(link.kwargs) - {"name", "exact"}
+        if extra:
+            raise CannotMap(f"get_by_role() with {', '.join(sorted(extra))} does not map")
+        return target
+    if name == "get_by_label":
+        return {"type": "label", "text": _text(link, "the label"), "exact": True}
+    if name == "get_by_text":
+        return {"type": "text", "text": _text(link, "the text"), "exact": True}
+    if name == "get_by_test_id":
+        return {"type": "testid", "id": _text(link, "the test id")}
+    attribute = {"get_by_placeholder": "placeholder", "get_by_alt_text": "alt", "get_by_title": "title"}.get(name)
+    if attribute:
+        return {"type": "css", "selector": f"[{attribute}={_css_string(_text(link, 'the ' + attribute))}]"}
+    if name == "locator":
+        selector = _text(link, "a selector")
+        if link.kwargs:
+            raise CannotMap(f"locator() with {', '.join(sorted(link.kwargs))} does not map")
+        if selector.startswith("xpath=") or selector.startswith("//") or selector.startswith("(//"):
+            return {"type": "xpath", "selector": selector.removeprefix("xpath=")}
+        if selector.startswith("css="):
+            return {"type": "css", "selector": selector.removeprefix("css=")}
+        if selector.startswith(("text=", "internal:", "role=", "id=", "data-testid=")) or ">>" in selector:
+            raise CannotMap(f"the Playwright selector {selector!r} is not CSS or XPath")
+        return {"type": "css", "selector": selector}
+    raise CannotMap(f"the locator {name}() does not map")
+
+
+def target_of(chain: tuple[Link, ...]) -> tuple[dict[str, Any], str | None]:
+    """The target of a locator chain, and the rationale an ``nth`` needs (U3)."""
+    links = list(chain)
+    frame: str | None = None
+    if links and links[0].name == "frame_locator":
+        frame = _text(links.pop(0), "the iframe selector")
+    elif len(links) >= 2 and links[0].name == "locator" and links[1].name == "content_frame" and not links[1].is_call:
+        frame = _text(links.pop(0), "the iframe selector")
+        links.pop(0)
+    if any(link.name in ("frame_locator", "content_frame") for link in links):
+        raise CannotMap("a frame inside a frame does not map (one frame level in v1)")
+    if not links:
+        raise CannotMap("no locator")
+    target = _base_target(links.pop(0))
+    rationale = None
+    for link in links:
+        if link.name == "filter":
+            if target["type"] != "css" or set(link.kwargs) != {"has_text"} or not isinstance(link.kwargs["has_text"], str):
+                raise CannotMap("filter() maps only as has_text=\"...\" on a CSS locator")
+            target = {"type": "css", "selector": f"{target['selector']}:has-text({_css_string(_no_reference(link.kwargs['has_text']))})"}
+        elif link.name == "locator" and target["type"] == "css" and link.args and isinstance(link.args[0], str) \
+                and not link.kwargs and not link.args[0].startswith(("xpath=", "//", "text=", "internal:")):
+            target = {"type": "css", "selector": f"{target['selector']} {link.args[0].removeprefix('css=')}"}
+        elif link.name in ("first", "nth") and target["type"] != "nth":
+            index = 0 if link.name == "first" else (link.args[0] if link.args else None)
+            if not isinstance(index, int) or isinstance(index, bool) or index < 0:
+                raise CannotMap("nth() needs a non-negative number")
+            rationale = (f"recorded by Playwright codegen as .{'first' if link.name == 'first' else f'nth({index})'}: "
+                         "several elements matched when the flow was recorded; check that this one is still right")
+            target = {"type": "nth", "base": target, "index": index}
+        elif link.name == "last":
+            raise CannotMap(".last has no v1 target (nth counts from the first match)")
+        else:
+            raise CannotMap(f"a locator chained with .{link.name} does not map (v1 targets name one element directly)")
+    if frame is not None:
+        target = {"type": "frame", "selector": frame, "inner": target}
+    return target, rationale
+
+
+def _condition(call: Recorded) -> dict[str, Any]:
+    action, args = call.action, call.args
+    if action.startswith("not_to_"):
+        raise CannotMap("negated checks (not_to_...) do not map")
+    if not call.chain:  # expect(page)
+        if action == "to_have_url" and args:
+            url = args[0]
+            if isinstance(url, tuple):
+                return {"kind": "url_matches", "args": {"pattern": _no_reference(url[1])}}
+            return {"kind": "url_is", "args": {"url": _no_reference(url)}}
+        if action == "to_have_title" and args and isinstance(args[0], str):
+            return {"kind": "title_contains", "args": {"text": _no_reference(args[0])}}
+        raise CannotMap(f"expect(page).{action}() does not map")
+    target, rationale = target_of(call.chain)
+    if rationale is not None:
+        raise CannotMap("a check on an .nth()/.first locator does not map (its rationale belongs to a step)")
+    if action == "to_be_visible" and not args:
+        return {"kind": "element_visible", "args": {"target": target}}
+    if action in ("to_have_text", "to_contain_text") and args and isinstance(args[0], str):
+        return {"kind": "element_text_contains", "args": {"target": target, "text": _no_reference(args[0])}}
+    if action == "to_have_value" and args and isinstance(args[0], str):
+        return {"kind": "element_value_equals", "args": {"target": target, "value": _no_reference(args[0])}}
+    if action == "to_have_count" and args and isinstance(args[0], int):
+        return {"kind": "element_count_equals", "args": {"target": target, "count": args[0]}}
+    raise CannotMap(f"expect(locator).{action}() with these arguments does not map")
+
+
+class _Mapper:
+    def __init__(self, base_url: str | None):
+        self.out = Mapped(origin=base_url.rstrip("/") if base_url else None)
+
+    def add(self, line: int, step: dict[str, Any]) -> None:
+        self.out.steps.append(step)
+        self.out.lines.append(line)
+
+    def navigate(self, call: Recorded) -> dict[str, Any]:
+        if len(call.args) != 1 or not isinstance(call.args[0], str):
+            raise CannotMap("goto() needs one URL")
+        url = _no_reference(call.args[0])
+        parts = urlsplit(url)
+        if not parts.scheme or not parts.netloc:
+            return {"kind": "navigate", "target": {"type": "url", "url": url}}
+        origin = f"{parts.scheme}://{parts.netloc}"
+        if self.out.origin is None:
+            self.out.origin = origin
+        if origin == self.out.origin:
+            relative = (parts.path or "/") + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+            return {"kind": "navigate", "target": {"type": "url", "url": relative}}
+        host = parts.hostname or ""
+        if host not in self.out.hosts:
+            self.out.hosts.append(host)
+        return {"kind": "navigate", "target": {"type": "url", "url": url}}
+
+    def action(self, call: Recorded) -> dict[str, Any] | None:
+        if not call.chain:
+            if call.action == "goto":
+                return self.navigate(call)
+            raise CannotMap(f"page.{call.action}() does not map")
+        if call.action == "press":
+            key = call.args[0] if call.args else None
+            if key in DROPPED_KEYS:
+                return None
+            raise CannotMap(f"press({key!r}): v1 has no key-press step; click the button the key would press")
+        target, rationale = target_of(call.chain)
+        step: dict[str, Any] = {"kind": "", "target": target}
+        if call.action in ("click", "check"):
+            if call.kwargs.get("button", "left") != "left" or call.kwargs.get("modifiers"):
+                raise CannotMap("a right click, a middle click or a click with modifiers does not map")
+            step["kind"] = "click"
+        elif call.action == "fill":
+            if len(call.args) != 1 or not isinstance(call.args[0], str):
+                raise CannotMap("fill() needs one string")
+            step.update(kind="fill", value=_no_reference(call.args[0]))
+        elif call.action == "select_option":
+            value = call.args[0] if call.args else call.kwargs.get("value", call.kwargs.get("label"))
+            if isinstance(value, list) and len(value) == 1:
+                value = value[0]
+            if not isinstance(value, str):
+                raise CannotMap("select_option() maps with one value or label")
+            step.update(kind="select", value=_no_reference(value))
+        elif call.action == "set_input_files":
+            files = call.args[0] if call.args else None
+            names = files if isinstance(files, list) else [files]
+            if not names or not all(isinstance(f, str) and f for f in names):
+                raise CannotMap("set_input_files() maps with file paths (not buffers, not an empty list)")
+            step.update(kind="upload", file_ref=names[0] if len(names) == 1 else names)
+        else:
+            raise CannotMap(f"{call.action}() has no v1 step")
+        if rationale is not None:
+            step["metadata"] = {"target_rationale": rationale}
+        return step
+
+    def check(self, call: Recorded) -> None:
+        condition = _condition(call)
+        if self.out.steps:
+            self.out.steps[-1].setdefault("_checks", []).append(condition)
+        else:
+            self.add(call.line, {"kind": "assert", "_checks": [condition]})
+
+
+def map_calls(calls: list[Recorded | Unmapped], base_url: str | None = None) -> Mapped:
+    """Steps (with ``_checks`` still separate) in order; every call that does not map is in ``unmapped``."""
+    mapper = _Mapper(base_url)
+    for call in calls:
+        if isinstance(call, Unmapped):
+            mapper.out.unmapped.append(call)
+            continue
+        try:
+            if call.check:
+                mapper.check(call)
+            else:
+                step = mapper.action(call)
+                if step is not None:
+                    mapper.add(call.line, step)
+        except CannotMap as exc:
+            mapper.out.unmapped.append(Unmapped(call.line, str(exc), call.source))
+    _drop_clicks_before_fills(mapper.out)
+    return mapper.out
+
+
+def _drop_clicks_before_fills(out: Mapped) -> None:
+    """codegen records the click that focuses a field before its fill; the fill is enough."""
+    keep_steps, keep_lines = [], []
+    for i, step in enumerate(out.steps):
+        following = out.steps[i + 1] if i + 1 < len(out.steps) else None
+        if (step["kind"] == "click" and "_checks" not in step and following is not None
+                and following["kind"] == "fill" and following["target"] == step["target"]):
+            continue
+        keep_steps.append(step)
+        keep_lines.append(out.lines[i])
+    out.steps, out.lines = keep_steps, keep_lines
+
+
+def risky(step: dict[str, Any]) -> bool:
+    """Does a click look like a delete or a payment (worth ``critical``, the author decides)?"""
+    if step["kind"] != "click":
+        return False
+    words = " ".join(str(v) for v in _strings(step["target"]))
+    return bool(_RISKY.search(words))
+
+
+def _strings(value: Any):
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key != "type":
+                yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value

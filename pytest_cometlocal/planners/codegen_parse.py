@@ -1,0 +1,266 @@
+"""Read a Playwright codegen script with ``ast``: never imported, never run.
+
+``playwright codegen --target python`` (and ``python-pytest``, and the async
+form) writes a flat list of statements on one ``page``: ``page.goto(...)``,
+``page.get_by_role(...).click()``, ``expect(...).to_have_url(...)``. This
+module turns them into neutral ``Recorded`` calls, the locator chain spelled
+out link by link, and leaves the meaning to ``codegen_map``. What is plainly
+set-up or tear-down (imports, launch, new_context, new_page, close, the
+``sync_playwright()`` block, the call of ``run``) is skipped without a word;
+everything else that is not a call on the page is ``Unmapped`` with its line.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Any
+
+# Calls that open or close the browser, context or page: codegen's boilerplate.
+_SETUP_CALLS = frozenset({"launch", "new_context", "new_page", "close", "connect", "connect_over_cdp",
+                          "set_default_timeout", "set_default_navigation_timeout", "stop"})
+_ENTRY_FUNCTIONS = frozenset({"run", "main"})
+
+
+class NotAScript(ValueError):
+    """The file is not Python, or not a Playwright script; the message says where."""
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link of a locator chain: ``get_by_role("button", name="Save")`` or ``first``."""
+
+    name: str
+    args: tuple[Any, ...] = ()
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    is_call: bool = True
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """``<page>.<chain>.<action>(args)``, or ``expect(<subject>).<action>(args)`` when ``check``."""
+
+    line: int
+    action: str
+    chain: tuple[Link, ...]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    check: bool = False
+    on_page: bool = True       # the chain starts at the page (expect(page) has an empty chain)
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Unmapped:
+    line: int
+    why: str
+    source: str = ""
+
+
+class _Literal(Exception):
+    """A value that is not a literal (a variable, an expression): cannot be mapped."""
+
+
+def _literal(node: ast.AST) -> Any:
+    """A constant, a list of constants, or ``re.compile("...")`` as ("re", pattern)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [_literal(e) for e in node.elts]
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
+            and len(node.args) == 1 and not node.keywords):
+        return ("re", _literal(node.args[0]))
+    raise _Literal()
+
+
+class _Reader:
+    def __init__(self, text: str):
+        self.text = text
+        self.pages: set[str] = set()
+        self.main_page: str | None = None
+        self.out: list[Recorded | Unmapped] = []
+
+    def src(self, node: ast.AST) -> str:
+        return (ast.get_source_segment(self.text, node) or "").strip()
+
+    def unmapped(self, node: ast.AST, why: str) -> None:
+        self.out.append(Unmapped(node.lineno, why, self.src(node)))
+
+    # -- statements ---------------------------------------------------------
+
+    def block(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.statement(stmt)
+
+    def statement(self, stmt: ast.stmt) -> None:
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Pass)):
+            return
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.function(stmt)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            self.with_block(stmt)
+        elif isinstance(stmt, ast.If) and _is_main_guard(stmt.test):
+            self.block(stmt.body)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            self.assign(stmt)
+        elif isinstance(stmt, ast.Expr):
+            self.expression(stmt, stmt.value)
+        else:
+            self.unmapped(stmt, "not a call on the page")
+
+    def function(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        # python-pytest: ``def test_x(page: Page)``: the fixture is the page.
+        for arg in fn.args.args:
+            if arg.arg == "page" or (isinstance(arg.annotation, ast.Name) and arg.annotation.id == "Page"):
+                self.add_page(arg.arg)
+        body = fn.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        self.block(body)
+
+    def with_block(self, stmt: ast.With | ast.AsyncWith) -> None:
+        for item in stmt.items:
+            call = item.context_expr
+            name = call.func.attr if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) else (
+                call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else "")
+            if name in ("sync_playwright", "async_playwright"):
+                continue
+            # expect_download / expect_popup / expect_navigation ...: waits v1 has no step for.
+            self.unmapped(stmt, f"'with {self.src(call)}' waits for an event a plan step cannot wait for; "
+                                "its body is imported, the wait is not")
+        self.block(stmt.body)
+
+    def assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        value = stmt.value
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        names = [t.id for t in targets if isinstance(t, ast.Name)]
+        if isinstance(value, ast.Await):
+            value = value.value
+        chain = _call_chain(value) if value is not None else []
+        if chain and chain[-1] == "new_page":
+            for name in names:
+                self.add_page(name)
+            return
+        if chain and chain[-1] in _SETUP_CALLS or chain[:2] in (["playwright", "chromium"], ["playwright", "firefox"],
+                                                                  ["playwright", "webkit"], ["p", "chromium"]):
+            return
+        if isinstance(value, ast.Attribute) and value.attr == "value":
+            self.unmapped(stmt, "a popup page or a download is not mapped (one page per plan in v1)")
+            return
+        self.unmapped(stmt, "an assignment is not a step")
+
+    def add_page(self, name: str) -> None:
+        self.pages.add(name)
+        if self.main_page is None:
+            self.main_page = name
+
+    # -- expressions --------------------------------------------------------
+
+    def expression(self, stmt: ast.stmt, value: ast.AST) -> None:
+        if isinstance(value, ast.Await):
+            value = value.value
+        if isinstance(value, ast.Constant):
+            return  # a docstring or a bare literal
+        if not isinstance(value, ast.Call):
+            self.unmapped(stmt, "not a call on the page")
+            return
+        func = value.func
+        if isinstance(func, ast.Name):
+            if func.id in _ENTRY_FUNCTIONS:
+                return  # run(playwright)
+            self.unmapped(stmt, f"a call of {func.id}() is not a step")
+            return
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "asyncio":
+            return  # asyncio.run(main())
+        if not isinstance(func, ast.Attribute):
+            self.unmapped(stmt, "not a call on the page")
+            return
+        action = func.attr
+        try:
+            args = tuple(_literal(a) for a in value.args)
+            kwargs = {k.arg: _literal(k.value) for k in value.keywords if k.arg}
+        except _Literal:
+            self.unmapped(stmt, "an argument is not a literal (a variable or an expression)")
+            return
+        subject = func.value
+        check = False
+        if isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == "expect":
+            check = True
+            if len(subject.args) != 1:
+                self.unmapped(stmt, "expect() takes one locator or the page")
+                return
+            subject = subject.args[0]
+        try:
+            root, chain = self.chain(subject)
+        except _Literal:
+            self.unmapped(stmt, "a locator argument is not a literal")
+            return
+        if root is None:
+            self.unmapped(stmt, "not a call on the page")
+            return
+        if root != self.main_page and root in self.pages:
+            self.unmapped(stmt, f"a call on a second page ({root}): one page per plan in v1")
+            return
+        if root not in self.pages:
+            if not chain and action in _SETUP_CALLS:
+                return  # context.close(), browser.close()
+            if root in ("browser", "context", "playwright") or action in _SETUP_CALLS:
+                return
+            self.unmapped(stmt, f"a call on {root}, which is not the page")
+            return
+        if not check and not chain and action == "close":
+            return
+        self.out.append(Recorded(stmt.lineno, action, tuple(chain), args, kwargs, check=check,
+                                 source=self.src(stmt)))
+
+    def chain(self, node: ast.AST) -> tuple[str | None, list[Link]]:
+        """``page.get_by_role("x").first`` -> ("page", [Link(get_by_role), Link(first)])."""
+        links: list[Link] = []
+        while True:
+            if isinstance(node, ast.Name):
+                return node.id, list(reversed(links))
+            if isinstance(node, ast.Attribute):
+                links.append(Link(node.attr, is_call=False))
+                node = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                args = tuple(_literal(a) for a in node.args)
+                kwargs = {k.arg: _literal(k.value) for k in node.keywords if k.arg}
+                links.append(Link(node.func.attr, args, kwargs))
+                node = node.func.value
+            else:
+                return None, []
+
+
+def _call_chain(node: ast.AST) -> list[str]:
+    """``playwright.chromium.launch(headless=False)`` -> ["playwright", "chromium", "launch"]."""
+    parts: list[str] = []
+    while True:
+        if isinstance(node, ast.Call):
+            node = node.func
+        elif isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        elif isinstance(node, ast.Name):
+            parts.append(node.id)
+            return list(reversed(parts))
+        else:
+            return list(reversed(parts))
+
+
+def _is_main_guard(test: ast.AST) -> bool:
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
+
+
+def read_script(text: str, file: str) -> list[Recorded | Unmapped]:
+    """The script's page calls in order, or NotAScript naming the file (and line)."""
+    try:
+        tree = ast.parse(text, filename=file)
+    except SyntaxError as exc:
+        raise NotAScript(f"{file}:{exc.lineno or 1}:{exc.offset or 1}: not valid Python: {exc.msg}") from None
+    reader = _Reader(text)
+    reader.block(tree.body)
+    if reader.main_page is None:
+        raise NotAScript(f"{file}: no Playwright page found (expected codegen's "
+                         "'page = context.new_page()' or a test taking the 'page' fixture)")
+    return reader.out

@@ -1,0 +1,254 @@
+"""``cometlocal import``: a Playwright codegen recording becomes a plan file that validates.
+
+The recording proposes; this writes the proposal in the plan format and the
+validator decides, as for any plan: a plan that would not validate is never
+written. The script is read (``codegen_parse``), never run. Secrets named with
+``--secret NAME=ENVVAR`` replace the literals equal to that variable's value by
+``${secrets.NAME}``; no secret value is written to the file or printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from urllib.parse import urlsplit
+
+import yaml
+
+from ..contract.results import InvalidPlan, ValidationContext
+from ..contract.validator import validate_text
+from .codegen_map import Mapped, map_calls, risky
+from .codegen_parse import NotAScript, Unmapped, read_script
+
+DEFAULTS = {
+    "criticality": "normal",
+    "timeout_ms": 10000,
+    "preconditions": [{"kind": "host_in_allowlist"}],
+    "postconditions": [{"kind": "host_in_allowlist"}],
+}
+_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
+
+
+class ImportFailed(ValueError):
+    """The script cannot be imported at all (exit 2); the message names the file."""
+
+
+@dataclass
+class Imported:
+    text: str
+    unmapped: list[Unmapped] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+    steps: int = 0
+
+
+class _Flow(dict):
+    """A mapping written on one line (targets, conditions)."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
+
+
+def _flow(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _Flow({k: _flow(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_flow(v) for v in value]
+    return value
+
+
+def parse_secrets(pairs: list[str], env: Mapping[str, str]) -> dict[str, tuple[str, str]]:
+    """``NAME=ENVVAR`` pairs -> {NAME: (ENVVAR, value)}; ImportFailed when malformed or unset."""
+    secrets: dict[str, tuple[str, str]] = {}
+    for pair in pairs:
+        name, sep, var = pair.partition("=")
+        if not sep or not _SECRET_NAME.match(name) or not var:
+            raise ImportFailed(f"--secret {pair!r}: expected NAME=ENVVAR (NAME a letter or _, then letters, digits, _)")
+        value = env.get(var)
+        if not value:
+            raise ImportFailed(f"--secret {name}={var}: environment variable {var} is not set (or empty)")
+        secrets[name] = (var, value)
+    return secrets
+
+
+def _step_id(step: dict[str, Any], seen: set[str]) -> str:
+    words = ""
+    target = step.get("target")
+    while isinstance(target, dict) and target.get("type") in ("nth", "frame"):
+        target = target.get("base") or target.get("inner")
+    if isinstance(target, dict):
+        words = (target.get("name") or target.get("text") or target.get("id") or target.get("selector")
+                 or target.get("url") or target.get("role") or "")
+        if target.get("type") == "url":
+            words = urlsplit(words).path
+    prefix = {"navigate": "open", "assert": "check"}.get(step["kind"], step["kind"])
+    slug = re.sub(r"[^a-z0-9]+", "_", str(words).lower()).strip("_")[:40].rstrip("_")
+    base = f"{prefix}_{slug}" if slug else prefix
+    candidate, n = base, 2
+    while candidate in seen:
+        candidate, n = f"{base}_{n}", n + 1
+    seen.add(candidate)
+    return candidate
+
+
+def _with_secrets(value: Any, secrets: dict[str, tuple[str, str]]) -> Any:
+    if isinstance(value, dict):
+        return {k: _with_secrets(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_with_secrets(v, secrets) for v in value]
+    if isinstance(value, str):
+        for name, (_var, secret) in secrets.items():
+            if value == secret:
+                return "${secrets." + name + "}"
+    return value
+
+
+def mask(text: str, secrets: dict[str, tuple[str, str]]) -> str:
+    """What is printed never holds a secret value."""
+    for _name, (_var, secret) in secrets.items():
+        text = text.replace(secret, "***")
+    return text
+
+
+def _leaks(plan: dict[str, Any], secrets: dict[str, tuple[str, str]]) -> list[str]:
+    """Names of the secrets whose value is still in the plan, inside a longer text (a URL, a selector)."""
+    texts = list(_strings(plan))
+    return [name for name, (_v, secret) in secrets.items()
+            if any(secret == t or (len(secret) >= _MIN_SUBSTRING and secret in t) for t in texts)]
+
+
+def _strings(value: Any):
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif isinstance(value, str):
+        yield value
+
+
+def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], script: str) -> tuple[dict[str, Any], list[str]]:
+    """The plan as a mapping of plan keys, and the notices for the author."""
+    notices: list[str] = []
+    seen: set[str] = set()
+    steps: list[dict[str, Any]] = []
+    for step, line in zip(mapped.steps, mapped.lines):
+        out: dict[str, Any] = {"id": _step_id(step, seen), "kind": step["kind"]}
+        if "target" in step:
+            out["target"] = step["target"]
+        for key in ("value", "file_ref"):
+            if key in step:
+                out[key] = step[key]
+        if key_checks := step.get("_checks"):
+            out["postconditions"] = key_checks
+        if "metadata" in step:
+            out["metadata"] = step["metadata"]
+        refs = out.get("file_ref")
+        if refs is not None:
+            names = refs if isinstance(refs, list) else [refs]
+            if any(os.path.isabs(r) for r in names):
+                names = [Path(r).name for r in names]
+                out["file_ref"] = names[0] if len(names) == 1 else names
+                notices.append(f"{script}:{line}: step '{out['id']}' uploads {', '.join(names)}: put the file(s) "
+                               "next to the plan (or set uploads_root); the recorded absolute path was dropped")
+        if risky(out):
+            notices.append(f"{script}:{line}: step '{out['id']}' looks like a delete or a payment; it is imported "
+                           "as normal: make it critical (with a strong postcondition, rule U5) if it is")
+        steps.append(_with_secrets(out, secrets))
+    plan: dict[str, Any] = {"name": name, "description": f"Imported from {script} (Playwright codegen)."}
+    if mapped.origin:
+        plan["base_url"] = mapped.origin
+    if mapped.hosts:
+        own = urlsplit(mapped.origin).hostname if mapped.origin else None
+        plan["allowlist"] = ([own] if own else []) + mapped.hosts
+        notices.append(f"{script}: the recording leaves {urlsplit(mapped.origin or '').hostname or 'its origin'} "
+                       f"for {', '.join(mapped.hosts)}: added to the allowlist; check that the plan may go there")
+    if secrets:
+        plan["secrets"] = {n: {"env": var} for n, (var, _value) in secrets.items()}
+    plan["defaults"] = DEFAULTS
+    plan["steps"] = steps
+    return plan, notices
+
+
+def dump(plan: dict[str, Any]) -> str:
+    body = {k: (_flow(v) if k == "secrets" else v) for k, v in plan.items()}
+    body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
+    body["steps"] = [{k: (_flow(v) if k in ("target", "postconditions", "metadata") else v) for k, v in s.items()}
+                     for s in plan["steps"]]
+    return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+
+
+def import_script(script: Path, out: Path | None, *, name: str | None = None, base_url: str | None = None,
+                  secret_pairs: list[str] = (), env: Mapping[str, str] | None = None) -> Imported:
+    """The plan text for the recording (validated), what was left out and the notices; ImportFailed otherwise."""
+    env = os.environ if env is None else env
+    secrets = parse_secrets(list(secret_pairs), env)
+    shown = str(script)
+    try:
+        text = script.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ImportFailed(f"{shown}: cannot read the script: {getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        calls = read_script(text, shown)
+    except NotAScript as exc:
+        raise ImportFailed(mask(str(exc), secrets)) from None
+    mapped = map_calls(calls, base_url)
+    if not mapped.steps:
+        raise ImportFailed(f"{shown}: no statement could be imported as a step")
+    plan_name = name or re.sub(r"^test_", "", script.stem).replace("_", " ").strip() or script.stem
+    plan, notices = build_plan(mapped, plan_name, secrets, shown)
+    leaked = _leaks(plan, secrets)
+    if leaked:
+        raise ImportFailed(f"{shown}: the value of secret(s) {', '.join(leaked)} is part of a URL, selector or text "
+                           "that cannot be a reference; nothing written (edit the recording or leave --secret out)")
+    plan_text = dump(plan)
+    where = (out or script.with_name("imported.actions.yaml")).resolve()
+    ctx = ValidationContext(root=where.parent, plan_path=where, env=env)
+    problems = [p for r in validate_text(plan_text, ctx, file=str(where.name)) if isinstance(r, InvalidPlan)
+                for p in r.problems]
+    if problems:
+        raise ImportFailed(f"{shown}: the imported plan does not validate, nothing written:\n"
+                           + "\n".join(f"  {mask(p.format(), secrets)}  [{p.rule}]" for p in problems))
+    return Imported(plan_text, mapped.unmapped, notices, len(plan["steps"]))
+
+
+def run_import(script: Path, output: str | None, *, name: str | None, base_url: str | None, secret_pairs: list[str],
+               partial: bool, force: bool, out=None, err=None) -> int:
+    """The command: 0 written, 1 statements left out without --partial (nothing written), 2 cannot import."""
+    import sys
+
+    out, err = out or sys.stdout, err or sys.stderr
+    to_stdout = output == "-"
+    target = None if to_stdout else Path(output) if output else script.with_name(
+        re.sub(r"^test_", "", script.stem) + ".actions.yaml")
+    if target is not None and not target.name.endswith((".actions.yaml", ".actions.yml")):
+        raise ImportFailed(f"{target}: a plan file's name ends in .actions.yaml (pytest collects those)")
+    if target is not None and target.exists() and not force:
+        raise ImportFailed(f"{target} exists: choose another -o, or --force to replace it")
+    imported = import_script(script, target, name=name, base_url=base_url, secret_pairs=secret_pairs)
+    secrets = parse_secrets(secret_pairs, os.environ)
+    for item in imported.unmapped:
+        print(mask(f"{script}:{item.line}: not imported: {item.why}", secrets), file=err)
+        if item.source:
+            print(mask(f"    {item.source.splitlines()[0]}", secrets), file=err)
+    for notice in imported.notices:
+        print(mask(notice, secrets), file=err)
+    if imported.unmapped and not partial:
+        print(f"{len(imported.unmapped)} statement(s) could not be imported; nothing written "
+              "(--partial writes the plan without them)", file=err)
+        return 1
+    if to_stdout:
+        out.write(imported.text)
+    else:
+        target.write_text(imported.text, encoding="utf-8")
+        left = f", {len(imported.unmapped)} statement(s) left out" if imported.unmapped else ""
+        print(f"{target}: {imported.steps} steps imported from {script}{left}", file=out)
+    return 0
