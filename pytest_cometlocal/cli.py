@@ -209,6 +209,17 @@ def cmd_import(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """The executor as an MCP server on stdio (docs/planners.md); needs the extra ``mcp``."""
+    try:
+        from .agent.server import serve
+    except ImportError as exc:
+        if "mcp" not in str(exc):
+            raise
+        raise UsageError("cometlocal mcp needs the MCP SDK: pip install 'pytest-cometlocal[mcp]'") from None
+    return serve(Path(args.workdir), headed=args.headed)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cometlocal", description="Browser action plans for pytest.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -244,6 +255,10 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--partial", action="store_true", help="write the plan even if some statements cannot be imported")
     imp.add_argument("--force", action="store_true", help="replace an existing output file")
     imp.set_defaults(func=cmd_import)
+    m = sub.add_parser("mcp", help="serve the executor to an agent over MCP on stdio (extra: mcp)")
+    m.add_argument("--workdir", default=".", help="where run folders and saved plans go (default: here)")
+    m.add_argument("--headed", action="store_true", help="show the browser")
+    m.set_defaults(func=cmd_mcp)
     s = sub.add_parser("schema", help="print the JSON Schema of plan files (or of step groups, or the suite config)")
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")

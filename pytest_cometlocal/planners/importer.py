@@ -16,19 +16,12 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-import yaml
-
 from ..contract.results import InvalidPlan, ValidationContext
 from ..contract.validator import validate_text
 from .codegen_map import Mapped, map_calls, risky
 from .codegen_parse import NotAScript, Unmapped, read_script
+from .plan_yaml import DEFAULTS, dump_plan
 
-DEFAULTS = {
-    "criticality": "normal",
-    "timeout_ms": 10000,
-    "preconditions": [{"kind": "host_in_allowlist"}],
-    "postconditions": [{"kind": "host_in_allowlist"}],
-}
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
 
@@ -43,25 +36,6 @@ class Imported:
     unmapped: list[Unmapped] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     steps: int = 0
-
-
-class _Flow(dict):
-    """A mapping written on one line (targets, conditions)."""
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
-
-
-def _flow(value: Any) -> Any:
-    if isinstance(value, dict):
-        return _Flow({k: _flow(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return [_flow(v) for v in value]
-    return value
 
 
 def parse_secrets(pairs: list[str], env: Mapping[str, str]) -> dict[str, tuple[str, str]]:
@@ -178,14 +152,6 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
     return plan, notices
 
 
-def dump(plan: dict[str, Any]) -> str:
-    body = {k: (_flow(v) if k == "secrets" else v) for k, v in plan.items()}
-    body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
-    body["steps"] = [{k: (_flow(v) if k in ("target", "postconditions", "metadata") else v) for k, v in s.items()}
-                     for s in plan["steps"]]
-    return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
-
-
 def import_script(script: Path, out: Path | None, *, name: str | None = None, base_url: str | None = None,
                   secret_pairs: list[str] = (), env: Mapping[str, str] | None = None) -> Imported:
     """The plan text for the recording (validated), what was left out and the notices; ImportFailed otherwise."""
@@ -209,7 +175,7 @@ def import_script(script: Path, out: Path | None, *, name: str | None = None, ba
     if leaked:
         raise ImportFailed(f"{shown}: the value of secret(s) {', '.join(leaked)} is part of a URL, selector or text "
                            "that cannot be a reference; nothing written (edit the recording or leave --secret out)")
-    plan_text = dump(plan)
+    plan_text = dump_plan(plan)
     where = (out or script.with_name("imported.actions.yaml")).resolve()
     ctx = ValidationContext(root=where.parent, plan_path=where, env=env)
     problems = [p for r in validate_text(plan_text, ctx, file=str(where.name)) if isinstance(r, InvalidPlan)

@@ -33,6 +33,13 @@ def test_planners_import_no_browser_and_no_pytest() -> None:
         assert not bad, f"{path.name} imports {bad}"
 
 
+def test_agent_imports_no_pytest_and_only_its_server_imports_mcp() -> None:
+    for path in (PACKAGE / "agent").glob("*.py"):
+        names = {n.split(".")[0] for n in _imports(path)}
+        assert not names & {"pytest", "_pytest"}, path.name
+        assert ("mcp" in names) == (path.name == "server.py"), path.name
+
+
 def test_contract_import_loads_no_browser_library() -> None:
     code = (
         "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli, pytest_cometlocal.planners.importer;"

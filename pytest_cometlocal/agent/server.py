@@ -1,0 +1,99 @@
+"""``cometlocal mcp``: the executor as an MCP server on stdio, for an agent planner.
+
+Tools (each answers a JSON object; a refusal is ``{ok: false, error_code,
+message}``, never a traceback): ``start_session``, ``observe``, ``propose``,
+``save_plan``, ``end_session``. No tool runs script: a proposal is an
+ActionSpec, validated by the plan rules before anything touches the page.
+
+Playwright's sync API is bound to the thread that started it, and the MCP SDK
+serves tools on an event loop, so every browser call runs on one worker
+thread of its own, one call at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from pathlib import Path
+from typing import Any, Callable
+
+from mcp.server.mcpserver import MCPServer
+
+from .session import AgentError, AgentSession
+
+INSTRUCTIONS = (
+    "Drive a browser one validated step at a time. start_session first; observe gives candidate targets that "
+    "each match exactly one element: use them as they are. propose takes one step with the plan file's keys "
+    "(id, kind, target, value, ...); criticality, timeout_ms and the host_in_allowlist conditions are filled in. "
+    "Give secrets as ${secrets.NAME}. save_plan writes the steps that passed as a plan file pytest runs."
+)
+
+
+def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Callable[[], None]]:
+    """The server, and what to call once it has stopped (ends an open session, closes the browser)."""
+    worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cometlocal-browser")
+    session_box: list[AgentSession] = []
+
+    def session() -> AgentSession:
+        if not session_box:
+            session_box.append(AgentSession(workdir, headed=headed))
+        return session_box[0]
+
+    async def call(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        def guarded() -> dict[str, Any]:
+            try:
+                return fn()
+            except AgentError as exc:
+                return exc.as_dict()
+            except Exception as exc:  # an unexpected fault is still an answer, typed
+                return {"ok": False, "error_code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}"[:500]}
+        return await asyncio.get_running_loop().run_in_executor(worker, guarded)
+
+    server = MCPServer("cometlocal", instructions=INSTRUCTIONS)
+
+    @server.tool()
+    async def start_session(base_url: str, allowlist: list[str] | None = None, name: str | None = None,
+                            secrets: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+        """Open a fresh browser context behind the allowlist guard, and a run folder.
+
+        secrets: {NAME: {env: VARIABLE}}, read from the server's environment; refer to them as ${secrets.NAME}.
+        """
+        return await call(lambda: session().start(base_url, allowlist, name, secrets))
+
+    @server.tool()
+    async def observe() -> dict[str, Any]:
+        """The page now: url, title, links, inputs, and up to 50 targets that each match exactly one element."""
+        return await call(lambda: session().observe())
+
+    @server.tool()
+    async def propose(step: dict[str, Any]) -> dict[str, Any]:
+        """Validate one step (plan file keys) and run it; returns ok, the typed error when not ok, and the page after."""
+        return await call(lambda: session().propose(step))
+
+    @server.tool()
+    async def save_plan(path: str, name: str) -> dict[str, Any]:
+        """Write the steps that passed, in order, as a plan file (path inside the working folder, *.actions.yaml)."""
+        return await call(lambda: session().save_plan(path, name))
+
+    @server.tool()
+    async def end_session() -> dict[str, Any]:
+        """Finish the run (its trace and evidence are complete) and close the browser context."""
+        return await call(lambda: session().end())
+
+    def shutdown() -> None:
+        if session_box:
+            worker.submit(session_box[0].close).result(timeout=60)
+        worker.shutdown(wait=True)
+
+    return server, shutdown
+
+
+def serve(workdir: Path, *, headed: bool = False) -> int:
+    server, shutdown = build_server(workdir, headed=headed)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shutdown()
+    return 0

@@ -1,0 +1,49 @@
+"""How a planner writes a plan file: the defaults every proposed step gets, and readable YAML.
+
+Shared by the codegen importer and the agent's ``save_plan``, so a recorded
+plan and an explored one look the same: plan keys in block style, each step's
+target and conditions on one line, as people write them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+# What a planner's steps get unless they say otherwise (the host check is the weakest condition that holds).
+DEFAULTS: dict[str, Any] = {
+    "criticality": "normal",
+    "timeout_ms": 10000,
+    "preconditions": [{"kind": "host_in_allowlist"}],
+    "postconditions": [{"kind": "host_in_allowlist"}],
+}
+_FLOW_STEP_KEYS = ("target", "preconditions", "postconditions", "metadata", "file_ref")
+
+
+class _Flow(dict):
+    """A mapping written on one line."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
+
+
+def _flow(value: Any) -> Any:
+    if isinstance(value, dict):
+        return _Flow({k: _flow(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [_flow(v) for v in value]
+    return value
+
+
+def dump_plan(plan: dict[str, Any]) -> str:
+    """The plan as YAML: ``secrets`` and each step's target and conditions in flow style."""
+    body = {k: (_flow(v) if k == "secrets" else v) for k, v in plan.items()}
+    if "defaults" in plan:
+        body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
+    body["steps"] = [{k: (_flow(v) if k in _FLOW_STEP_KEYS else v) for k, v in step.items()} for step in plan["steps"]]
+    return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
