@@ -14,7 +14,7 @@ from typing import Any
 
 from ..executor.redaction import Redactor
 from ..executor.suggest_rank import describe_candidate, target_options
-from ..executor.suggestions import Outcome, _collect, verify
+from ..executor.suggestions import Outcome, collect_candidates, verify
 from ..executor.watchdog import bound
 
 MAX_CANDIDATES = 50
@@ -30,7 +30,7 @@ def _uses(c: dict[str, Any]) -> list[str]:
 def observe_page(page: Any, redactor: Redactor) -> dict[str, Any]:
     with bound("agent observe", OBSERVE_MS):
         title = page.title()
-        found = _collect(page, None)
+        found = collect_candidates(page, None)
         candidates = found["candidates"]
         # Elements an agent can act on first, in document order; then headings (what to check).
         useful = [c for c in candidates if _uses(c)] + [c for c in candidates if c.get("role") == "heading"]

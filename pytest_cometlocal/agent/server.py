@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import os
+import signal
 from pathlib import Path
 from typing import Any, Callable
 
@@ -81,19 +83,36 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
         return await call(lambda: session().end())
 
     def shutdown() -> None:
+        """Idempotent: SIGTERM's handler and the normal exit may both call it."""
         if session_box:
-            worker.submit(session_box[0].close).result(timeout=60)
+            session_ = session_box.pop()
+            worker.submit(session_.close).result(timeout=60)
         worker.shutdown(wait=True)
 
     return server, shutdown
 
 
 def serve(workdir: Path, *, headed: bool = False) -> int:
+    """Serve until the client closes stdin, Ctrl-C or SIGTERM: an open session's run is finished either way.
+
+    On SIGTERM the server cannot unwind on its own (its stdin reader is a
+    thread blocked in a read), so the handler finishes the session itself and
+    leaves at once.
+    """
     server, shutdown = build_server(workdir, headed=headed)
+
+    def terminate(signum: int, frame: Any) -> None:
+        try:
+            shutdown()
+        finally:
+            os._exit(128 + signum)
+
+    previous = signal.signal(signal.SIGTERM, terminate)
     try:
         server.run("stdio")
     except KeyboardInterrupt:
         pass
     finally:
+        signal.signal(signal.SIGTERM, previous)
         shutdown()
     return 0

@@ -120,6 +120,9 @@ class AgentSession:
         session = self._need()
         if not isinstance(step, dict):
             raise AgentError("INVALID_ARGUMENT", "step must be a JSON object with the plan file's step keys")
+        if step.get("id") in session.ids:
+            # The saved plan needs unique ids (rule UNIQUE_ID); a failed proposal's id may be used again.
+            raise AgentError("DUPLICATE_STEP_ID", f"step id {step.get('id')!r} was already accepted: give this step another id")
         filled = {**DEFAULTS, **step}
         try:
             result = session.executor.propose(filled)
@@ -129,9 +132,8 @@ class AgentSession:
         else:
             answer = {"ok": True, "step_id": result.step_id, "attempts": result.attempts,
                       "duration_ms": result.duration_ms}
-            if step.get("id") not in session.ids:
-                session.accepted.append(step)
-                session.ids.add(step.get("id"))
+            session.accepted.append(step)
+            session.ids.add(step.get("id"))
         try:
             answer["observation"] = observe_page(session.executor.page, session.redactor)
         except Exception as exc:  # a page that crashed or closed: the answer still comes

@@ -139,7 +139,11 @@ class Outcome:
         self.suggestions.append(entry)
 
 
-def _collect(page: Any, frame: str | None) -> dict[str, Any]:
+def collect_candidates(page: Any, frame: str | None) -> dict[str, Any]:
+    """One bounded look at the page (or the iframe ``frame``): ``{scanned, capped, candidates}``.
+
+    Also what an agent's ``observe`` offers targets from (agent/observation.py).
+    """
     arg = {"maxScan": MAX_SCAN, "maxCandidates": MAX_CANDIDATES, "maxChars": MAX_CHARS, "testid": TESTID_ATTRIBUTE}
     if frame:
         root = page.frame_locator(frame).locator(":root")
@@ -258,7 +262,7 @@ def suggest(page: Any, request: Request, old_place: tuple[str, ...] = (), budget
     wanted = wanted_from(request.alternatives, request.need, request.action, old_place)
     try:
         with bound("target suggestions", budget_ms, isolated=True):
-            data = _collect(page, wanted.frame)
+            data = collect_candidates(page, wanted.frame)
             if data.get("capped"):
                 out.notes.append(f"only the first {data['scanned']} elements of the page were looked at")
             if request.narrow:

@@ -1,12 +1,19 @@
 """Recorded codegen calls -> plan steps (plain dicts with the plan file's keys).
 
 Each mapping keeps what the recording meant, in the plan format's words:
-locators become targets (text and label targets ``exact``, as U2 requires),
-actions become steps, ``expect`` checks become postconditions of the step
-before them (an ``assert`` step when there is none). What has no v1
-equivalent is reported with its line, never guessed: a key press other than
-Tab (v1 has no key-press step: click the submit button instead), a descendant
-locator inside a role or text locator, ``.last``, a second page.
+locators become targets, actions become steps, ``expect`` checks become
+postconditions of the step before them (an ``assert`` step when there is
+none). What has no v1 equivalent is reported with its line, never guessed: a
+key press other than Tab (v1 has no key-press step: click the submit button
+instead), a descendant locator inside a role or text locator, ``.last``, a
+second page.
+
+A locator keeps its matching: ``exact=True`` becomes ``exact: true``; without
+it Playwright matches a case-insensitive substring, which is the plan's
+``normalize_ws: true`` for text and label targets (rule U2 accepts either) and
+a role target without ``exact``. codegen relies on that: it shortens a long
+name to 30 or 80 characters and drops a trailing count ("Inbox 3" is recorded
+as "Inbox"), so ``exact: true`` would fail where the recording passed.
 """
 
 from __future__ import annotations
@@ -20,7 +27,9 @@ from .codegen_parse import Link, Recorded, Unmapped
 
 # Focus moves: the next step's target says where the author went, so nothing is lost.
 DROPPED_KEYS = frozenset({"Tab", "Shift+Tab"})
-_RISKY = re.compile(r"\b(delete|remove|destroy|erase|pay|payment|purchase|checkout|check out|buy|place order)\b", re.I)
+# Words of a delete or a payment; ``_`` separates words too (Django's ``delete_selected`` action).
+_RISKY = re.compile(r"(?<![a-z0-9])(delete|remove|destroy|erase|pay|payment|purchase|checkout|check out|buy|"
+                    r"place order)(?![a-z0-9])", re.I)
 
 
 class CannotMap(ValueError):
@@ -33,7 +42,8 @@ class Mapped:
 
     steps: list[dict[str, Any]] = field(default_factory=list)
     lines: list[int] = field(default_factory=list)      # the script line of each step
-    origin: str | None = None
+    origin: str | None = None                            # the plan's base URL
+    recorded: str | None = None                          # the origin of the first absolute goto
     hosts: list[str] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
@@ -55,30 +65,39 @@ def _text(link: Link, what: str) -> str:
     return _no_reference(link.args[0])
 
 
+def _exact(link: Link, allowed: frozenset[str] = frozenset({"exact"})) -> bool:
+    extra = set(link.kwargs) - allowed
+    if extra:
+        raise CannotMap(f"{link.name}() with {', '.join(sorted(extra))} does not map")
+    return link.kwargs.get("exact") is True
+
+
 def _base_target(link: Link) -> dict[str, Any]:
     name = link.name
     if name == "get_by_role":
         if not link.args or not isinstance(link.args[0], str):
             raise CannotMap("get_by_role() needs a role")
         target: dict[str, Any] = {"type": "role", "role": link.args[0]}
+        exact = _exact(link, frozenset({"name", "exact"}))
         if "name" in link.kwargs:
             if not isinstance(link.kwargs["name"], str):
                 raise CannotMap("get_by_role(name=re.compile(...)) does not map: name the element exactly")
             target["name"] = _no_reference(link.kwargs["name"])
-            target["exact"] = True
-        extra = set(link.kwargs) - {"name", "exact"}
-        if extra:
-            raise CannotMap(f"get_by_role() with {', '.join(sorted(extra))} does not map")
+            if exact:
+                target["exact"] = True
         return target
-    if name == "get_by_label":
-        return {"type": "label", "text": _text(link, "the label"), "exact": True}
-    if name == "get_by_text":
-        return {"type": "text", "text": _text(link, "the text"), "exact": True}
+    if name in ("get_by_label", "get_by_text"):
+        text = _text(link, "the " + name.removeprefix("get_by_"))
+        return {"type": name.removeprefix("get_by_"), "text": text,
+                **({"exact": True} if _exact(link) else {"normalize_ws": True})}
     if name == "get_by_test_id":
         return {"type": "testid", "id": _text(link, "the test id")}
     attribute = {"get_by_placeholder": "placeholder", "get_by_alt_text": "alt", "get_by_title": "title"}.get(name)
     if attribute:
-        return {"type": "css", "selector": f"[{attribute}={_css_string(_text(link, 'the ' + attribute))}]"}
+        value = _css_string(_text(link, "the " + attribute))
+        # Not exact: Playwright's case-insensitive substring, which CSS writes *= ... i.
+        selector = f"[{attribute}={value}]" if _exact(link) else f"[{attribute}*={value} i]"
+        return {"type": "css", "selector": selector}
     if name == "locator":
         selector = _text(link, "a selector")
         if link.kwargs:
@@ -91,6 +110,11 @@ def _base_target(link: Link) -> dict[str, Any]:
             raise CannotMap(f"the Playwright selector {selector!r} is not CSS or XPath")
         return {"type": "css", "selector": selector}
     raise CannotMap(f"the locator {name}() does not map")
+
+
+def _compound(selector: str) -> str:
+    """A selector list (``a, b``) filtered as a whole: ``:is(a, b)``."""
+    return f":is({selector})" if "," in selector else selector
 
 
 def target_of(chain: tuple[Link, ...]) -> tuple[dict[str, Any], str | None]:
@@ -112,16 +136,17 @@ def target_of(chain: tuple[Link, ...]) -> tuple[dict[str, Any], str | None]:
         if link.name == "filter":
             if target["type"] != "css" or set(link.kwargs) != {"has_text"} or not isinstance(link.kwargs["has_text"], str):
                 raise CannotMap("filter() maps only as has_text=\"...\" on a CSS locator")
-            target = {"type": "css", "selector": f"{target['selector']}:has-text({_css_string(_no_reference(link.kwargs['has_text']))})"}
+            text = _css_string(_no_reference(link.kwargs["has_text"]))
+            target = {"type": "css", "selector": f"{_compound(target['selector'])}:has-text({text})"}
         elif link.name == "locator" and target["type"] == "css" and link.args and isinstance(link.args[0], str) \
                 and not link.kwargs and not link.args[0].startswith(("xpath=", "//", "text=", "internal:")):
-            target = {"type": "css", "selector": f"{target['selector']} {link.args[0].removeprefix('css=')}"}
+            target = {"type": "css", "selector": f"{_compound(target['selector'])} {_compound(link.args[0].removeprefix('css='))}"}
         elif link.name in ("first", "nth") and target["type"] != "nth":
             index = 0 if link.name == "first" else (link.args[0] if link.args else None)
             if not isinstance(index, int) or isinstance(index, bool) or index < 0:
                 raise CannotMap("nth() needs a non-negative number")
-            rationale = (f"recorded by Playwright codegen as .{'first' if link.name == 'first' else f'nth({index})'}: "
-                         "several elements matched when the flow was recorded; check that this one is still right")
+            rationale = (f"recorded by codegen as .{'first' if link.name == 'first' else f'nth({index})'} "
+                         "(several elements matched): check it is still the one meant")
             target = {"type": "nth", "base": target, "index": index}
         elif link.name == "last":
             raise CannotMap(".last has no v1 target (nth counts from the first match)")
@@ -132,36 +157,52 @@ def target_of(chain: tuple[Link, ...]) -> tuple[dict[str, Any], str | None]:
     return target, rationale
 
 
-def _condition(call: Recorded) -> dict[str, Any]:
+def _condition(call: Recorded, relative: Any) -> tuple[dict[str, Any], str | None]:
+    """The condition of an ``expect`` (``relative`` makes a URL of the recorded origin relative), and
+    the rationale its ``nth`` target needs on the step it joins."""
     action, args = call.action, call.args
     if action.startswith("not_to_"):
         raise CannotMap("negated checks (not_to_...) do not map")
-    if not call.chain:  # expect(page)
+    if not call.chain:  # expect(page), or the download of a ``with page.expect_download()`` block
+        if action == "download_started":
+            return {"kind": "download_started"}, None
         if action == "to_have_url" and args:
             url = args[0]
             if isinstance(url, tuple):
-                return {"kind": "url_matches", "args": {"pattern": _no_reference(url[1])}}
-            return {"kind": "url_is", "args": {"url": _no_reference(url)}}
+                return {"kind": "url_matches", "args": {"pattern": _no_reference(url[1])}}, None
+            if isinstance(url, str):
+                return {"kind": "url_is", "args": {"url": relative(_no_reference(url))}}, None
         if action == "to_have_title" and args and isinstance(args[0], str):
-            return {"kind": "title_contains", "args": {"text": _no_reference(args[0])}}
-        raise CannotMap(f"expect(page).{action}() does not map")
+            return {"kind": "title_contains", "args": {"text": _no_reference(args[0])}}, None
+        raise CannotMap(f"expect(page).{action}() with these arguments does not map")
     target, rationale = target_of(call.chain)
-    if rationale is not None:
-        raise CannotMap("a check on an .nth()/.first locator does not map (its rationale belongs to a step)")
+    one = args[0] if len(args) == 1 else None
     if action == "to_be_visible" and not args:
-        return {"kind": "element_visible", "args": {"target": target}}
-    if action in ("to_have_text", "to_contain_text") and args and isinstance(args[0], str):
-        return {"kind": "element_text_contains", "args": {"target": target, "text": _no_reference(args[0])}}
-    if action == "to_have_value" and args and isinstance(args[0], str):
-        return {"kind": "element_value_equals", "args": {"target": target, "value": _no_reference(args[0])}}
-    if action == "to_have_count" and args and isinstance(args[0], int):
-        return {"kind": "element_count_equals", "args": {"target": target, "count": args[0]}}
-    raise CannotMap(f"expect(locator).{action}() with these arguments does not map")
+        condition = {"kind": "element_visible", "args": {"target": target}}
+    elif action == "to_be_enabled" and not args:
+        condition = {"kind": "element_enabled", "args": {"target": target}}
+    elif action == "to_be_attached" and not args:
+        condition = {"kind": "element_exists", "args": {"target": target}}
+    elif action in ("to_have_text", "to_contain_text") and isinstance(one, str):
+        # to_have_text matches the whole text; v1 checks a substring (the closest it has).
+        condition = {"kind": "element_text_contains", "args": {"target": target, "text": _no_reference(one)}}
+    elif action == "to_have_value" and isinstance(one, str):
+        condition = {"kind": "element_value_equals", "args": {"target": target, "value": _no_reference(one)}}
+    elif action == "to_have_count" and isinstance(one, int) and not isinstance(one, bool):
+        condition = {"kind": "element_count_equals", "args": {"target": target, "count": one}}
+    elif action == "to_have_attribute" and len(args) == 2 and all(isinstance(a, str) for a in args):
+        condition = {"kind": "element_attr_equals",
+                     "args": {"target": target, "attr": args[0], "value": _no_reference(args[1])}}
+    else:
+        raise CannotMap(f"expect(locator).{action}() with these arguments does not map")
+    return condition, rationale
 
 
 class _Mapper:
     def __init__(self, base_url: str | None):
         self.out = Mapped(origin=base_url.rstrip("/") if base_url else None)
+        self.last_mapped = False  # did the previous recorded call become the last step?
+        self.after_gap = False    # was the last action left out? Its checks then open an assert step
 
     def add(self, line: int, step: dict[str, Any]) -> None:
         self.out.steps.append(step)
@@ -172,23 +213,38 @@ class _Mapper:
             raise CannotMap("goto() needs one URL")
         url = _no_reference(call.args[0])
         parts = urlsplit(url)
-        if not parts.scheme or not parts.netloc:
-            return {"kind": "navigate", "target": {"type": "url", "url": url}}
-        origin = f"{parts.scheme}://{parts.netloc}"
-        if self.out.origin is None:
-            self.out.origin = origin
-        if origin == self.out.origin:
-            relative = (parts.path or "/") + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
-            return {"kind": "navigate", "target": {"type": "url", "url": relative}}
+        if parts.scheme in ("http", "https") and parts.netloc and self.out.recorded is None:
+            self.out.recorded = f"{parts.scheme}://{parts.netloc}"
+            if self.out.origin is None:
+                self.out.origin = self.out.recorded
+            elif self.out.origin != self.out.recorded:
+                self.out.notices.append(f"the recording's origin {self.out.recorded} is replaced by the base URL "
+                                        f"{self.out.origin}: its pages are navigated relative to it")
+        if not parts.netloc or self.recorded(url):
+            return {"kind": "navigate", "target": {"type": "url", "url": self.relative(url)}}
         host = parts.hostname or ""
         if host not in self.out.hosts:
             self.out.hosts.append(host)
         return {"kind": "navigate", "target": {"type": "url", "url": url}}
 
+    def recorded(self, url: str) -> bool:
+        parts = urlsplit(url)
+        return self.out.recorded is not None and f"{parts.scheme}://{parts.netloc}" == self.out.recorded
+
+    def relative(self, url: str) -> str:
+        """A URL of the recorded origin as a path the base URL resolves (navigate and url_is alike)."""
+        if not self.recorded(url):
+            return url
+        parts = urlsplit(url)
+        return (parts.path or "/") + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
+
     def action(self, call: Recorded) -> dict[str, Any] | None:
         if not call.chain:
             if call.action == "goto":
                 return self.navigate(call)
+            if call.action == "wait_for_timeout":
+                raise CannotMap("a fixed wait does not map: a plan never sleeps; each step waits for its target "
+                                "and its postconditions (add one where the page needs time)")
             raise CannotMap(f"page.{call.action}() does not map")
         if call.action == "press":
             key = call.args[0] if call.args else None
@@ -225,11 +281,19 @@ class _Mapper:
         return step
 
     def check(self, call: Recorded) -> None:
-        condition = _condition(call)
-        if self.out.steps:
-            self.out.steps[-1].setdefault("_checks", []).append(condition)
-        else:
-            self.add(call.line, {"kind": "assert", "_checks": [condition]})
+        if call.action == "download_started" and not self.last_mapped:
+            raise CannotMap("the action that starts the download was not imported, so neither is its check")
+        condition, rationale = _condition(call, self.relative)
+        if not self.out.steps or self.after_gap:
+            # Not the step before a statement left out: the author puts its replacement before this assert.
+            self.add(call.line, {"kind": "assert"})
+            self.after_gap = False
+        step = self.out.steps[-1]
+        step.setdefault("_checks", []).append(condition)
+        if rationale is not None:  # U3: the step holding an nth target (in a condition too) says why
+            metadata = step.setdefault("metadata", {})
+            old = metadata.get("target_rationale")
+            metadata["target_rationale"] = rationale if not old or old == rationale else f"{old}; {rationale}"
 
 
 def map_calls(calls: list[Recorded | Unmapped], base_url: str | None = None) -> Mapped:
@@ -238,7 +302,9 @@ def map_calls(calls: list[Recorded | Unmapped], base_url: str | None = None) -> 
     for call in calls:
         if isinstance(call, Unmapped):
             mapper.out.unmapped.append(call)
+            mapper.last_mapped, mapper.after_gap = False, True
             continue
+        mapped = False
         try:
             if call.check:
                 mapper.check(call)
@@ -246,8 +312,11 @@ def map_calls(calls: list[Recorded | Unmapped], base_url: str | None = None) -> 
                 step = mapper.action(call)
                 if step is not None:
                     mapper.add(call.line, step)
+                    mapped, mapper.after_gap = True, False
         except CannotMap as exc:
             mapper.out.unmapped.append(Unmapped(call.line, str(exc), call.source))
+            mapper.after_gap = mapper.after_gap or not call.check
+        mapper.last_mapped = mapped or (call.check and mapper.last_mapped)
     _drop_clicks_before_fills(mapper.out)
     return mapper.out
 
@@ -266,10 +335,10 @@ def _drop_clicks_before_fills(out: Mapped) -> None:
 
 
 def risky(step: dict[str, Any]) -> bool:
-    """Does a click look like a delete or a payment (worth ``critical``, the author decides)?"""
-    if step["kind"] != "click":
+    """Does a click or a select look like a delete or a payment (worth ``critical``; the author decides)?"""
+    if step["kind"] not in ("click", "select"):
         return False
-    words = " ".join(str(v) for v in _strings(step["target"]))
+    words = " ".join(str(v) for v in _strings([step["target"], step.get("value", "")]))
     return bool(_RISKY.search(words))
 
 

@@ -8,6 +8,11 @@ out link by link, and leaves the meaning to ``codegen_map``. What is plainly
 set-up or tear-down (imports, launch, new_context, new_page, close, the
 ``sync_playwright()`` block, the call of ``run``) is skipped without a word;
 everything else that is not a call on the page is ``Unmapped`` with its line.
+
+One ``with`` block is read as a step: ``with page.expect_download() as d:``
+around a single action is that action with a ``download_started`` check (a
+plan checks a download the same way), and ``download = d.value`` after it is
+part of the idiom. Other waits (``expect_popup``, ...) are reported.
 """
 
 from __future__ import annotations
@@ -79,6 +84,7 @@ class _Reader:
         self.text = text
         self.pages: set[str] = set()
         self.main_page: str | None = None
+        self.downloads: set[str] = set()  # the names bound by a mapped ``expect_download() as NAME``
         self.out: list[Recorded | Unmapped] = []
 
     def src(self, node: ast.AST) -> str:
@@ -126,10 +132,30 @@ class _Reader:
                 call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else "")
             if name in ("sync_playwright", "async_playwright"):
                 continue
-            # expect_download / expect_popup / expect_navigation ...: waits v1 has no step for.
+            if name == "expect_download" and len(stmt.items) == 1 and self.download_block(stmt, item):
+                return
+            # expect_popup / expect_navigation / a download around several statements: no v1 step waits so.
             self.unmapped(stmt, f"'with {self.src(call)}' waits for an event a plan step cannot wait for; "
                                 "its body is imported, the wait is not")
         self.block(stmt.body)
+
+    def download_block(self, stmt: ast.With | ast.AsyncWith, item: ast.withitem) -> bool:
+        """``with page.expect_download() as d:`` around one action: the action, then its download check."""
+        call = item.context_expr
+        on_page = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+            isinstance(call.func.value, ast.Name) and call.func.value.id == self.main_page
+        if not on_page or call.args or len(stmt.body) != 1:
+            return False
+        before = len(self.out)
+        self.block(stmt.body)
+        added = self.out[before:]
+        if len(added) != 1 or not isinstance(added[0], Recorded) or added[0].check:
+            del self.out[before:]  # reported as a wait, its body again as it reads on its own
+            return False
+        self.out.append(Recorded(stmt.lineno, "download_started", (), (), {}, check=True, source=self.src(call)))
+        if isinstance(item.optional_vars, ast.Name):
+            self.downloads.add(item.optional_vars.id)
+        return True
 
     def assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         value = stmt.value
@@ -146,6 +172,8 @@ class _Reader:
                                                                   ["playwright", "webkit"], ["p", "chromium"]):
             return
         if isinstance(value, ast.Attribute) and value.attr == "value":
+            if isinstance(value.value, ast.Name) and value.value.id in self.downloads:
+                return  # ``download = download_info.value``: the download step checks it
             self.unmapped(stmt, "a popup page or a download is not mapped (one page per plan in v1)")
             return
         self.unmapped(stmt, "an assignment is not a step")
@@ -177,6 +205,10 @@ class _Reader:
             self.unmapped(stmt, "not a call on the page")
             return
         action = func.attr
+        if action in ("on", "once") and isinstance(func.value, ast.Name) and func.value.id in self.pages:
+            self.unmapped(stmt, f"an event handler (page.{action}, such as a dialog's) does not map: "
+                                "a plan has no dialog step")
+            return
         try:
             args = tuple(_literal(a) for a in value.args)
             kwargs = {k.arg: _literal(k.value) for k in value.keywords if k.arg}

@@ -55,6 +55,9 @@ def parse_secrets(pairs: list[str], env: Mapping[str, str]) -> dict[str, tuple[s
 def _step_id(step: dict[str, Any], seen: set[str]) -> str:
     words = ""
     target = step.get("target")
+    if target is None and step.get("_checks"):  # an assert step: named after what it checks first
+        args = step["_checks"][0].get("args", {})
+        target = args.get("target") or {"text": args.get("text") or args.get("url") or args.get("pattern") or ""}
     while isinstance(target, dict) and target.get("type") in ("nth", "frame"):
         target = target.get("base") or target.get("inner")
     if isinstance(target, dict):
@@ -62,6 +65,8 @@ def _step_id(step: dict[str, Any], seen: set[str]) -> str:
                  or target.get("url") or target.get("role") or "")
         if target.get("type") == "url":
             words = urlsplit(words).path
+        elif target.get("type") == "css":
+            words = re.sub(r"\s+[is]\]", "]", words)  # a case flag ([placeholder*="Name" i]) is not a word
     prefix = {"navigate": "open", "assert": "check"}.get(step["kind"], step["kind"])
     slug = re.sub(r"[^a-z0-9]+", "_", str(words).lower()).strip("_")[:40].rstrip("_")
     base = f"{prefix}_{slug}" if slug else prefix
@@ -111,11 +116,12 @@ def _strings(value: Any):
 
 def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], script: str) -> tuple[dict[str, Any], list[str]]:
     """The plan as a mapping of plan keys, and the notices for the author."""
-    notices: list[str] = []
+    notices: list[str] = [f"{script}: {notice}" for notice in mapped.notices]
     seen: set[str] = set()
     steps: list[dict[str, Any]] = []
     for step, line in zip(mapped.steps, mapped.lines):
-        out: dict[str, Any] = {"id": _step_id(step, seen), "kind": step["kind"]}
+        # The id from the step with its references: a secret typed into a locator is not spelled in an id.
+        out: dict[str, Any] = {"id": _step_id(_with_secrets(step, secrets), seen), "kind": step["kind"]}
         if "target" in step:
             out["target"] = step["target"]
         for key in ("value", "file_ref"):
@@ -142,7 +148,7 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
         plan["base_url"] = mapped.origin
     if mapped.hosts:
         own = urlsplit(mapped.origin).hostname if mapped.origin else None
-        plan["allowlist"] = ([own] if own else []) + mapped.hosts
+        plan["allowlist"] = ([own] if own else []) + [h for h in mapped.hosts if h != own]
         notices.append(f"{script}: the recording leaves {urlsplit(mapped.origin or '').hostname or 'its origin'} "
                        f"for {', '.join(mapped.hosts)}: added to the allowlist; check that the plan may go there")
     if secrets:
@@ -199,9 +205,11 @@ def run_import(script: Path, output: str | None, *, name: str | None, base_url: 
         raise ImportFailed(f"{target}: a plan file's name ends in .actions.yaml (pytest collects those)")
     if target is not None and target.exists() and not force:
         raise ImportFailed(f"{target} exists: choose another -o, or --force to replace it")
+    if target is not None and not target.parent.is_dir():
+        raise ImportFailed(f"{target}: the folder {target.parent} does not exist")
     imported = import_script(script, target, name=name, base_url=base_url, secret_pairs=secret_pairs)
     secrets = parse_secrets(secret_pairs, os.environ)
-    for item in imported.unmapped:
+    for item in sorted(imported.unmapped, key=lambda u: u.line):
         print(mask(f"{script}:{item.line}: not imported: {item.why}", secrets), file=err)
         if item.source:
             print(mask(f"    {item.source.splitlines()[0]}", secrets), file=err)
@@ -214,7 +222,11 @@ def run_import(script: Path, output: str | None, *, name: str | None, base_url: 
     if to_stdout:
         out.write(imported.text)
     else:
-        target.write_text(imported.text, encoding="utf-8")
+        try:  # "x": an existing file is replaced only with --force, even if it appeared meanwhile
+            with target.open("w" if force else "x", encoding="utf-8") as file:
+                file.write(imported.text)
+        except OSError as exc:
+            raise ImportFailed(f"{target}: cannot write the plan: {exc.strerror or exc}") from None
         left = f", {len(imported.unmapped)} statement(s) left out" if imported.unmapped else ""
         print(f"{target}: {imported.steps} steps imported from {script}{left}", file=out)
     return 0

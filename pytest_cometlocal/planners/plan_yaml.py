@@ -46,4 +46,6 @@ def dump_plan(plan: dict[str, Any]) -> str:
     if "defaults" in plan:
         body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
     body["steps"] = [{k: (_flow(v) if k in _FLOW_STEP_KEYS else v) for k, v in step.items()} for step in plan["steps"]]
-    return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100, default_flow_style=False)
+    # No folding: at a width PyYAML breaks a long text inside a flow mapping onto the next line
+    # ("text: Successfully deleted\n 1 group."), which reads as two values to someone editing.
+    return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)

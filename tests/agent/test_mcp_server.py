@@ -138,10 +138,12 @@ def test_a_secret_with_no_variable_and_a_second_start_are_typed_refusals(demo, e
                 await agent("start_session", base_url=demo.url),
                 await agent("save_plan", path="p.actions.yaml", name="nothing yet"),
                 await agent("propose", step={"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}}),
+                await agent("propose", step={"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/"}}),
                 *[await agent("propose", step={"id": f"poke{i}", "kind": "click", **HEADING}) for i in range(3)],
                 await agent("end_session")]
 
-    no_var, bad_url, started, again, empty, opened, *pokes, ended = anyio.run(converse, tmp_path, env, script)
+    no_var, bad_url, started, again, empty, opened, same_id, *pokes, ended = anyio.run(converse, tmp_path, env, script)
+    assert same_id["error_code"] == "DUPLICATE_STEP_ID" and "'open'" in same_id["message"]
     assert no_var["error_code"] == "SECRET_ENV" and "NOT_SET_FOR_THE_SERVER" in no_var["message"]
     assert bad_url["error_code"] == "INVALID_ARGUMENT"
     assert started["ok"] and again["error_code"] == "SESSION_OPEN"
@@ -159,3 +161,38 @@ def test_without_the_sdk_the_command_says_how_to_install_it(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert proc.returncode == 2 and "pip install 'pytest-cometlocal[mcp]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.browser
+def test_sigterm_finishes_the_open_sessions_run(demo, env, tmp_path):
+    """A server stopped with SIGTERM mid-session still leaves a run that ends and verifies."""
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "pytest_cometlocal.cli", "mcp", "--workdir", str(tmp_path)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env, cwd=tmp_path)
+    try:
+        def send(message: dict[str, Any], answer: bool = True) -> dict[str, Any] | None:
+            proc.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+            proc.stdin.flush()
+            return json.loads(proc.stdout.readline()) if answer else None
+
+        send({"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                          "clientInfo": {"name": "test", "version": "1"}}})
+        send({"method": "notifications/initialized"}, answer=False)
+        for i, (tool, args) in enumerate([("start_session", {"base_url": demo.url}),
+                                          ("propose", {"step": {"id": "open", "kind": "navigate",
+                                                                "target": {"type": "url", "url": "/login"}}})]):
+            reply = send({"id": 2 + i, "method": "tools/call", "params": {"name": tool, "arguments": args}})
+            assert '\\"ok\\": true' in json.dumps(reply), reply
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 128 + signal.SIGTERM
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    (run,) = (tmp_path / "cometlocal-runs").iterdir()
+    last = json.loads((run / "trace.jsonl").read_text().splitlines()[-1])
+    assert last["event_type"] == "run_finished"
+    verify = subprocess.run([sys.executable, "-m", "pytest_cometlocal.cli", "verify", str(run)],
+                            capture_output=True, text=True, timeout=120)
+    assert verify.returncode == 0, verify.stdout

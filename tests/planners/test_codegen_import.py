@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -43,19 +44,29 @@ def only_step(plan: dict) -> dict:
 GOTO = 'page.goto("http://127.0.0.1:8000/form")\n'
 
 
+# Without exact=True Playwright matches a case-insensitive substring (codegen shortens long names):
+# a role target without exact, normalize_ws: true for text and label (U2 accepts it), CSS *= ... i.
 @pytest.mark.parametrize("call, target", [
-    ('page.get_by_role("button", name="Save").click()', {"type": "role", "role": "button", "name": "Save", "exact": True}),
+    ('page.get_by_role("button", name="Save").click()', {"type": "role", "role": "button", "name": "Save"}),
+    ('page.get_by_role("link", name="Groups", exact=True).click()',
+     {"type": "role", "role": "link", "name": "Groups", "exact": True}),
     ('page.get_by_role("checkbox").click()', {"type": "role", "role": "checkbox"}),
-    ('page.get_by_label("E-mail").click()', {"type": "label", "text": "E-mail", "exact": True}),
+    ('page.get_by_label("E-mail").click()', {"type": "label", "text": "E-mail", "normalize_ws": True}),
+    ('page.get_by_label("E-mail", exact=True).click()', {"type": "label", "text": "E-mail", "exact": True}),
+    ('page.get_by_text("Next").click()', {"type": "text", "text": "Next", "normalize_ws": True}),
     ('page.get_by_text("Next", exact=True).click()', {"type": "text", "text": "Next", "exact": True}),
     ('page.get_by_test_id("go").click()', {"type": "testid", "id": "go"}),
-    ('page.get_by_placeholder("Say \\"hi\\"").click()', {"type": "css", "selector": '[placeholder="Say \\"hi\\""]'}),
+    ('page.get_by_placeholder("Say \\"hi\\"").click()', {"type": "css", "selector": '[placeholder*="Say \\"hi\\"" i]'}),
+    ('page.get_by_placeholder("Name", exact=True).click()', {"type": "css", "selector": '[placeholder="Name"]'}),
+    ('page.get_by_title("Close").click()', {"type": "css", "selector": '[title*="Close" i]'}),
     ('page.locator("#main .btn").click()', {"type": "css", "selector": "#main .btn"}),
     ('page.locator("xpath=//a[1]").click()', {"type": "xpath", "selector": "//a[1]"}),
+    ('page.locator("//a[2]").click()', {"type": "xpath", "selector": "//a[2]"}),
     ('page.locator("form").locator("button").click()', {"type": "css", "selector": "form button"}),
     ('page.locator("li").filter(has_text="Two").click()', {"type": "css", "selector": 'li:has-text("Two")'}),
+    ('page.locator("li, dt").filter(has_text="Two").click()', {"type": "css", "selector": ':is(li, dt):has-text("Two")'}),
     ('page.frame_locator("#pay").get_by_label("Card").click()',
-     {"type": "frame", "selector": "#pay", "inner": {"type": "label", "text": "Card", "exact": True}}),
+     {"type": "frame", "selector": "#pay", "inner": {"type": "label", "text": "Card", "normalize_ws": True}}),
     ('page.locator("iframe").content_frame.get_by_test_id("x").click()',
      {"type": "frame", "selector": "iframe", "inner": {"type": "testid", "id": "x"}}),
 ])
@@ -101,8 +112,20 @@ def test_base_url_option_wins_over_the_first_goto(tmp_path):
     assert code == 0 and plan["base_url"] == "http://127.0.0.1:9000" and plan["steps"][0]["target"]["url"] == "/login"
 
 
+def test_a_recording_made_elsewhere_runs_against_the_base_url_option(tmp_path, capsys):
+    """Recorded on a laptop, imported for staging: the recorded origin's pages become relative."""
+    body = GOTO + 'page.get_by_test_id("go").click()\nexpect(page).to_have_url("http://127.0.0.1:8000/done")'
+    code, plan = imported(tmp_path, body, "--base-url", "https://staging.example.org")
+    assert code == 0 and plan["base_url"] == "https://staging.example.org" and "allowlist" not in plan
+    assert plan["steps"][0]["target"]["url"] == "/form"
+    assert plan["steps"][1]["postconditions"] == [{"kind": "url_is", "args": {"url": "/done"}}]
+    assert "origin http://127.0.0.1:8000 is replaced by the base URL https://staging.example.org" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("check, condition", [
-    ('expect(page).to_have_url("http://127.0.0.1:8000/done")', {"kind": "url_is", "args": {"url": "http://127.0.0.1:8000/done"}}),
+    # A URL of the recorded origin is relative, as the navigations are: it resolves against the base URL.
+    ('expect(page).to_have_url("http://127.0.0.1:8000/done")', {"kind": "url_is", "args": {"url": "/done"}}),
+    ('expect(page).to_have_url("https://sso.example.org/")', {"kind": "url_is", "args": {"url": "https://sso.example.org/"}}),
     ('expect(page).to_have_url(re.compile(r"/done$"))', {"kind": "url_matches", "args": {"pattern": "/done$"}}),
     ('expect(page).to_have_title("Done")', {"kind": "title_contains", "args": {"text": "Done"}}),
     ('expect(page.get_by_test_id("ok")).to_be_visible()', {"kind": "element_visible", "args": {"target": {"type": "testid", "id": "ok"}}}),
@@ -111,13 +134,73 @@ def test_base_url_option_wins_over_the_first_goto(tmp_path):
     ('expect(page.get_by_test_id("ok")).to_contain_text("Sav")',
      {"kind": "element_text_contains", "args": {"target": {"type": "testid", "id": "ok"}, "text": "Sav"}}),
     ('expect(page.get_by_label("Name")).to_have_value("Ada")',
-     {"kind": "element_value_equals", "args": {"target": {"type": "label", "text": "Name", "exact": True}, "value": "Ada"}}),
+     {"kind": "element_value_equals", "args": {"target": {"type": "label", "text": "Name", "normalize_ws": True}, "value": "Ada"}}),
+    ('expect(page.get_by_test_id("ok")).to_be_enabled()', {"kind": "element_enabled", "args": {"target": {"type": "testid", "id": "ok"}}}),
+    ('expect(page.get_by_test_id("ok")).to_be_attached()', {"kind": "element_exists", "args": {"target": {"type": "testid", "id": "ok"}}}),
+    ('expect(page.get_by_test_id("ok")).to_have_attribute("href", "/x")',
+     {"kind": "element_attr_equals", "args": {"target": {"type": "testid", "id": "ok"}, "attr": "href", "value": "/x"}}),
     ('expect(page.locator("li")).to_have_count(2)',
      {"kind": "element_count_equals", "args": {"target": {"type": "css", "selector": "li"}, "count": 2}}),
 ])
 def test_checks_become_postconditions_of_the_step_before(tmp_path, check, condition):
     code, plan = imported(tmp_path, GOTO + 'page.get_by_test_id("save").click()\n' + check)
     assert code == 0 and plan["steps"][1]["postconditions"] == [condition]
+
+
+def test_a_check_on_an_nth_locator_gives_its_step_the_rationale(tmp_path):
+    code, plan = imported(tmp_path, GOTO + 'page.get_by_test_id("add").click()\n'
+                                           'expect(page.get_by_role("row").nth(1)).to_contain_text("Ada")')
+    step = only_step(plan)
+    assert code == 0 and step["postconditions"][0]["args"]["target"]["type"] == "nth"
+    assert "nth(1)" in step["metadata"]["target_rationale"]
+
+
+def test_a_download_block_is_its_click_with_a_download_check(tmp_path, capsys):
+    body = GOTO + ('with page.expect_download() as download_info:\n    page.get_by_role("link", name="Export").click()\n'
+                   'download = download_info.value')
+    code, plan = imported(tmp_path, body)
+    assert code == 0 and capsys.readouterr().err == ""
+    assert only_step(plan) == {"id": "click_export", "kind": "click", "target": {"type": "role", "role": "link", "name": "Export"},
+                               "postconditions": [{"kind": "download_started"}]}
+
+
+@pytest.mark.parametrize("body, reported", [
+    # The download's own action does not map: neither does its check.
+    ('with page.expect_download() as download_info:\n    page.get_by_text("CSV").dblclick()\ndownload = download_info.value',
+     [(10, "the action that starts the download was not imported, so neither is its check"),
+      (11, "dblclick() has no v1 step")]),
+    # Around several statements, the wait cannot be given to one step.
+    ('with page.expect_download() as download_info:\n    page.get_by_text("CSV").click()\n    page.get_by_text("OK").click()\n'
+     'download = download_info.value', [(10, "'with page.expect_download()' waits for an event"),
+                                        (13, "a popup page or a download is not mapped")]),
+    ('with page.expect_popup() as page1_info:\n    page.get_by_role("link", name="Help").click()\n'
+     'page1 = page1_info.value\npage1.get_by_role("heading").click()',
+     [(10, "'with page.expect_popup()' waits for an event"), (12, "a popup page or a download is not mapped"),
+      (13, "a call on page1, which is not the page")]),
+    ('page.once("dialog", lambda dialog: dialog.dismiss())', [(10, "an event handler (page.once")]),
+    ('page.wait_for_timeout(500)', [(10, "a fixed wait does not map: a plan never sleeps")]),
+    ('page.get_by_role("row").first.click()\nexpect(page.get_by_text("x")).not_to_be_visible()',
+     [(11, "negated checks (not_to_...) do not map")]),
+])
+def test_waits_popups_handlers_and_sleeps_are_reported(tmp_path, capsys, body, reported):
+    code, _plan = imported(tmp_path, GOTO + body)
+    err = capsys.readouterr().err
+    assert code == 1
+    for line, why in reported:
+        assert f"rec.py:{line}: not imported: {why}" in err, err
+    assert [int(m) for m in re.findall(r"rec\.py:(\d+): not imported", err)] == [line for line, _why in reported]
+    assert f"{len(reported)} statement(s) could not be imported" in err
+
+
+def test_checks_after_a_statement_left_out_open_an_assert_step(tmp_path):
+    """Not postconditions of the step before the gap: they belong after the step that will fill it."""
+    body = GOTO + ('page.get_by_label("Search").fill("ada")\npage.get_by_label("Search").press("Enter")\n'
+                   'expect(page.get_by_test_id("hits")).to_have_count(1)\nexpect(page).to_have_title("Results")\n'
+                   'page.get_by_test_id("first").click()\nexpect(page).to_have_title("Ada")')
+    code, plan = imported(tmp_path, body, "--partial")
+    assert code == 0
+    assert [(s["id"], s["kind"], len(s.get("postconditions", []))) for s in plan["steps"]] == [
+        ("open_form", "navigate", 0), ("fill_search", "fill", 0), ("check_hits", "assert", 2), ("click_first", "click", 1)]
 
 
 def test_a_check_before_any_step_is_an_assert_step(tmp_path):
@@ -161,12 +244,14 @@ def test_secrets_become_references_and_never_reach_the_file_or_the_terminal(tmp_
     monkeypatch.setenv("APP_PASSWORD", SECRET)
     body = GOTO + (f'page.get_by_label("Password").fill("{SECRET}")\n'
                    f'expect(page.get_by_label("Password")).to_have_value("{SECRET}")\n'
-                   f'page.get_by_label("{SECRET}").press("Enter")')
+                   f'page.get_by_label("{SECRET}").press("Enter")\n'
+                   f'page.get_by_text("{SECRET}", exact=True).click()')
     out = tmp_path / "out.actions.yaml"
     code = main(["import", str(script(tmp_path, body)), "-o", str(out), "--secret", "password=APP_PASSWORD", "--partial"])
     captured = capsys.readouterr()
     text = out.read_text()
     assert code == 0 and SECRET not in text and SECRET not in captured.out + captured.err
+    assert "s3cret" not in text.lower()  # not even as a step id's words
     plan = yaml.safe_load(text)
     assert plan["secrets"] == {"password": {"env": "APP_PASSWORD"}}
     assert plan["steps"][1]["value"] == "${secrets.password}"
@@ -191,23 +276,40 @@ def test_bad_secret_options_are_usage_errors(tmp_path, capsys, pair, message):
 
 
 @pytest.mark.parametrize("call", ['page.get_by_role("button", name="Delete").click()',
-                                  'page.get_by_text("Pay now", exact=True).click()'])
+                                  'page.get_by_text("Pay now", exact=True).click()',
+                                  'page.locator("#checkout-submit").click()',
+                                  'page.get_by_label("Action:").select_option("delete_selected")'])
 def test_a_delete_or_payment_stays_normal_with_a_notice(tmp_path, capsys, call):
     code, plan = imported(tmp_path, GOTO + call)
-    assert code == 0 and "criticality" not in only_step(plan) and plan["defaults"]["criticality"] == "normal"
-    assert "looks like a delete or a payment; it is imported as normal" in capsys.readouterr().err
+    step = only_step(plan)
+    assert code == 0 and "criticality" not in step and plan["defaults"]["criticality"] == "normal"
+    assert (f"rec.py:10: step '{step['id']}' looks like a delete or a payment; it is imported as normal"
+            in capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("call", ['page.get_by_role("button", name="Save").click()',
+                                  'page.get_by_label("Payee name").fill("Ada")',
+                                  'page.get_by_label("Action:").select_option("export_selected")'])
+def test_other_steps_get_no_notice(tmp_path, capsys, call):
+    assert imported(tmp_path, GOTO + call)[0] == 0 and capsys.readouterr().err == ""
 
 
 @pytest.mark.parametrize("text, message", [
     ("def run(:\n", "rec.py:1:9: not valid Python"),
     ("print('hello')\n", "no Playwright page found"),
+    (None, "rec.py: cannot read the script: No such file or directory"),
+    (b"\xff\xfe page.goto('x')", "rec.py: cannot read the script: 'utf-8' codec can't decode"),
 ])
 def test_a_file_that_is_not_a_codegen_script_is_a_clear_error(tmp_path, capsys, text, message):
     path = tmp_path / "rec.py"
-    path.write_text(text)
+    if isinstance(text, str):
+        path.write_text(text)
+    elif text is not None:
+        path.write_bytes(text)
     assert main(["import", str(path), "-o", str(tmp_path / "o.actions.yaml")]) == 2
     err = capsys.readouterr().err
-    assert message in err and "Traceback" not in err
+    assert err.startswith("cometlocal: error: ") and message in err and "Traceback" not in err
+    assert len(err.splitlines()) == 1 and not (tmp_path / "o.actions.yaml").exists()
 
 
 def test_output_name_and_overwrite_are_checked(tmp_path, capsys):
@@ -219,9 +321,22 @@ def test_output_name_and_overwrite_are_checked(tmp_path, capsys):
     assert written.is_file()
     assert main(["import", str(path)]) == 2 and "exists" in capsys.readouterr().err
     assert main(["import", str(path), "--force"]) == 0
+    assert main(["import", str(path), "-o", str(tmp_path / "no" / "p.actions.yaml")]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"the folder {tmp_path / 'no'} does not exist")
 
 
-@pytest.mark.parametrize("name", ["admin_login.py", "pytest_style.py", "async_style.py"])
+RECORDED_IDS = {
+    "admin_login.py": ["open_admin_login", "fill_username", "fill_password", "click_log_in", "click_groups"],
+    # Lines 13 (a button inside a row) and 17 (press Enter) are left out; the checks after the
+    # press open an assert step (check_out), before which the author puts the click that replaces it.
+    "pytest_style.py": ["open_form", "fill_placeholder_your_e_mail", "select_country", "click_terms", "upload_upload",
+                        "click_pay", "click_listitem", "click_li_item_has_text_second", "click_button_id_go",
+                        "check_out", "open_done", "open_help"],
+    "async_style.py": ["open_login", "fill_user", "click_sign_in"],
+}
+
+
+@pytest.mark.parametrize("name", sorted(RECORDED_IDS))
 def test_recordings_of_each_codegen_target_import_into_valid_plans(tmp_path, name, monkeypatch):
     monkeypatch.setenv("ADMIN_PASSWORD", "a-test-password-for-127.0.0.1")
     out = tmp_path / "p.actions.yaml"
@@ -229,7 +344,7 @@ def test_recordings_of_each_codegen_target_import_into_valid_plans(tmp_path, nam
     assert code == 0
     (result,) = validate_text(out.read_bytes(), ValidationContext(root=tmp_path, plan_path=out), str(out))
     assert isinstance(result, ValidPlan)
-    assert len(result.plan.steps) == {"admin_login.py": 5, "pytest_style.py": 11, "async_style.py": 3}[name]
+    assert [step.id for step in result.plan.steps] == RECORDED_IDS[name]
 
 
 def test_the_console_script_imports_and_never_runs_the_script(tmp_path):

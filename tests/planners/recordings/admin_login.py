@@ -15,6 +15,11 @@ def run(playwright: Playwright) -> None:
     expect(page).to_have_url(re.compile(r"/admin/$"))
     page.get_by_role("link", name="Groups").click()
     expect(page.get_by_role("heading", name="Select group to change")).to_be_visible()
+    page.get_by_role("link", name="Add group").click()
+    page.get_by_label("Name:").click()
+    page.get_by_label("Name:").fill("Editors")
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page.locator("#result_list")).to_contain_text("Editors")
 
     # ---------------------
     context.close()
