@@ -140,7 +140,8 @@ def target_of(chain: tuple[Link, ...]) -> tuple[dict[str, Any], str | None]:
             target = {"type": "css", "selector": f"{_compound(target['selector'])}:has-text({text})"}
         elif link.name == "locator" and target["type"] == "css" and link.args and isinstance(link.args[0], str) \
                 and not link.kwargs and not link.args[0].startswith(("xpath=", "//", "text=", "internal:")):
-            target = {"type": "css", "selector": f"{_compound(target['selector'])} {_compound(link.args[0].removeprefix('css='))}"}
+            inner = _compound(link.args[0].removeprefix("css="))
+            target = {"type": "css", "selector": f"{_compound(target['selector'])} {inner}"}
         elif link.name in ("first", "nth") and target["type"] != "nth":
             index = 0 if link.name == "first" else (link.args[0] if link.args else None)
             if not isinstance(index, int) or isinstance(index, bool) or index < 0:

@@ -132,13 +132,15 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
         if "metadata" in step:
             out["metadata"] = step["metadata"]
         refs = out.get("file_ref")
-        if refs is not None:
+        if refs is not None:  # codegen records where the file was; the plan finds it beside itself
             names = refs if isinstance(refs, list) else [refs]
-            if any(os.path.isabs(r) for r in names):
+            dropped = any(os.path.isabs(r) for r in names)
+            if dropped:
                 names = [Path(r).name for r in names]
                 out["file_ref"] = names[0] if len(names) == 1 else names
-                notices.append(f"{script}:{line}: step '{out['id']}' uploads {', '.join(names)}: put the file(s) "
-                               "next to the plan (or set uploads_root); the recorded absolute path was dropped")
+            notices.append(f"{script}:{line}: step '{out['id']}' uploads {', '.join(names)}: put the file(s) in the "
+                           "plan's folder (or under its uploads_root)"
+                           + ("; the recorded absolute path was dropped" if dropped else ""))
         if risky(out):
             notices.append(f"{script}:{line}: step '{out['id']}' looks like a delete or a payment; it is imported "
                            "as normal: make it critical (with a strong postcondition, rule U5) if it is")

@@ -99,6 +99,16 @@ def test_actions_map_to_steps(tmp_path, call, expected):
     assert code == 0 and {k: step[k] for k in expected} == expected
 
 
+@pytest.mark.parametrize("files, file_ref, dropped", [('"cv.pdf"', "cv.pdf", False),
+                                                      ('"/home/qa/Desktop/cv.pdf"', "cv.pdf", True)])
+def test_an_upload_says_where_the_file_must_be(tmp_path, capsys, files, file_ref, dropped):
+    code, plan = imported(tmp_path, GOTO + f'page.get_by_label("CV").set_input_files({files})')
+    err = capsys.readouterr().err
+    assert code == 0 and only_step(plan)["file_ref"] == file_ref
+    assert "rec.py:10: step 'upload_cv' uploads cv.pdf: put the file(s) in the plan's folder" in err
+    assert ("the recorded absolute path was dropped" in err) == dropped
+
+
 def test_goto_sets_the_base_url_and_later_gotos_are_relative_or_allowlisted(tmp_path, capsys):
     code, plan = imported(tmp_path, GOTO + 'page.goto("http://127.0.0.1:8000/b?q=1#top")\npage.goto("https://help.example.org/x")')
     assert code == 0 and plan["base_url"] == "http://127.0.0.1:8000"
@@ -326,7 +336,8 @@ def test_output_name_and_overwrite_are_checked(tmp_path, capsys):
 
 
 RECORDED_IDS = {
-    "admin_login.py": ["open_admin_login", "fill_username", "fill_password", "click_log_in", "click_groups"],
+    "admin_login.py": ["open_admin_login", "fill_username", "fill_password", "click_log_in", "click_groups",
+                       "click_add_group", "fill_name", "click_save"],
     # Lines 13 (a button inside a row) and 17 (press Enter) are left out; the checks after the
     # press open an assert step (check_out), before which the author puts the click that replaces it.
     "pytest_style.py": ["open_form", "fill_placeholder_your_e_mail", "select_country", "click_terms", "upload_upload",
