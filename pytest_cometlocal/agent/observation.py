@@ -49,14 +49,15 @@ def observe_page(page: Any, redactor: Redactor) -> dict[str, Any]:
     observation = {"url": page.url, "title": title, "links": links, "inputs": inputs, "candidates": offered}
     if found.get("capped"):
         observation["note"] = "a large page: only its first elements were looked at"
-    return _mask(observation, redactor)
+    return masked(observation, redactor)
 
 
-def _mask(value: Any, redactor: Redactor) -> Any:
+def masked(value: Any, redactor: Redactor) -> Any:
+    """``value`` with every secret value (in any of its encodings) replaced by ``***``, at any depth."""
     if not redactor:
         return value
     if isinstance(value, dict):
-        return {k: _mask(v, redactor) for k, v in value.items()}
+        return {k: masked(v, redactor) for k, v in value.items()}
     if isinstance(value, list):
-        return [_mask(v, redactor) for v in value]
+        return [masked(v, redactor) for v in value]
     return redactor.text(value) if isinstance(value, str) else value

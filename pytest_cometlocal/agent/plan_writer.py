@@ -3,18 +3,32 @@
 The file holds the session's base URL, allowlist and secret declarations
 (references only), the defaults the session filled into every proposal, and
 the accepted steps as proposed. It is written only inside the server's
-working folder, only as ``*.actions.yaml``, and only if the project's own
-validator accepts it: what the agent explored runs unchanged under pytest.
+working folder (``contract.paths.confine``: no absolute path, no ``..``, no
+symlink out), only as ``*.actions.yaml``, never over a file this server did
+not write itself, and only if the project's own validator accepts it: what
+the agent explored runs unchanged under pytest.
+
+``check_session`` runs the same validator on a session's settings when the
+session starts, so a name, an allowlist entry or a secret that no plan could
+hold is refused then, not after the agent has done the work.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
+from ..contract.paths import DEFAULT_GLOBS, ConfinementError, confine
+from ..contract.policy import Policy
+from ..contract.problems import Problem
 from ..contract.results import InvalidPlan, ValidationContext
 from ..contract.validator import validate_text
 from ..planners.plan_yaml import DEFAULTS, dump_plan
+
+DESCRIPTION = "Explored by an agent through cometlocal mcp."
+SUFFIXES = tuple(glob.lstrip("*") for glob in DEFAULT_GLOBS)  # .actions.yaml, .actions.yml
+
 
 class PlanRefused(ValueError):
     def __init__(self, code: str, message: str):
@@ -22,34 +36,70 @@ class PlanRefused(ValueError):
         self.code = code
 
 
-def _inside(workdir: Path, path: str) -> Path:
-    if not isinstance(path, str) or not path.endswith((".actions.yaml", ".actions.yml")):
+def plan_document(*, name: str, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
+                  policy: Policy, steps: list[dict[str, Any]], uploads_root: str | None = None) -> dict[str, Any]:
+    """The plan as a mapping, keys in the order people write them."""
+    plan: dict[str, Any] = {"name": name, "description": DESCRIPTION, "base_url": base_url, "allowlist": list(allowlist)}
+    if secrets:
+        plan["secrets"] = {n: {"env": var} for n, var in secrets.items()}
+    overrides = policy.model_dump(mode="json", exclude_defaults=True)
+    if overrides:  # a session under a stricter policy saves a plan under the same one
+        plan["policy"] = overrides
+    if uploads_root:
+        plan["uploads_root"] = uploads_root
+    plan["defaults"] = DEFAULTS
+    plan["steps"] = steps
+    return plan
+
+
+def problems_of(text: str, workdir: Path, plan_path: Path, env: Mapping[str, str]) -> list[Problem]:
+    ctx = ValidationContext(root=workdir, plan_path=plan_path, env=env)
+    return [p for r in validate_text(text, ctx, file=plan_path.name) if isinstance(r, InvalidPlan) for p in r.problems]
+
+
+def check_session(workdir: Path, *, name: str, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
+                  policy: Policy, env: Mapping[str, str]) -> list[Problem]:
+    """Problems of the plan this session could save (with one stand-in step): its settings, checked up front."""
+    stand_in = [{"id": "session_settings", "kind": "assert"}]
+    text = dump_plan(plan_document(name=name, base_url=base_url, allowlist=allowlist, secrets=secrets,
+                                   policy=policy, steps=stand_in))
+    return problems_of(text, workdir, workdir / "session.actions.yaml", env)
+
+
+def save_path(workdir: Path, path: Any) -> Path:
+    """Where ``path`` (relative to the working folder) is; PATH_REFUSED if it is not a plan file in there."""
+    if not isinstance(path, str) or not path.endswith(SUFFIXES):
         raise PlanRefused("PATH_REFUSED", f"{path!r}: a plan file's name ends in .actions.yaml")
-    target = (workdir / path).resolve()
-    if not target.is_relative_to(workdir):
-        raise PlanRefused("PATH_REFUSED", f"{path!r} is outside the server's working folder {workdir}")
-    return target
+    try:
+        return confine(path, workdir)
+    except ConfinementError as exc:
+        raise PlanRefused("PATH_REFUSED", f"{path!r}: {exc} (the server's working folder is {workdir})") from None
 
 
-def write_plan(workdir: Path, path: str, *, name: str, base_url: str, allowlist: list[str],
-               secrets: Mapping[str, str], steps: list[dict[str, Any]], env: Mapping[str, str]) -> Path:
-    target = _inside(workdir, path)
+def write_plan(workdir: Path, path: Any, *, name: Any, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
+               policy: Policy, steps: list[dict[str, Any]], env: Mapping[str, str], replaceable: set[Path]) -> Path:
+    """Write the plan and add its path to ``replaceable`` (the files a later save may write over)."""
+    target = save_path(workdir, path)
+    if target.exists() and target not in replaceable:
+        raise PlanRefused("PATH_EXISTS", f"{path!r} exists and was not written by this server: choose another path")
+    if target.is_dir():
+        raise PlanRefused("PATH_REFUSED", f"{path!r} is a folder")
     if not steps:
         raise PlanRefused("NO_STEPS", "no proposal has passed yet: nothing to save")
     if not isinstance(name, str) or not name.strip():
         raise PlanRefused("INVALID_ARGUMENT", "name must be a non-empty string")
-    plan: dict[str, Any] = {"name": name, "description": "Explored by an agent through cometlocal mcp.",
-                            "base_url": base_url, "allowlist": list(allowlist)}
-    if secrets:
-        plan["secrets"] = {n: {"env": var} for n, var in secrets.items()}
-    plan["defaults"] = DEFAULTS
-    plan["steps"] = steps
-    text = dump_plan(plan)
-    ctx = ValidationContext(root=workdir, plan_path=target, env=env)
-    problems = [p for r in validate_text(text, ctx, file=target.name) if isinstance(r, InvalidPlan) for p in r.problems]
+    uploads_root = None
+    if any("file_ref" in step for step in steps):
+        # Proposals named files relative to the working folder; the plan file's own folder is the default root.
+        relative = Path(os.path.relpath(workdir, target.parent)).as_posix()
+        uploads_root = None if relative == "." else relative
+    text = dump_plan(plan_document(name=name, base_url=base_url, allowlist=allowlist, secrets=secrets, policy=policy,
+                                   steps=steps, uploads_root=uploads_root))
+    problems = problems_of(text, workdir, target, env)
     if problems:
         raise PlanRefused("INVALID_ACTIONSPEC", "the saved plan would not validate: "
                           + "; ".join(f"{p.format()} [{p.rule}]" for p in problems))
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True)  # resolved already: it is inside the working folder
     target.write_text(text, encoding="utf-8")
+    replaceable.add(target)
     return target

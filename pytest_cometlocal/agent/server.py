@@ -14,12 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import json
 import os
 import signal
 from pathlib import Path
 from typing import Any, Callable
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from .session import AgentError, AgentSession
 
@@ -29,6 +33,28 @@ INSTRUCTIONS = (
     "(id, kind, target, value, ...); criticality, timeout_ms and the host_in_allowlist conditions are filled in. "
     "Give secrets as ${secrets.NAME}. save_plan writes the steps that passed as a plan file pytest runs."
 )
+
+
+class _Server(MCPServer):
+    """Arguments that do not fit a tool's input schema get a typed answer too (INVALID_ARGUMENT).
+
+    The SDK checks them before the tool runs, and would answer with its
+    validation text; the agent gets the same kind of object as from any other
+    refusal. Only field names and pydantic's messages are shown, never the
+    rejected values.
+    """
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if not isinstance(exc.__cause__, ValidationError):
+                raise
+            fields = "; ".join(f"{'.'.join(str(p) for p in err['loc']) or 'arguments'}: {err['msg']}"
+                               for err in exc.__cause__.errors())
+            answer = {"ok": False, "error_code": "INVALID_ARGUMENT", "message": f"{name}: {fields}"}
+            return CallToolResult(content=[TextContent(type="text", text=json.dumps(answer, indent=2))],
+                                  structured_content=answer)
 
 
 def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Callable[[], None]]:
@@ -47,11 +73,12 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
                 return fn()
             except AgentError as exc:
                 return exc.as_dict()
-            except Exception as exc:  # an unexpected fault is still an answer, typed
-                return {"ok": False, "error_code": "INTERNAL_ERROR", "message": f"{type(exc).__name__}: {exc}"[:500]}
+            except Exception as exc:  # an unexpected fault is still an answer, typed (and masked)
+                return session().mask({"ok": False, "error_code": "INTERNAL_ERROR",
+                                       "message": f"{type(exc).__name__}: {exc}"[:500]})
         return await asyncio.get_running_loop().run_in_executor(worker, guarded)
 
-    server = MCPServer("cometlocal", instructions=INSTRUCTIONS)
+    server = _Server("cometlocal", instructions=INSTRUCTIONS)
 
     @server.tool()
     async def start_session(base_url: str, allowlist: list[str] | None = None, name: str | None = None,

@@ -34,16 +34,20 @@ def test_planners_import_no_browser_and_no_pytest() -> None:
 
 
 def test_agent_imports_no_pytest_and_only_its_server_imports_mcp() -> None:
+    """The agent's session is the executor's, not a pytest item's: no pytest, no plugin layer."""
     for path in (PACKAGE / "agent").glob("*.py"):
         names = {n.split(".")[0] for n in _imports(path)}
         assert not names & {"pytest", "_pytest"}, path.name
         assert ("mcp" in names) == (path.name == "server.py"), path.name
+        relative = {node.module for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                    if isinstance(node, ast.ImportFrom) and node.level == 2 and node.module}
+        assert not {m for m in relative if m.split(".")[0] == "plugin"}, path.name
 
 
 def test_contract_import_loads_no_browser_library() -> None:
     code = (
         "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli, pytest_cometlocal.planners.importer;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'pytest', '_pytest')))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'pytest', '_pytest', 'mcp')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

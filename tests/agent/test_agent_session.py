@@ -1,0 +1,61 @@
+"""The agent session in this process (no MCP): the step cap across proposals, and secrets masked in what
+the agent is shown. The session shares the suite's Chromium (tests/conftest.py ``chromium``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_cometlocal.agent.session import AgentSession
+from pytest_cometlocal.contract.policy import Policy
+
+OPEN = {"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}}
+
+
+def looks(i: int) -> dict:
+    return {"id": f"look{i}", "kind": "assert", "postconditions": [{"kind": "title_contains", "args": {"text": "Sign"}}]}
+
+
+@pytest.mark.browser
+def test_the_step_cap_holds_across_proposals_and_the_saved_plan_keeps_it(chromium, portal, tmp_path):
+    session = AgentSession(tmp_path, env={}, policy=Policy(hard_cap_steps=3), browsers=chromium)
+    try:
+        assert session.start(portal.url)["ok"]
+        rejected = session.propose({"id": "bad", "kind": "assert", "target": {"type": "text", "text": "x"}})
+        answers = [session.propose(OPEN), *(session.propose(looks(i)) for i in range(3))]
+        saved = session.save_plan("capped.actions.yaml", "capped")
+        ended = session.end()
+    finally:
+        session.close()
+    assert rejected["error_code"] == "INVALID_ACTIONSPEC"  # a rejected proposal is not a step taken
+    assert [a["ok"] for a in answers] == [True, True, True, False]
+    halt = answers[-1]
+    assert halt["error_code"] == "POLICY_HALT" and halt["details"]["policy_reason"] == "max_steps", halt
+    assert saved == {"ok": True, "path": str(tmp_path / "capped.actions.yaml"), "steps": 3}
+    assert "policy:\n  hard_cap_steps: 3\n" in (tmp_path / "capped.actions.yaml").read_text()
+    assert ended["status"] == "failed"
+    assert session.open is None and chromium.browser().is_connected()  # a shared browser stays open
+
+
+@pytest.mark.browser
+def test_a_secret_shown_on_the_page_is_masked_in_everything_the_agent_gets(chromium, portal, tmp_path):
+    """The page's title and its button are named "Sign in"; here that text is a secret's value."""
+    session = AgentSession(tmp_path, env={"SHOWN": "Sign in"}, browsers=chromium)
+    try:
+        started = session.start(portal.url, secrets={"shown": {"env": "SHOWN"}})
+        opened = session.propose(OPEN)
+        seen = session.observe()
+        failed = session.propose({"id": "find", "kind": "click", "timeout_ms": 500,
+                                  "target": {"type": "role", "role": "button", "name": "${secrets.shown}", "exact": True,
+                                             }, "postconditions": [{"kind": "title_contains", "args": {"text": "nowhere"}}]})
+        ended = session.end()
+    finally:
+        session.close()
+    answers = json.dumps([started, opened, seen, failed, ended])
+    assert "Sign in" not in answers and "***" in answers
+    assert opened["ok"] and seen["title"] == "***" and failed["ok"] is False
+    assert {"type": "role", "role": "button", "name": "***", "exact": True} in [c["target"] for c in seen["candidates"]]
+    for path in (tmp_path / "cometlocal-runs").rglob("*"):
+        if path.is_file() and path.suffix not in (".png", ".jpeg"):
+            assert b"Sign in" not in path.read_bytes(), path
