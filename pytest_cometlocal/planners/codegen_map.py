@@ -339,17 +339,18 @@ def risky(step: dict[str, Any]) -> bool:
     """Does a click or a select look like a delete or a payment (worth ``critical``; the author decides)?"""
     if step["kind"] not in ("click", "select"):
         return False
-    words = " ".join(str(v) for v in _strings([step["target"], step.get("value", "")]))
+    words = " ".join(str(v) for v in strings([step["target"], step.get("value", "")], skip=("type",)))
     return bool(_RISKY.search(words))
 
 
-def _strings(value: Any):
+def strings(value: Any, skip: tuple[str, ...] = ()):
+    """Every string in a nested step value (dicts, lists), leaving out the values of the keys in ``skip``."""
     if isinstance(value, dict):
         for key, item in value.items():
-            if key != "type":
-                yield from _strings(item)
+            if key not in skip:
+                yield from strings(item, skip)
     elif isinstance(value, list):
         for item in value:
-            yield from _strings(item)
+            yield from strings(item, skip)
     elif isinstance(value, str):
         yield value

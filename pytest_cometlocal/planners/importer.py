@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 from ..contract.results import InvalidPlan, ValidationContext
 from ..contract.validator import validate_text
-from .codegen_map import Mapped, map_calls, risky
+from .codegen_map import Mapped, map_calls, risky, strings
 from .codegen_parse import NotAScript, Unmapped, read_script
 from .plan_yaml import DEFAULTS, dump_plan
 
@@ -98,20 +98,9 @@ def mask(text: str, secrets: dict[str, tuple[str, str]]) -> str:
 
 def _leaks(plan: dict[str, Any], secrets: dict[str, tuple[str, str]]) -> list[str]:
     """Names of the secrets whose value is still in the plan, inside a longer text (a URL, a selector)."""
-    texts = list(_strings(plan))
+    texts = list(strings(plan))
     return [name for name, (_v, secret) in secrets.items()
             if any(secret == t or (len(secret) >= _MIN_SUBSTRING and secret in t) for t in texts)]
-
-
-def _strings(value: Any):
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-    elif isinstance(value, str):
-        yield value
 
 
 def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], script: str) -> tuple[dict[str, Any], list[str]]:
