@@ -38,7 +38,7 @@ from .actionspec import STEP_ID_PATTERN, StepDefaults
 from .interpolation import REFERENCE, InterpolationError, interpolate
 from .loader import YamlError, YDict, YList, copy_tree, load_file
 from .paths import ConfinementError, inside_root
-from .plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME_PATTERN, VAR_NAME, VAR_NAME_PATTERN, RowValue, SecretRef
+from .plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME, STATE_NAME_PATTERN, VAR_NAME, VAR_NAME_PATTERN, RowValue, SecretRef
 from .problems import Loc, Mark, Problem, SourceMark
 from .tree import interpolate_in_place, merge_defaults
 
@@ -49,7 +49,6 @@ _CACHE_SIZE = 512
 _VARS = TypeAdapter(dict[str, RowValue])
 _SECRETS = TypeAdapter(dict[str, SecretRef])
 _STEP_ID = re.compile(STEP_ID_PATTERN)
-_STATE_NAME = re.compile(STATE_NAME_PATTERN)
 _USE_KEYS = ("use", "id", "with")
 
 
@@ -268,7 +267,7 @@ class GroupExpander:
                 self.col.add_pydantic(exc, ("defaults",), tree=group)
                 bad = True
         save = group.get("save_storage_state")
-        if save is not None and not (isinstance(save, str) and _STATE_NAME.match(save)):
+        if save is not None and not (isinstance(save, str) and STATE_NAME.match(save)):
             add(("save_storage_state",), f"must be a state name matching {STATE_NAME_PATTERN}", "SCHEMA", tree=group)
             bad = True
         if bad:

@@ -67,6 +67,7 @@ RowValue = str | int | float
 # Names of saved browser storage states (``save_storage_state`` / ``storage_state``).
 STATE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
 StateName = Annotated[str, Field(pattern=STATE_NAME_PATTERN)]
+STATE_NAME = re.compile(STATE_NAME_PATTERN)  # for names read outside the models (groups, outlines)
 GROUP_SUFFIXES: tuple[str, ...] = (".steps.yaml", ".steps.yml")
 GroupPath = Annotated[str, Field(pattern=r"^.+\.steps\.ya?ml$")]
 Parametrize = (

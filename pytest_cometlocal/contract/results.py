@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -44,9 +45,9 @@ class ValidationContext:
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     suite_config: SuiteConfigFile | None = None
 
-    @property
+    @cached_property
     def plan_dir(self) -> Path:
-        """The folder relative paths in the plan start from."""
+        """The folder relative paths in the plan start from (resolved once per context)."""
         return (self.plan_path.parent if self.plan_path else self.root).resolve()
 
 
@@ -122,44 +123,43 @@ class InvalidPlan:
                  row: Row | None = None) -> "InvalidPlan":
         """An invalid plan with what its raw document still tells: name, expect, tags, failing steps."""
         problems = tuple(problems)
-        return cls(raw_name(raw, fallback_name), source, problems, _raw_expect(raw), _raw_tags(raw),
+        tags = raw.get("tags") if isinstance(raw, dict) else None
+        return cls(raw_name(raw, fallback_name), source, problems, _raw_expect(raw), raw_tags(tags),
                    _problem_steps(raw, problems), row)
+
+    @classmethod
+    def unparsable(cls, file: str, problem: Problem) -> "InvalidPlan":
+        """A file that cannot be read or parsed: one invalid plan named after the file."""
+        return cls(file_stem(file), PlanSource(file, 0, problem.mark),
+                   (Problem(file, problem.mark, problem.key_path, problem.message, problem.rule),))
+
+    @classmethod
+    def no_plan(cls, file: str) -> "InvalidPlan":
+        return cls(file_stem(file), PlanSource(file, 0, Mark(1, 1)), (Problem(file, Mark(1, 1), "", "file holds no plan", "SCHEMA"),))
 
 
 PlanResult = ValidPlan | InvalidPlan
 
 
-@dataclass(frozen=True, slots=True)
-class PlanOutline:
-    """What a runner needs to know of a valid plan before running it, and nothing more.
-
-    A pytest item keeps this instead of its ValidPlan: a validated plan is a
-    few hundred small objects, and a suite's worth of them, kept from
-    collection to the end of the session, is what the cyclic garbage collector
-    then walks on every full collection (and the interpreter frees at exit).
-    The plan itself is validated again from the same bytes when it runs.
-    """
-
-    item_name: str
-    line: int
-    tags: tuple[str, ...]
-    expect: Expect | None
-    storage_state: str | None
-    storage_saves: tuple[tuple[str, str], ...]
-
-    @classmethod
-    def of(cls, result: ValidPlan) -> "PlanOutline":
-        plan = result.plan
-        return cls(result.item_name, result.source.mark.line, tuple(plan.tags), plan.expect,
-                   plan.storage_state, result.storage_saves)
-
-
 def raw_name(value: Any, fallback: str) -> str:
     """The plan's ``name`` as written, when it is a usable one."""
-    name = value.get("name") if isinstance(value, dict) else None
+    return usable_name(value.get("name") if isinstance(value, dict) else None, fallback)
+
+
+def usable_name(name: Any, fallback: str) -> str:
+    """``name`` if it can name a pytest item, else ``fallback``."""
     if isinstance(name, str) and name.strip() and name == name.strip() and not UNSAFE_NAME.search(name):
         return name
     return fallback
+
+
+def file_stem(path: str) -> str:
+    """Item name for a file that does not parse: the file name without its suffixes."""
+    name = Path(path).name
+    for suffix in (".actions.yaml", ".actions.yml", ".yaml", ".yml"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)] or name
+    return name
 
 
 def _raw_expect(value: Any) -> Expect | None:
@@ -170,8 +170,8 @@ def _raw_expect(value: Any) -> Expect | None:
         return None
 
 
-def _raw_tags(value: Any) -> tuple[str, ...]:
-    tags = value.get("tags") if isinstance(value, dict) else None
+def raw_tags(tags: Any) -> tuple[str, ...]:
+    """The usable tags of a ``tags`` value as written (markers of an item whose plan may be invalid)."""
     if not isinstance(tags, list):
         return ()
     return tuple(t for t in tags if isinstance(t, str) and _TAG.match(t) and t not in RESERVED_TAGS)

@@ -38,7 +38,7 @@ from .parametrize import parametrize_rows
 from .paths import ConfinementError, inside_root
 from .plan import Plan, SecretRef
 from .problems import Loc, Mark, Problem, SourceMark
-from .results import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan
+from .results import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
 from .rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from .suite import merge_suite_config
 from .tree import interpolate_in_place, merge_defaults
@@ -248,15 +248,6 @@ def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:
     return inside_root(value, plan_dir, root, "folder")
 
 
-def file_stem(path: str) -> str:
-    """Item name for a file that does not parse: the file name without its suffixes."""
-    name = Path(path).name
-    for suffix in (".actions.yaml", ".actions.yml", ".yaml", ".yml"):
-        if name.endswith(suffix):
-            return name[: -len(suffix)] or name
-    return name
-
-
 def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) -> list[PlanResult]:
     """Validate every document; also enforce unique plan names within the file."""
     results: list[PlanResult] = []
@@ -271,9 +262,7 @@ def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) 
                 names.setdefault(result.name, doc.index)
             results.append(result)
     if not docs:
-        results.append(
-            InvalidPlan(file_stem(file), PlanSource(file, 0, Mark(1, 1)), (Problem(file, Mark(1, 1), "", "file holds no plan", "SCHEMA"),))
-        )
+        results.append(InvalidPlan.no_plan(file))
     return results
 
 
@@ -314,8 +303,7 @@ def validate_file(path: Path, ctx: ValidationContext, shown: str | None = None) 
     try:
         data = read_file(path)
     except YamlError as exc:
-        problem = Problem(file, exc.problem.mark, exc.problem.key_path, exc.problem.message, exc.problem.rule)
-        return [InvalidPlan(file_stem(file), PlanSource(file, 0, problem.mark), (problem,))], None
+        return [InvalidPlan.unparsable(file, exc.problem)], None
     return validate_text(data, ctx, file), data
 
 
@@ -336,8 +324,7 @@ def _validate_loaded(load: Callable[[bool], list[Document]], ctx: ValidationCont
     try:
         docs = load(True)
     except YamlError as exc:
-        problem = Problem(file, exc.problem.mark, exc.problem.key_path, exc.problem.message, exc.problem.rule)
-        return [InvalidPlan(file_stem(file), PlanSource(file, 0, problem.mark), (problem,))]
+        return [InvalidPlan.unparsable(file, exc.problem)]
     return validate_documents(docs, ctx, file)
 
 

@@ -1,10 +1,17 @@
-"""Plan files become pytest items: one per YAML document.
+"""Plan files become pytest items: one per plan document (one per row of a parametrized plan).
 
 Items are ``pytest.Function`` subclasses built with ``callobj``, so they get
 fixtures (the runner, a user's conftest overrides, ``usefixtures`` marks)
-through pytest's public API alone. A file that does not parse or a plan that
-fails validation is still an item; it fails with INVALID_ACTIONSPEC when run
-and never requests a browser fixture.
+through pytest's public API alone.
+
+Collection reads each file once and keeps its bytes, but does not validate
+the plans: it reads what it needs to name and mark the items from the
+documents (``contract.outline``). Each item validates its plan from those
+bytes when it sets up, so a plan runs exactly as it was collected even if the
+file is edited while the suite runs (as a Python test runs the module
+imported at collection). A valid plan sets up the browser fixtures
+(``cometlocal_runner`` and what it needs); an invalid one fails with
+INVALID_ACTIONSPEC when run and never requests a browser fixture.
 """
 
 from __future__ import annotations
@@ -16,11 +23,13 @@ from typing import Any, Iterator
 import pytest
 
 from ..contract.codes import ErrorCode
+from ..contract.loader import YamlError, read_file
+from ..contract.outline import PlanOutline, outline_text
 from ..contract.records import ExecutorError
 from ..contract.suite import SuiteConfigFinder
 from ..contract.problems import Mark, Problem
-from ..contract.results import InvalidPlan, PlanOutline, PlanResult, PlanSource, ValidationContext, ValidPlan
-from ..contract.validator import validate_file, validate_text
+from ..contract.results import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
+from ..contract.validator import validate_text
 from ..executor.evidence import OutputWriteFailed
 from ..executor.failures import record_invalid_plan
 from .allure_report import allure_active, attach_run, label_error
@@ -32,7 +41,7 @@ from .outcome import Verdict, invalid_plan_text, judge
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
 _TAGS_KEY = pytest.StashKey[set]()
-_VALIDATED_AGAIN_KEY = pytest.StashKey[tuple]()
+_VALIDATED_KEY = pytest.StashKey[tuple]()
 
 
 def suite_configs(config: pytest.Config) -> SuiteConfigFinder:
@@ -58,12 +67,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 class PlanFile(pytest.File):
-    """A ``*.actions.yaml`` file; collects one item per plan document.
+    """A ``*.actions.yaml`` file; collects one item per plan, and keeps the bytes it read."""
 
-    It keeps the bytes it validated, so a plan runs exactly as it was
-    collected even if the file is edited while the suite runs (as a Python
-    test runs the module imported at collection).
-    """
+    data: bytes | None = None
 
     def _context(self) -> ValidationContext:
         return ValidationContext(
@@ -78,51 +84,55 @@ class PlanFile(pytest.File):
         return self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
 
     def collect(self) -> Iterator[pytest.Item]:
-        results, self.data = validate_file(self.path, self._context(), shown=self.shown)
+        try:
+            self.data = read_file(self.path)
+        except YamlError as exc:
+            entries: list[PlanOutline | InvalidPlan] = [InvalidPlan.unparsable(self.shown, exc.problem)]
+        else:
+            entries = outline_text(self.data, ValidationContext(root=self.config.rootpath, plan_path=self.path),
+                                   self.shown)
         registered = self.config.stash.setdefault(_TAGS_KEY, set())
-        for result in results:
-            tags = result.plan.tags if isinstance(result, ValidPlan) else result.tags
-            for tag in tags:
+        for entry in entries:
+            for tag in entry.tags:
                 if tag not in registered:
                     # Registered before use (once per tag), so --strict-markers accepts plan tags.
                     self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
                     registered.add(tag)
-            callobj = _run_valid_plan if isinstance(result, ValidPlan) else _run_invalid_plan
-            yield PlanItem.from_parent(self, name=result.item_name, callobj=callobj, result=result)
+            yield PlanItem.from_parent(self, name=entry.item_name, callobj=_run_plan, entry=entry)
 
-    def validated_again(self) -> list[PlanResult]:
-        """The plans of the bytes collected, validated again (the last file's are kept: items run file by file)."""
-        cached = self.config.stash.get(_VALIDATED_AGAIN_KEY, None)
+    def validated(self) -> list[PlanResult]:
+        """The plans of the bytes collected, validated (the last file's are kept: items run file by file)."""
+        cached = self.config.stash.get(_VALIDATED_KEY, None)
         if cached is not None and cached[0] is self:
             return cached[1]
         results = validate_text(self.data, self._context(), file=self.shown) if self.data is not None else []
-        self.config.stash[_VALIDATED_AGAIN_KEY] = (self, results)
+        self.config.stash[_VALIDATED_KEY] = (self, results)
         return results
 
 
-def _run_valid_plan(request: pytest.FixtureRequest, cometlocal_runner: Any) -> None:
-    request.node.run_valid(cometlocal_runner)
-
-
-def _run_invalid_plan(request: pytest.FixtureRequest) -> None:
-    request.node.run_invalid()
+def _run_plan(request: pytest.FixtureRequest) -> None:
+    item = request.node
+    if isinstance(item.result, ValidPlan):
+        item.run_valid(request.getfixturevalue("cometlocal_runner"))  # set up with the item
+    else:
+        item.run_invalid()
 
 
 class PlanItem(pytest.Function):
-    """One plan: its validation problems, or the outline of its valid plan.
+    """One plan: the outline collection read of it, and its validation once it sets up.
 
-    A valid plan is not kept from collection on (see ``PlanOutline``): it is
-    validated again, from the bytes collected, when the item sets up, and let
-    go at teardown. ``result`` gives it whenever asked.
+    ``result`` is the validated plan (or its problems), validated when first
+    asked, normally at setup, and let go at teardown: a suite's worth of
+    validated plans is never alive at once.
     """
 
-    def __init__(self, *, result: PlanResult, **kwargs: Any) -> None:
-        valid = isinstance(result, ValidPlan)
-        self.outline: PlanOutline | None = PlanOutline.of(result) if valid else None
-        self._invalid: InvalidPlan | None = None if valid else result
+    def __init__(self, *, entry: PlanOutline | InvalidPlan, **kwargs: Any) -> None:
+        self.outline: PlanOutline | None = entry if isinstance(entry, PlanOutline) else None
+        self._invalid: InvalidPlan | None = entry if isinstance(entry, InvalidPlan) else None
         self._plan: PlanResult | None = None
+        self._changed = False
         super().__init__(**kwargs)
-        for tag in (self.outline.tags if valid else result.tags):
+        for tag in entry.tags:
             self.add_marker(tag)
         self.add_marker("cometlocal")
         self.cometlocal_error: ExecutorError | None = None
@@ -130,11 +140,11 @@ class PlanItem(pytest.Function):
 
     @property
     def result(self) -> PlanResult:
-        """The validated plan (validated again if it is not at hand), or the validation problems."""
+        """The validated plan, or its validation problems."""
         if self._invalid is not None:
             return self._invalid
         if self._plan is None:
-            self._plan = self._validated_again()
+            self._plan = self._validated()
         return self._plan
 
     @property
@@ -145,25 +155,30 @@ class PlanItem(pytest.Function):
     def plan_line(self) -> int:
         return self.outline.line if self.outline is not None else self.result.source.mark.line
 
-    def _validated_again(self) -> PlanResult:
+    def _validated(self) -> PlanResult:
         assert self.outline is not None
-        name = self.outline.item_name
-        found = next((r for r in self.parent.validated_again() if r.item_name == name), None)
-        if isinstance(found, ValidPlan):
+        outline = self.outline
+        found = next((r for r in self.parent.validated() if outline.finds(r)), None)
+        if found is not None:
             return found
-        # Valid when collected, not now: a step group, a CSV file or a variable it reads has changed.
+        # The file's bytes are the ones collected, so only what the plan reads beside them
+        # can have changed: a parametrize CSV file now gives other rows.
+        self._changed = True
         file = self.parent.shown
-        changed = Problem(file, Mark(self.outline.line, 1), "",
-                          f"plan '{name}' was valid when collected but is not when validated again to run: "
-                          "a file or an environment variable it uses changed during the session; run pytest again",
-                          "CHANGED")
-        return InvalidPlan(name, found.source if found is not None else PlanSource(file, 0, changed.mark),
-                           (changed,) + (found.problems if found is not None else ()), None, self.outline.tags)
+        changed = Problem(file, Mark(outline.line, 1), "",
+                          f"plan '{outline.item_name}' was collected, but validating its file again to run does "
+                          "not give it: a file it reads changed during the session; run pytest again", "CHANGED")
+        return InvalidPlan(outline.name, PlanSource(file, outline.doc_index, changed.mark), (changed,), None,
+                           outline.tags)
 
     def setup(self) -> None:
-        if self.outline is not None and isinstance(self.result, InvalidPlan):
+        result = self.result
+        if self._changed:
             self.run_invalid()  # no expectation holds for a changed plan: always a failure, at setup
         super().setup()
+        if isinstance(result, ValidPlan):
+            # The runner and the browser fixtures it needs are set up now, in the setup phase.
+            self.funcargs["request"].getfixturevalue("cometlocal_runner")
 
     def teardown(self) -> None:
         try:

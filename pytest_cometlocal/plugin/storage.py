@@ -37,7 +37,7 @@ class SharedStates:
     def register(self, items: list[Any]) -> None:
         for item in items:
             if _saves(item):
-                for _step, name in item.outline.storage_saves:
+                for name in item.outline.storage_saves:
                     self.providers.setdefault(name, []).append(item)
 
 
@@ -67,7 +67,7 @@ def order_providers_first(items: list[Any]) -> None:
         return
 
     def saves_needed(item: Any) -> bool:
-        return _saves(item) and any(name in needed for _s, name in item.outline.storage_saves)
+        return _saves(item) and any(name in needed for name in item.outline.storage_saves)
 
     items[:] = [i for i in items if saves_needed(i)] + [i for i in items if not saves_needed(i)]
 
@@ -113,7 +113,7 @@ def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, brows
     provider = providers[0]
     plan = provider.result
     if not isinstance(plan, ValidPlan):
-        states.failures[name] = (f"storage state '{name}' could not be made: {provider.nodeid} is no longer a valid "
+        states.failures[name] = (f"storage state '{name}' could not be made: {provider.nodeid} is not a valid "
                                  "plan (" + "; ".join(p.format() for p in plan.problems) + ")")
         pytest.fail(states.failures[name], pytrace=False)
     opts = settings(request.config)

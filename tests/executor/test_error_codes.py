@@ -250,7 +250,7 @@ def test_upload_completed_that_never_holds_is_upload_failed(run, tmp_path):
 
 def test_download_failed_when_nothing_downloads(run):
     r = run(plan(name="no-dl", steps=OPEN.format(url="/duplicates") +
-                 "  - {id: click, kind: click, timeout_ms: 500, target: {type: nth, index: 0, base: {type: role, role: button, name: Save}},"
+                 "  - {id: click, kind: click, timeout_ms: 2000, target: {type: nth, index: 0, base: {type: role, role: button, name: Save}},"
                  " metadata: {target_rationale: first of two identical buttons}, postconditions: [{kind: download_started}]}\n"))
     error = assert_typed_error(r, "DOWNLOAD_FAILED", "click", "postcondition")
     assert error["details"]["expected_download"] is True

@@ -421,20 +421,35 @@ def test_a_plan_edited_after_collection_runs_as_collected(pytester: pytest.Pytes
     result.stdout.fnmatch_lines(["*RAN minimal [[]'open', 'go']*"])
 
 
-def test_a_plan_whose_step_group_changed_after_collection_errors_with_changed(pytester: pytest.Pytester) -> None:
+def test_a_step_group_is_read_when_the_plan_runs(pytester: pytest.Pytester) -> None:
+    # Plans are validated when their item sets up: a group edited after collection is used as it is then.
     edits = {"groups/g.steps.yaml": ("kind: click", "kind: clik")}
     pytester.makeconftest(EDIT_AFTER_COLLECTION.replace("EDITS", repr(edits)))
     write(pytester, "groups/g.steps.yaml", "steps:\n  - id: go\n    kind: click\n    target: {type: testid, id: go}\n")
     plan = VALID_PLAN.split("  - id: go")[0] + "  - use: groups/g.steps.yaml\n"
     write(pytester, "a.actions.yaml", plan)
     result = pytester.runpytest("-rA", "-p", "no:cacheprovider", "--junitxml=junit.xml")
-    result.assert_outcomes(errors=1)
+    result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "*ERROR at setup of plan: minimal*",
-        "plan 'minimal' is not valid (2 problems)",
-        "*a.actions.yaml:1:1*plan 'minimal' was valid when collected but is not when validated again to run*[[]CHANGED]",
-        "*groups/g.steps.yaml:3:11 steps[[]0].kind: must be one of*[[]SCHEMA]",
+        "INVALID_ACTIONSPEC: plan 'minimal' is not valid (1 problem)",
+        "*groups/g.steps.yaml:3:11 steps[[]0].kind: must be one of*(via a.actions.yaml:12)*[[]SCHEMA]",
     ])
     assert "RAN" not in result.stdout.str()
+    props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
+    assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"
+
+
+def test_a_row_whose_csv_changed_after_collection_errors_with_changed(pytester: pytest.Pytester) -> None:
+    edits = {"users.csv": ("bob", "carol")}
+    pytester.makeconftest(EDIT_AFTER_COLLECTION.replace("EDITS", repr(edits)))
+    write(pytester, "users.csv", "user\nalice\nbob\n")
+    write(pytester, "a.actions.yaml", "parametrize: users.csv\n" + VALID_PLAN.replace("  - id: go\n", "  - id: go-${vars.user}\n"))
+    result = pytester.runpytest("-rA", "-p", "no:cacheprovider", "--junitxml=junit.xml")
+    result.assert_outcomes(passed=1, errors=1)
+    result.stdout.fnmatch_lines([
+        "*ERROR at setup of plan: minimal[[]bob[]]*",
+        "*a.actions.yaml:*plan 'minimal[[]bob[]]' was collected, but validating its file again to run does not give it*[[]CHANGED]",
+        "*RAN minimal [[]'open', 'go-alice'[]]*",
+    ])
     props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
     assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"
