@@ -15,14 +15,16 @@ from pathlib import Path
 from typing import Sequence
 
 from . import __version__
-from .audit import find_runs, show_run, verify_run
 from .contract.expectation import expectation_met
 from .contract.suite import SuiteConfigFinder
-from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
 from .contract.settings import effective_settings
 from .contract.validator import InvalidPlan, ValidationContext, validate_path
 from .contract.paths import DEFAULT_GLOBS
 from .contract.rootdir import RootdirError, pytest_rootdir
+
+# verify/show (run folders) and schema import what they need when they run:
+# every start of the command pays for what it imports, and validate, the
+# command run most, needs none of it.
 
 
 class UsageError(Exception):
@@ -58,11 +60,21 @@ def plan_files(paths: Sequence[Path], globs: Sequence[str]) -> list[Path]:
     return found
 
 
-def _shown(path: Path) -> str:
+def _shown(path: Path, real: Path, cwd: Path) -> str:
+    """``path`` as reported: relative to the working folder ``cwd`` when ``real`` (both resolved) is inside it."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return real.relative_to(cwd).as_posix()
     except ValueError:
         return str(path)
+
+
+def _resolved(path: Path, folders: dict[Path, Path]) -> Path:
+    """``path.resolve()``, with ``folders`` keeping each folder resolved: resolving walks
+    the disk, and only a file that is itself a symlink needs more than its folder."""
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    return path.resolve() if path.is_symlink() else folder / path.name
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -105,9 +117,18 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
     """The report entries, and the (valid, invalid, expected invalid) counts; text mode prints problems as it goes."""
     report: list[dict] = []
     invalid_count = valid_count = expected_count = 0
+    cwd = Path.cwd().resolve()
+    folders: dict[Path, Path] = {}
+    # Validation uses a plan's path only for its folder, which also decides its
+    # suite config, so the plans of one folder share a context (and its plan_dir).
+    contexts: dict[Path, ValidationContext] = {}
     for path in files:
-        ctx = ValidationContext(root=root, plan_path=path.resolve(), suite_config=configs.for_plan(path))
-        for result in validate_path(path, ctx, shown=_shown(path)):
+        real = _resolved(path, folders)
+        ctx = contexts.get(real.parent)
+        if ctx is None:
+            ctx = contexts[real.parent] = ValidationContext(root=root, plan_path=real,
+                                                            suite_config=configs.for_plan(real))
+        for result in validate_path(path, ctx, shown=_shown(path, real, cwd)):
             entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
                 entry["valid"] = False
@@ -130,14 +151,17 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
                 valid_count += 1
                 entry["valid"] = True
                 entry["steps"] = len(result.plan.steps)
-                eff = effective_settings(result, cli_base_url=args.base_url, env={})
-                entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
-                                      "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
+                if args.format == "json":  # only the JSON report shows the effective settings
+                    eff = effective_settings(result, cli_base_url=args.base_url, env={})
+                    entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
+                                          "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
             report.append(entry)
     return report, (valid_count, invalid_count, expected_count)
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
+
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
     text = json.dumps(make(), indent=2)
     if args.output:
@@ -148,6 +172,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from .audit import find_runs, verify_run
+
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))
@@ -171,6 +197,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
+    from .audit import find_runs, show_run
+
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from . import conditions as C
@@ -43,32 +43,34 @@ def field(model: Any, name: str) -> Any:
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
-def iter_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
-    """Every target inside ``target`` (alternatives, frames, nth bases) with its loc and frame depth."""
+def iter_targets(target: Any, loc: Loc) -> tuple[tuple[Any, Loc, int], ...]:
+    """Every target inside ``target`` (alternatives, frames, nth bases) with its loc and frame depth.
+
+    Here and in the rules below, a target is told by its ``type`` (one model
+    per type), not by isinstance, which costs several times more against a
+    pydantic model class; these checks run for every target of every step.
+    """
     if target is None:
         return ()
-    if not isinstance(target, (list, T.FrameTarget, T.NthTarget)):
+    if not isinstance(target, list) and target.type not in _WRAPPERS:
         return ((target, loc, 0),)
-    return _walk_targets(target, loc)
-
-
-def _walk_targets(target: Any, loc: Loc) -> Iterable[tuple[Any, Loc, int]]:
-    stack: list[tuple[Any, Loc, int]] = []
-    if isinstance(target, list):
-        stack.extend((t, loc + (i,), 0) for i, t in enumerate(target))
-    else:
-        stack.append((target, loc, 0))
+    found: list[tuple[Any, Loc, int]] = []
+    stack = [(t, loc + (i,), 0) for i, t in enumerate(target)] if isinstance(target, list) else [(target, loc, 0)]
     while stack:
         t, tloc, depth = stack.pop()
-        if isinstance(t, T.FrameTarget):
+        if t.type == "frame":
             depth += 1
-            yield t, tloc, depth
+            found.append((t, tloc, depth))
             stack.append((t.inner, tloc + ("inner",), depth))
-        elif isinstance(t, T.NthTarget):
-            yield t, tloc, depth
+        elif t.type == "nth":
+            found.append((t, tloc, depth))
             stack.append((t.base, tloc + ("base",), depth))
         else:
-            yield t, tloc, depth
+            found.append((t, tloc, depth))
+    return tuple(found)
+
+
+_WRAPPERS = frozenset({"frame", "nth"})
 
 
 def is_absolute_http(url: str) -> bool:
@@ -76,26 +78,38 @@ def is_absolute_http(url: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def _condition_targets(step: ActionSpec, loc: Loc) -> list[tuple[Any, Loc]]:
-    """(target spec, loc) of every condition of the step that has a target."""
-    found = []
-    for phase in PHASES:
-        for i, cond in enumerate(getattr(step, phase)):
-            target = field(cond.args, "target")
-            if target is not None:
-                found.append((target, loc + (phase, i, "args", "target")))
-    return found
+def _conditions(step: ActionSpec) -> list[tuple[Any, str, int, Any]]:
+    """(condition, phase, index, its args' target or None) for every condition of the step, in order."""
+    return [(cond, phase, i, field(cond.args, "target"))
+            for phase in PHASES for i, cond in enumerate(getattr(step, phase))]
+
+
+# A target spec (one target or a list of alternatives), its loc, and every
+# target inside it with its loc and frame depth (``iter_targets``).
+_Spec = tuple[Any, Loc, tuple[tuple[Any, Loc, int], ...]]
+
+
+def _spec(target: Any, loc: Loc) -> _Spec:
+    return target, loc, iter_targets(target, loc)
 
 
 def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False) -> None:
-    """Every context rule for one ActionSpec."""
-    condition_targets = _condition_targets(step, loc)
-    check_targets_by_kind(step, loc, add, condition_targets)
+    """Every context rule for one ActionSpec.
+
+    The step's conditions and the targets inside each target spec are read
+    once here and handed to the rule families, as several of them look at
+    each; the rules report in the same order as they are called.
+    """
+    conditions = _conditions(step)
+    own = None if step.target is None else _spec(step.target, loc + ("target",))
+    in_conditions = [_spec(target, loc + (phase, i, "args", "target"))
+                     for _cond, phase, i, target in conditions if target is not None]
+    check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
-    check_target_specs(step, loc, add, condition_targets)
-    check_conditions(step, loc, add)
+    check_target_specs(step, add, in_conditions if own is None else [own, *in_conditions])
+    check_conditions(step, loc, add, conditions)
     check_strong_postcondition(step, loc, add)
     if step.metadata:
         try:
@@ -104,18 +118,20 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
             add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
 
 
-def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, condition_targets: list[tuple[Any, Loc]]) -> None:
+def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
     """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
     kind = step.kind
-    if step.target is None and kind not in TARGETLESS_KINDS:
-        add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
-    if kind == "navigate":
-        if step.target is not None and not isinstance(step.target, T.UrlTarget):
+    if own is None:
+        if kind not in TARGETLESS_KINDS:
+            add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
+    elif kind == "navigate":
+        target = own[0]
+        if isinstance(target, list) or target.type != "url":
             add(loc + ("target",), "navigate takes a single {type: url} target", "URL_TARGET")
-        elif isinstance(step.target, T.UrlTarget):
+        else:
             # The scheme and host are checked with any secret replaced by a
             # placeholder: a secret may sit in the path, never decide the scheme.
-            url = SECRET_REFERENCE.sub("SECRET", step.target.url)
+            url = SECRET_REFERENCE.sub("SECRET", target.url)
             parts = urlsplit(url)
             if parts.scheme and parts.scheme not in ("http", "https"):
                 add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
@@ -124,12 +140,12 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, condition_tar
             # A relative URL without a known base URL is not an error here: the
             # base URL may come at run time from a `base_url` fixture.
     else:
-        for t, tloc, _d in iter_targets(step.target, loc + ("target",)):
-            if isinstance(t, T.UrlTarget):
+        for t, tloc, _d in own[2]:
+            if t.type == "url":
                 add(tloc, "url targets are only for navigate", "URL_TARGET")
-    for target, tloc in condition_targets:
-        for t, sub, _d in iter_targets(target, tloc):
-            if isinstance(t, T.UrlTarget):
+    for _target, _loc, inside in in_conditions:
+        for t, sub, _d in inside:
+            if t.type == "url":
                 add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
 
 
@@ -155,57 +171,61 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
         add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
 
 
-def check_target_specs(step: ActionSpec, loc: Loc, add: Report, condition_targets: list[tuple[Any, Loc]]) -> None:
+def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:
     """U2 (text/label targets say how they match), U3 (nth needs a rationale and a stable base),
     FRAME_DEPTH, URL_TARGET inside frames, U4 (no repeated alternative); the step's target and its
     conditions' alike."""
     rationale = step.metadata.get("target_rationale")
-    for spec, sloc in [(step.target, loc + ("target",)), *condition_targets]:
-        if isinstance(spec, list):
+    for spec, sloc, inside in specs:
+        # Only alternatives of one type can repeat each other.
+        if isinstance(spec, list) and len({alt.type for alt in spec}) < len(spec):
             seen: dict[str, int] = {}
             for i, alt in enumerate(spec):
                 key = alt.model_dump_json()
                 if key in seen:
                     add(sloc + (i,), f"alternative {i} repeats alternative {seen[key]}", "U4")
                 seen.setdefault(key, i)
-        for t, tloc, depth in iter_targets(spec, sloc):
-            if isinstance(t, (T.TextTarget, T.LabelTarget)) and not (t.exact or t.normalize_ws):
-                add(tloc, f"a {t.type} target needs exact: true or normalize_ws: true", "U2")
-            if isinstance(t, T.FrameTarget):
+        for t, tloc, depth in inside:
+            ttype = t.type
+            if ttype == "text" or ttype == "label":
+                if not (t.exact or t.normalize_ws):
+                    add(tloc, f"a {ttype} target needs exact: true or normalize_ws: true", "U2")
+            elif ttype == "frame":
                 if depth > 1:
                     add(tloc, "frames nest one level only", "FRAME_DEPTH")
-                if isinstance(t.inner, T.UrlTarget):
+                if t.inner.type == "url":
                     add(tloc + ("inner",), "a frame's inner target cannot be a url", "URL_TARGET")
-            if isinstance(t, T.NthTarget):
+            elif ttype == "nth":
                 if not isinstance(rationale, str) or not rationale.strip():
                     add(tloc, "an nth target needs metadata.target_rationale on its step", "U3")
-                if isinstance(t.base, (T.NthTarget, T.UrlTarget)):
+                if t.base.type in ("nth", "url"):
                     add(tloc + ("base",), f"an nth target's base must be a stable element target, not {t.base.type}", "U3")
 
 
-def check_conditions(step: ActionSpec, loc: Loc, add: Report) -> None:
+def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[tuple[Any, str, int, Any]]) -> None:
     """CONDITION_TARGET (an element condition needs a target), REGEX, U1 (a single-target kind
     cannot expect a count other than one)."""
     kind = step.kind
     step_has_element_target = step.target is not None and kind != "navigate"
-    for phase in PHASES:
-        for i, cond in enumerate(getattr(step, phase)):
-            cloc = loc + (phase, i)
-            ctarget = field(cond.args, "target")
-            if cond.kind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
-                add(cloc, f"{cond.kind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
-            pattern = field(cond.args, "pattern") if cond.kind == "url_matches" else None
-            if cond.kind == "download_started":
-                pattern = cond.args.filename
-            if pattern is not None:
-                try:
-                    re.compile(pattern)
-                except re.error as exc:
-                    add(cloc + ("args",), f"invalid regular expression: {exc}", "REGEX")
-            if (cond.kind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
-                    and cond.args.count != 1):
-                add(cloc + ("args", "count"),
-                    f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
+    for cond, phase, i, ctarget in conditions:
+        ckind = cond.kind
+        if ckind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
+            add(loc + (phase, i), f"{ckind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
+        if ckind == "url_matches":
+            pattern = field(cond.args, "pattern")
+        elif ckind == "download_started":
+            pattern = cond.args.filename
+        else:
+            pattern = None
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                add(loc + (phase, i, "args"), f"invalid regular expression: {exc}", "REGEX")
+        if (ckind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
+                and cond.args.count != 1):
+            add(loc + (phase, i, "args", "count"),
+                f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
 
 
 def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:

@@ -63,9 +63,13 @@ def merge_defaults(step: Any, defaults: YDict) -> Any:
     """
     if type(step) is not YDict and not isinstance(step, YDict):
         return step
+    key_marks, value_marks = step.key_marks, step.value_marks
+    # A default without a position of its own has the block's (``MarkMap.default``,
+    # what indexing would give), taken without a call per step.
+    default_keys, default_values = defaults.key_marks, defaults.value_marks
     for key in DEFAULTABLE_KEYS:
         if key not in step and key in defaults:
             step[key] = defaults[key]
-            step.key_marks[key] = defaults.key_marks[key]
-            step.value_marks[key] = defaults.value_marks[key]
+            key_marks[key] = default_keys.get(key, default_keys.default)
+            value_marks[key] = default_values.get(key, default_values.default)
     return step

@@ -189,14 +189,15 @@ class _PlanValidation:
         blocks = [(plan.steps, tree["steps"])]
         if plan.recovery:
             blocks.append((plan.recovery.steps, tree["recovery"]["steps"]))
+        file = self.file
         for specs, nodes in blocks:
-            for i, step in enumerate(specs):
-                step_marks[step.id] = nodes.item_marks[i]
-                node_mark = getattr(nodes[i], "mark", None)
+            for step, node, mark in zip(specs, nodes, nodes.item_marks):
+                step_marks[step.id] = mark
+                node_mark = getattr(node, "mark", None)
                 if isinstance(node_mark, SourceMark):  # from a step group: the plan line, then the group lines
                     step_origins[step.id] = node_mark.via + (f"{node_mark.file}:{node_mark.line}",)
                 else:
-                    step_origins[step.id] = (f"{self.file}:{nodes.item_marks[i].line}",)
+                    step_origins[step.id] = (f"{file}:{mark.line}",)
         source = PlanSource(self.file, self.doc.index, tree.mark, step_marks, step_origins)
         suite = self.ctx.suite_config
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
