@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import signal
 import socketserver
 import textwrap
 import threading
@@ -310,3 +311,13 @@ def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str,
     return Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
                json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")),
                json.loads((result.run_dir / "evidence_manifest.json").read_text(encoding="utf-8")))
+
+
+def sigint_as_default() -> None:
+    """``preexec_fn`` for a child a test interrupts with SIGINT.
+
+    A shell starts a background job with SIGINT ignored, and a Python process
+    that starts with SIGINT ignored keeps it so (no KeyboardInterrupt): run from
+    such a job, the child would never see the test's signal.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

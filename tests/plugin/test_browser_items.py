@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from tests.support import DEFAULTS, PORTAL_CONFTEST, write
+from tests.support import DEFAULTS, PORTAL_CONFTEST, sigint_as_default, write
 
 pytestmark = pytest.mark.browser
 
@@ -150,7 +150,7 @@ steps:
 """)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", str(pytester.path)],
-                            cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+                            cwd=pytester.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, preexec_fn=sigint_as_default)
     deadline = time.monotonic() + 30
     trace = None
     while time.monotonic() < deadline:

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.audit import verify_run
-from tests.support import DEFAULTS, PORTAL_CONFTEST
+from tests.support import DEFAULTS, PORTAL_CONFTEST, sigint_as_default
 
 pytestmark = pytest.mark.browser  # the inner sessions run plans in Chromium
 
@@ -54,7 +54,7 @@ def test_signal_mid_run_leaves_a_verified_trace_for_every_started_item(tmp_path:
     runs = tmp_path / "cometlocal-runs"
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTEST_ADDOPTS="-p no:playwright -p no:randomly -p no:cacheprovider")
     proc = subprocess.Popen([sys.executable, "-m", "pytest", "-v", str(tmp_path), "--rootdir", str(tmp_path)],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=sigint_as_default)
     trace = wait_for_step(runs, "slow", proc)
     time.sleep(0.3)
     proc.send_signal(signum)
