@@ -173,8 +173,14 @@ class PlanItem(pytest.Function):
 
     def setup(self) -> None:
         result = self.result
-        if self._changed:
-            self.run_invalid()  # no expectation holds for a changed plan: always a failure, at setup
+        if self._changed:  # no expectation holds for a changed plan: always an error, at setup
+            text = ErrorCode.INVALID_ACTIONSPEC.value  # run_invalid raises: no expectation holds here
+            try:
+                self.run_invalid()
+            except PlanFailed as failure:
+                text = failure.full_text
+            # At setup pytest reports an exception by its class path; a plain failure, by its text.
+            pytest.fail(text, pytrace=False)
         super().setup()
         if isinstance(result, ValidPlan):
             # The runner and the browser fixtures it needs are set up now, in the setup phase.

@@ -448,8 +448,10 @@ def test_a_row_whose_csv_changed_after_collection_errors_with_changed(pytester: 
     result.assert_outcomes(passed=1, errors=1)
     result.stdout.fnmatch_lines([
         "*ERROR at setup of plan: minimal[[]bob[]]*",
+        "INVALID_ACTIONSPEC: plan 'minimal' is not valid (1 problem)",
         "*a.actions.yaml:*plan 'minimal[[]bob[]]' was collected, but validating its file again to run does not give it*[[]CHANGED]",
         "*RAN minimal [[]'open', 'go-alice'[]]*",
+        "ERROR a.actions.yaml::minimal[[]bob[]] - *INVALID_ACTIONSPEC: plan 'minima*",
     ])
     props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
     assert props["cometlocal.error_code"] == "INVALID_ACTIONSPEC"
