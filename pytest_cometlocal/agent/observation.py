@@ -49,15 +49,4 @@ def observe_page(page: Any, redactor: Redactor) -> dict[str, Any]:
     observation = {"url": page.url, "title": title, "links": links, "inputs": inputs, "candidates": offered}
     if found.get("capped"):
         observation["note"] = "a large page: only its first elements were looked at"
-    return masked(observation, redactor)
-
-
-def masked(value: Any, redactor: Redactor) -> Any:
-    """``value`` with every secret value (in any of its encodings) replaced by ``***``, at any depth."""
-    if not redactor:
-        return value
-    if isinstance(value, dict):
-        return {k: masked(v, redactor) for k, v in value.items()}
-    if isinstance(value, list):
-        return [masked(v, redactor) for v in value]
-    return redactor.text(value) if isinstance(value, str) else value
+    return redactor.tree(observation)

@@ -30,7 +30,7 @@ from ..executor.redaction import Redactor
 from ..executor.runfolder import RunFolder
 from ..executor.session import DEFAULT_CONTEXT_ARGS
 from ..executor.watchdog import close_context
-from .observation import masked, observe_page
+from .observation import observe_page
 from .plan_writer import DEFAULTS, PlanRefused, check_session, write_plan
 
 
@@ -168,7 +168,7 @@ class AgentSession:
             answer["observation"] = observe_page(session.executor.page, session.redactor)
         except Exception as exc:  # a page that crashed or closed: the answer still comes
             answer["observation"] = {"unavailable": str(exc).splitlines()[0][:200]}
-        return masked(answer, session.redactor)
+        return session.redactor.tree(answer)
 
     def save_plan(self, path: str, name: str) -> dict[str, Any]:
         session = self._need()
@@ -198,7 +198,7 @@ class AgentSession:
 
     def mask(self, answer: dict[str, Any]) -> dict[str, Any]:
         """An answer made outside this module (an unexpected fault's message), masked like every other."""
-        return masked(answer, self.redactor)
+        return self.redactor.tree(answer)
 
     def close(self) -> None:
         """Server shutdown: the open session ends (its trace closes), the browser goes."""

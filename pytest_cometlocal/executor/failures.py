@@ -132,8 +132,8 @@ class Failures:
             evidence_refs=refs,
             created_at=utc_now_iso(),
             cause=redact.text(cause) if cause else None,
-            details=redact_tree(details or {}, redact),
-            failed_conditions=[FailedCondition(**redact_tree(fc.model_dump(), redact)) for fc in (failed_conditions or [])],
+            details=redact.tree(details or {}),
+            failed_conditions=[FailedCondition(**redact.tree(fc.model_dump())) for fc in (failed_conditions or [])],
         )
         return ExecutorFailure(error)
 
@@ -211,18 +211,6 @@ class Failures:
             action_kind=action_kind, criticality=None, state_before=None, evidence_refs=[ref],
             created_at=utc_now_iso(), details=details or {},
         )
-
-
-def redact_tree(value: Any, redactor: Any) -> Any:
-    if not redactor:
-        return value
-    if isinstance(value, str):
-        return redactor.text(value)
-    if isinstance(value, dict):
-        return {k: redact_tree(v, redactor) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_tree(v, redactor) for v in value]
-    return value
 
 
 # -- a plan that failed validation ---------------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import html
 import json
-from typing import Iterable
+from typing import Any, Iterable
 from urllib.parse import quote, quote_plus
 
 MASK = "***"
@@ -98,6 +98,18 @@ class Redactor:
         for form in self._forms:
             if form in value:
                 value = value.replace(form, MASK)
+        return value
+
+    def tree(self, value: Any) -> Any:
+        """``value`` (JSON-like: dicts, lists, strings) with every string masked, at any depth."""
+        if not self._forms:
+            return value
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self.tree(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.tree(v) for v in value]
         return value
 
     def data(self, value: bytes) -> bytes:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from ..contract.results import InvalidPlan, ValidationContext
 from ..contract.validator import validate_text
+from ..executor.redaction import Redactor
 from .codegen_map import Mapped, map_calls, risky, strings
 from .codegen_parse import NotAScript, Unmapped, read_script
 from .plan_yaml import DEFAULTS, dump_plan
@@ -90,10 +91,8 @@ def _with_secrets(value: Any, secrets: dict[str, tuple[str, str]]) -> Any:
 
 
 def mask(text: str, secrets: dict[str, tuple[str, str]]) -> str:
-    """What is printed never holds a secret value."""
-    for _name, (_var, secret) in secrets.items():
-        text = text.replace(secret, "***")
-    return text
+    """What is printed never holds a secret value (masked as in run artifacts: every encoding, longest first)."""
+    return Redactor(secret for _var, secret in secrets.values()).text(text)
 
 
 def _leaks(plan: dict[str, Any], secrets: dict[str, tuple[str, str]]) -> list[str]:

@@ -177,6 +177,14 @@ class TestRedactor:
             assert redactor.text("hunter2 ***") == "hunter2 ***"
             assert redactor.data(b"\x00\xffhunter2") == b"\x00\xffhunter2"
 
+    def test_tree_masks_strings_at_any_depth_and_leaves_the_rest(self):
+        redactor = Redactor(["hunter2"])
+        value = {"a": ["x hunter2", {"b": "hunter2"}, 3, None, True], "hunter2": 1.5}
+        assert redactor.tree(value) == {"a": [f"x {MASK}", {"b": MASK}, 3, None, True], "hunter2": 1.5}
+        assert value["a"][0] == "x hunter2"  # a copy: the input is not changed
+        untouched = {"a": ["hunter2"]}
+        assert Redactor().tree(untouched) is untouched
+
     def test_bytes_that_are_not_utf8_are_still_masked(self):
         assert Redactor(["hunter2"]).data(b"\xff\xfehunter2\x00") == b"\xff\xfe" + MASK.encode() + b"\x00"
 
