@@ -20,7 +20,7 @@ by position (document, row), never by name.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
@@ -80,14 +80,9 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
         for outline in _document(doc, ctx, file, fallback):
             if first_doc.setdefault(outline.name, doc.index) != doc.index:
                 # UNIQUE_NAME, as validation names it: the item fails with that problem when it runs.
-                outline = _renamed(outline, f"{outline.name}@doc{doc.index + 1}")
+                outline = replace(outline, name=f"{outline.name}@doc{doc.index + 1}")
             outlines.append(outline)
     return outlines
-
-
-def _renamed(outline: PlanOutline, name: str) -> PlanOutline:
-    return PlanOutline(name, outline.doc_index, outline.row_id, outline.line, outline.tags, outline.expect,
-                       outline.storage_state, outline.storage_saves)
 
 
 def _document(doc: Document, ctx: ValidationContext, file: str, fallback: str) -> list[PlanOutline]:

@@ -17,6 +17,7 @@ INVALID_ACTIONSPEC when run and never requests a browser fixture.
 from __future__ import annotations
 
 import fnmatch
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -71,7 +72,9 @@ class PlanFile(pytest.File):
 
     data: bytes | None = None
 
-    def _context(self) -> ValidationContext:
+    @cached_property
+    def context(self) -> ValidationContext:
+        """What validating this file's plans needs (its folder resolved once, for the outline and every item)."""
         return ValidationContext(
             root=self.config.rootpath,
             plan_path=self.path,
@@ -89,8 +92,7 @@ class PlanFile(pytest.File):
         except YamlError as exc:
             entries: list[PlanOutline | InvalidPlan] = [InvalidPlan.unparsable(self.shown, exc.problem)]
         else:
-            entries = outline_text(self.data, ValidationContext(root=self.config.rootpath, plan_path=self.path),
-                                   self.shown)
+            entries = outline_text(self.data, self.context, self.shown)
         registered = self.config.stash.setdefault(_TAGS_KEY, set())
         for entry in entries:
             for tag in entry.tags:
@@ -105,7 +107,7 @@ class PlanFile(pytest.File):
         cached = self.config.stash.get(_VALIDATED_KEY, None)
         if cached is not None and cached[0] is self:
             return cached[1]
-        results = validate_text(self.data, self._context(), file=self.shown) if self.data is not None else []
+        results = validate_text(self.data, self.context, file=self.shown) if self.data is not None else []
         self.config.stash[_VALIDATED_KEY] = (self, results)
         return results
 
