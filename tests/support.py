@@ -291,7 +291,8 @@ def cometlocal_base_url(flaky_site):
 '''
 
 
-def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str, str] | None = None) -> Run:
+def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str, str] | None = None,
+             profile: dict[str, Any] | None = None) -> Run:
     """Validate a plan's text (dedented; written under ``root``/plans) and run it in a fresh context of the
     suite's Chromium against ``base_url``: the ``run`` fixture's work, for a site other than the portal."""
     from pytest_cometlocal.contract.settings import effective_settings
@@ -307,7 +308,7 @@ def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str,
     if isinstance(valid, InvalidPlan):
         raise AssertionError("\n".join(p.format() for p in valid.problems))
     eff = effective_settings(valid, default_base_url=base_url, env=env or {})
-    result = run_plan(chromium.browser(), valid, root / "runs", eff)
+    result = run_plan(chromium.browser(), valid, root / "runs", eff, profile=profile)
     return Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
                json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")),
                json.loads((result.run_dir / "evidence_manifest.json").read_text(encoding="utf-8")))

