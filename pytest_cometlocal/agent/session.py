@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 from ..contract.policy import Policy
 from ..executor.allowlist import host_allowed
 from ..executor.browser import BrowserManager
+from ..executor.channels import guard_channels, guards_in_force
 from ..executor.engine import Executor, ExecutorSettings
 from ..executor.errors import ExecutorFailure
 from ..executor.guard import NetworkGuard
@@ -92,11 +93,14 @@ class AgentSession:
         guard = NetworkGuard(hosts).start()
         context = None
         try:
-            context = self.browsers.browser().new_context(**DEFAULT_CONTEXT_ARGS, proxy=guard.proxy_settings())
+            browser = self.browsers.browser()
+            context = browser.new_context(**DEFAULT_CONTEXT_ARGS, proxy=guard.proxy_settings())
+            guard_channels(context, guard)
             context.set_default_timeout(30_000)  # as a pytest item's context (plugin/fixtures.py)
             run = RunFolder.create(self.workdir / "cometlocal-runs", run_name, mode="live", policy=self.policy,
                                    allowlist=hosts, plan_info={"planner": "mcp", "name": run_name},
-                                   redactor=redactor, profile={"name": "mcp", "base_url": base_url, "browser": "chromium"})
+                                   redactor=redactor, profile={"name": "mcp", "base_url": base_url, "browser": "chromium"},
+                                   extra={"guards": guards_in_force(browser, self.browsers.remote and self.browsers.remote.connection)})
             settings = ExecutorSettings(base_url=base_url, allowlist=tuple(hosts), policy=self.policy,
                                         secrets=dict(values), uploads_root=self.workdir)
             executor = Executor(context.new_page(), run, settings, guard=guard)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .channels import mark_flagged
 from .chromium import LAUNCH_ARGS, find_chromium
 from .remote import RemoteBrowserUnavailable, RemoteTarget, connect_browser
 
@@ -61,6 +62,7 @@ class BrowserManager:
         if path:
             kwargs["executable_path"] = path
         self._browser = self._playwright.chromium.launch(**kwargs)
+        mark_flagged(self._browser)
         self.launches += 1
         return self._browser
 

@@ -3,7 +3,8 @@
 Order: an explicit path (option, ini or COMETLOCAL_CHROMIUM), Playwright's own
 downloaded build, then a system Chromium (Debian's ``/usr/bin/chromium`` and
 the usual names on PATH). The launch flags keep Chromium from phoning home,
-which on a closed network otherwise means a stream of refused connections.
+which on a closed network otherwise means a stream of refused connections,
+and keep WebRTC from sending UDP around the allowlist proxy (channels.py).
 No pytest here.
 """
 
@@ -12,6 +13,9 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+
+from .channels import WEBRTC_FLAGS
+
 LAUNCH_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
@@ -21,6 +25,7 @@ LAUNCH_ARGS = [
     "--disable-features=Translate,MediaRouter,OptimizationHints",
     "--metrics-recording-only",
     "--password-store=basic",
+    *WEBRTC_FLAGS,  # WebRTC's UDP would go around the allowlist proxy (channels.py)
 ]
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")

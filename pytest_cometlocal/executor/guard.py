@@ -59,7 +59,7 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
     def _block(self, host: str, url: str) -> None:
-        self.server.guard._record(self.command, url, host)
+        self.server.guard.record_blocked(self.command, url, host)
         body = f"<!doctype html><title>Blocked</title><p>Blocked by the cometlocal allowlist: {host}</p>".encode()
         self.send_response(403)
         self.send_header(BLOCK_HEADER, host)
@@ -158,7 +158,8 @@ class NetworkGuard:
         self._thread: threading.Thread | None = None
         self._stopper: threading.Thread | None = None
 
-    def _record(self, method: str, url: str, host: str) -> None:
+    def record_blocked(self, method: str, url: str, host: str) -> None:
+        """A refused request; also what the page script (channels.py) reports of WebRTC and WebTransport."""
         with self._lock:
             self.blocked.append(BlockedRequest(method, url, host, time.monotonic()))
 

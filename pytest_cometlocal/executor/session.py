@@ -15,6 +15,7 @@ from typing import Any
 from ..contract.results import ValidPlan
 from ..contract.settings import EffectiveSettings
 from .engine import Executor, ExecutorSettings, RunResult
+from .channels import guard_channels, guards_in_force
 from .guard import DEFAULT_GUARD_HOST, NetworkGuard
 from .redaction import Redactor
 from .runfolder import RunFolder
@@ -24,7 +25,8 @@ DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"
 
 
 def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, profile: dict[str, Any] | None = None,
-                      extra_info: dict[str, Any] | None = None) -> RunFolder:
+                      extra_info: dict[str, Any] | None = None, browser: Any = None) -> RunFolder:
+    """The run's folder; its manifest names the guards in force for ``browser`` (channels.guards_in_force)."""
     row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
     return RunFolder.create(
         output, plan.item_name, mode=eff.mode, policy=plan.plan.policy, allowlist=eff.allowlist,
@@ -32,7 +34,8 @@ def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, pro
                    "doc_index": plan.source.doc_index, **row, **(extra_info or {})},
         redactor=Redactor(eff.secrets.values()),
         profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **(profile or {})},
-        extra={"configuration": eff.configuration()},
+        extra={"configuration": eff.configuration(),
+               "guards": guards_in_force(browser, (profile or {}).get("connection"))},
     )
 
 
@@ -67,8 +70,9 @@ def run_plan(browser: Any, plan: ValidPlan, output: Path, eff: EffectiveSettings
             args["storage_state"] = str(state_path)
             used = (info, values)
         context = browser.new_context(**args)
+        guard_channels(context, guard)
         page = context.new_page()
-        run = create_run_folder(plan, eff, output, profile=profile, extra_info=extra_info)
+        run = create_run_folder(plan, eff, output, profile=profile, extra_info=extra_info, browser=browser)
         metadata = record_storage_use(run, *used) if used else {}
         return make_executor(page, plan, eff, run, guard, storage=storage).run_plan(plan.plan, metadata=metadata)
     finally:

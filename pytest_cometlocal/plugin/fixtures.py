@@ -21,6 +21,7 @@ import pytest
 from ..contract.results import ValidPlan
 from ..contract.settings import EffectiveSettings, effective_settings
 from ..executor.browser import BrowserManager
+from ..executor.channels import guard_channels
 from ..executor.engine import RunResult
 from ..executor.guard import NetworkGuard
 from ..executor.remote import RemoteBrowserUnavailable
@@ -120,6 +121,7 @@ def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, An
         args["storage_state"] = cometlocal_storage_state.path
     args["proxy"] = cometlocal_network_guard.proxy_settings()  # the guard is not optional
     context = cometlocal_browser.new_context(**args)
+    guard_channels(context, cometlocal_network_guard)  # WebRTC and WebTransport, which the proxy cannot see
     context.set_default_timeout(30_000)
     yield context
     # Teardown never changes the item's result: closing a context whose browser died, or
@@ -156,7 +158,8 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
     def run(plan: ValidPlan, item: pytest.Item) -> PlanOutcome:
         eff = cometlocal_plan_settings
         profile = {"name": "pytest", "headless": not opts.headed, **opts.connection_profile}
-        run_folder = create_run_folder(plan, eff, opts.output, profile=profile, extra_info={"nodeid": item.nodeid})
+        run_folder = create_run_folder(plan, eff, opts.output, profile=profile, extra_info={"nodeid": item.nodeid},
+                                       browser=cometlocal_page.context.browser)
         item.cometlocal_run_dir = run_folder.path
         metadata: dict[str, Any] = {"nodeid": item.nodeid}
         if cometlocal_storage_state is not None:

@@ -14,16 +14,22 @@ Playwright server launches for the connection (docs/invariants.md).
 
 from __future__ import annotations
 
+import contextlib
+import json
 import select
 import socket
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Iterator
 
 import pytest
 
 from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.executor.channels import WEBRTC_FLAGS
 from pytest_cometlocal.executor.chromium import system_chromium
 from pytest_cometlocal.executor.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
 from tests.reliability.faultserver import LoopbackServer, RoutedHandler
@@ -163,13 +169,33 @@ def test_no_webrtc_or_webtransport_datagram_leaves_a_launched_browser(run, udp_o
     assert r.manifest["guards"] == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
 
 
-@pytest.fixture(scope="module")
-def playwright_server_url() -> Iterator[str]:
+@contextlib.contextmanager
+def launch_server(tmp: Path) -> Iterator[str]:
+    """``playwright launch-server`` with the config docs/remote-browsers.md gives; yields its endpoint."""
+    from tests.plugin.test_remote import REMOTE_CHROMIUM, _stop, _wait_for_line
+
+    config = tmp / "launch-server.json"
+    config.write_text(json.dumps({"args": WEBRTC_FLAGS, "headless": True, "executablePath": REMOTE_CHROMIUM,
+                                  "host": "127.0.0.1", "port": 0}), encoding="utf-8")
+    log = tmp / "launch-server.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "playwright", "launch-server", "--browser", "chromium",
+                                 "--config", str(config)], stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        yield _wait_for_line(log, r"(ws://\S+)", proc)
+    finally:
+        _stop(proc)
+
+
+@pytest.fixture(scope="module", params=["run-server --unsafe", "launch-server --config"])
+def playwright_server_url(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """run-server honours the flags the plugin sends (with --unsafe); launch-server has them in its config."""
     from tests.plugin.test_remote import REMOTE_CHROMIUM, playwright_server
 
     if REMOTE_CHROMIUM is None:
         pytest.skip("no system Chromium for the Playwright server to launch")
-    with playwright_server() as url:
+    server = playwright_server() if request.param.startswith("run-server") else launch_server(tmp_path_factory.mktemp("ls"))
+    with server as url:
         yield url
 
 
@@ -204,3 +230,39 @@ def test_the_page_script_alone_holds_in_a_browser_without_the_flag(chromium, tmp
         bare.close()
     assert_nothing_left(r, udp_outside)
     assert r.manifest["guards"]["webrtc_launch_flag"] == "absent"
+
+
+def flag_alone(browser, page_url: str, listener: UdpListener) -> None:
+    """The page in a context with the allowlist proxy but without the page script: only the launch flag guards."""
+    from pytest_cometlocal.executor.guard import NetworkGuard
+
+    with NetworkGuard(["127.0.0.1"]) as guard:
+        context = browser.new_context(proxy=guard.proxy_settings())
+        try:
+            page = context.new_page()
+            page.goto(page_url)
+            page.fill("#secret", SECRET)
+            page.click("#go")
+            page.wait_for_selector("#done:has-text('sent')", timeout=15_000)
+            assert any("set up" in a for a in page.evaluate("window.attempts")), page.evaluate("window.attempts")
+        finally:
+            context.close()
+    time.sleep(0.5)
+    assert listener.counts() == dict.fromkeys(CHANNELS, 0), listener.counts()
+
+
+def test_the_launch_flag_alone_keeps_a_launched_browser_quiet(chromium, udp_outside, channel_page):
+    flag_alone(chromium.browser(), channel_page, udp_outside)
+
+
+def test_the_launch_flag_alone_keeps_a_playwright_servers_browser_quiet(chromium, udp_outside, channel_page,
+                                                                       playwright_server_url):
+    from tests.plugin.test_remote import REMOTE_CHROMIUM
+
+    playwright = SimpleNamespace(chromium=chromium.browser().browser_type)
+    remote = connect_browser(playwright, RemoteTarget(PLAYWRIGHT_SERVER, playwright_server_url, REMOTE_CHROMIUM),
+                             {"headless": True})
+    try:
+        flag_alone(remote, channel_page, udp_outside)
+    finally:
+        remote.close()
