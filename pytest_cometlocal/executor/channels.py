@@ -14,8 +14,10 @@ ICE username. Two guards close that, and the run manifest says which hold:
   remote candidates outside the allowlist are dropped before Chromium sees
   them (as if unreachable), and each attempt is reported through a binding
   and recorded by the guard as a blocked request (``STUN``, ``TURN``, ``ICE``).
-  A page can get around it (a new frame's window before the script ran), so
-  it is defence in depth, and the only WebRTC guard of a CDP browser.
+  It runs in every document before the page's scripts (new empty frames and
+  popups included), but it is JavaScript in the page, not the network stack:
+  the flag is the guarantee where it can be set, the script what traces an
+  attempt, and the only WebRTC guard of a CDP browser.
 
 WebTransport (HTTP/3 over QUIC) is refused by Chromium when a proxy is set
 (``ERR_TUNNEL_CONNECTION_FAILED``, nothing sent); the script reports an

@@ -199,6 +199,8 @@ def test_plan_runs_in_the_servers_browser_and_the_manifest_says_so(pytester: pyt
     (manifest,) = manifests(pytester)
     assert manifest["execution_profile"]["connection"] == "playwright-server"
     assert manifest["execution_profile"]["endpoint"] == server  # ws://127.0.0.1:<port>/, no user, no token
+    # The WebRTC flag was sent, but only the server knows whether it honoured it (tests/reliability/test_channels.py).
+    assert manifest["guards"] == {"proxy": True, "webrtc_launch_flag": "requested", "webrtc_page_script": True}
     run_dir = next((pytester.path / "cometlocal-runs").iterdir())
     evidence = json.loads((run_dir / "evidence_manifest.json").read_text())
     assert [f["kind"] for f in evidence["files"]].count("playwright_trace") == 1  # tracing works over the connection
@@ -371,6 +373,7 @@ steps:
     for manifest in manifests(pytester):
         assert manifest["execution_profile"]["connection"] == "cdp"
         assert manifest["execution_profile"]["endpoint"] == http_endpoint
+        assert manifest["guards"] == {"proxy": True, "webrtc_launch_flag": "absent", "webrtc_page_script": True}
     iframe = next(r for r in (pytester.path / "cometlocal-runs").iterdir() if "-iframe-over-cdp-" in r.name)
     events = [json.loads(line) for line in (iframe / "trace.jsonl").read_text().splitlines()]
     executed = next(e for e in events if e["event_type"] == "action_executed")

@@ -72,7 +72,7 @@ document.getElementById("go").onclick = async () => {
     const wt = new WebTransport("https://%(host)s:%(webtransport)d/" + secret);
     wt.ready.then(() => note("webtransport open"), e => note("webtransport failed", e.message));
   } catch (e) { note("webtransport error", e.name, e.message); }
-  await new Promise(resolve => setTimeout(resolve, 3000));
+  await new Promise(resolve => setTimeout(resolve, 2000));
   document.getElementById("done").textContent = "sent";
 };
 </script>
@@ -266,3 +266,92 @@ def test_the_launch_flag_alone_keeps_a_playwright_servers_browser_quiet(chromium
         flag_alone(remote, channel_page, udp_outside)
     finally:
         remote.close()
+
+
+@pytest.mark.browser
+@pytest.mark.usefixtures("lean_inner_runs")
+@pytest.mark.parametrize("how", ["-n 2", "--cometlocal-connect"])
+def test_plan_items_send_nothing_under_xdist_and_through_a_playwright_server(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, udp_outside: UdpListener, channel_page: str,
+        how: str) -> None:
+    """The plugin's own path: its fixtures' contexts, in each xdist worker or on a Playwright server's browser."""
+    from tests.plugin.test_remote import REMOTE_CHROMIUM, playwright_server
+
+    monkeypatch.setenv("RTC_TOKEN", SECRET)
+    for n in (1, 2):
+        (pytester.path / f"c{n}.actions.yaml").write_text(channel_plan(channel_page).replace("name: channels",
+                                                                                             f"name: channels {n}"))
+    with contextlib.ExitStack() as stack:
+        if how == "-n 2":
+            args = ["-n", "2"]
+            flag = "set"
+        else:
+            if REMOTE_CHROMIUM is None:
+                pytest.skip("no system Chromium for the Playwright server to launch")
+            args = ["--cometlocal-connect", stack.enter_context(playwright_server()),
+                    f"--cometlocal-remote-chromium={REMOTE_CHROMIUM}"]
+            flag = "requested"
+        result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=2)
+    time.sleep(0.5)
+    assert udp_outside.counts() == dict.fromkeys(CHANNELS, 0), udp_outside.counts()
+    runs = sorted((pytester.path / "cometlocal-runs").iterdir())
+    assert len(runs) == 2
+    for run_dir in runs:
+        manifest = json.loads((run_dir / "run_manifest.json").read_text())
+        assert manifest["guards"] == {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": True}
+        events = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
+        blocked = [b for e in events for b in (e.get("metadata") or {}).get("blocked_requests", [])]
+        assert {"method": "ICE", "url": f"ice:{OUTSIDE}:{udp_outside.ports['ice']}", "host": OUTSIDE} in blocked
+        assert verify_run(run_dir).ok
+    for path in [p for p in pytester.path.rglob("*") if p.is_file() and p.suffix != ".png"]:
+        assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in result.stdout.str() + result.stderr.str()
+
+
+LOOKS_NATIVE = """async (outside) => {
+  const pc = new RTCPeerConnection({iceServers: [{urls: ["stun:127.0.0.1:3478", "stun:" + outside + ":3478"]}]});
+  class Mine extends RTCPeerConnection {}
+  const mine = new Mine();
+  let plain = null;
+  try { RTCPeerConnection(); } catch (e) { plain = e.constructor.name; }
+  const frame = document.createElement("iframe");
+  frame.src = "/channels?frame=1";
+  document.body.append(frame);
+  await new Promise(resolve => frame.onload = resolve);
+  const framed = new frame.contentWindow.RTCPeerConnection({iceServers: [{urls: "turn:" + outside + ":3478"}]});
+  const empty = document.createElement("iframe");  // its window used at once, before any load
+  document.body.append(empty);
+  const blank = new empty.contentWindow.RTCPeerConnection({iceServers: [{urls: "stun:" + outside + ":3479"}]});
+  const result = {
+    servers: pc.getConfiguration().iceServers.map(s => s.urls),
+    framed: framed.getConfiguration().iceServers.length + blank.getConfiguration().iceServers.length,
+    instance: pc instanceof RTCPeerConnection && pc.constructor === RTCPeerConnection,
+    subclass: mine instanceof Mine && mine instanceof RTCPeerConnection,
+    plain, certificate: typeof RTCPeerConnection.generateCertificate,
+  };
+  for (const c of [pc, mine, framed, blank]) c.close();
+  return result;
+}"""
+
+
+def test_the_page_script_keeps_webrtc_usable_within_the_allowlist(chromium, channel_page):
+    """Allowed ICE servers are kept; the wrapper behaves as the native constructor; subframes get it too,
+    a new empty one used before it loads included."""
+    from pytest_cometlocal.executor.channels import guard_channels
+    from pytest_cometlocal.executor.guard import NetworkGuard
+
+    with NetworkGuard(["127.0.0.1"]) as guard:
+        context = chromium.browser().new_context(proxy=guard.proxy_settings())
+        try:
+            guard_channels(context, guard)
+            page = context.new_page()
+            page.goto(channel_page)
+            result = page.evaluate(LOOKS_NATIVE, OUTSIDE)
+            page.evaluate("1")  # a round trip: the binding's calls have been delivered
+        finally:
+            context.close()
+        refused = [(b.method, b.url) for b in guard.blocked if b.host == OUTSIDE]
+    assert result == {"servers": [["stun:127.0.0.1:3478"]], "framed": 0, "instance": True, "subclass": True,
+                      "plain": "TypeError", "certificate": "function"}
+    assert refused == [("STUN", f"stun:{OUTSIDE}:3478"), ("TURN", f"turn:{OUTSIDE}:3478"), ("STUN", f"stun:{OUTSIDE}:3479")]

@@ -1,0 +1,71 @@
+"""The WebRTC guards' pure parts: what the manifest says, and what a page's report may record.
+
+The page script itself runs in tests/reliability/test_channels.py, against a
+real UDP listener; here a recorder stands in for the context, to call the
+binding the way a (possibly hostile) page could.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_cometlocal.executor.channels import BINDING, WEBRTC_FLAGS, guard_channels, guards_in_force, mark_flagged
+from pytest_cometlocal.executor.chromium import LAUNCH_ARGS
+from pytest_cometlocal.executor.guard import NetworkGuard
+
+
+class Browser:
+    pass
+
+
+class Context:
+    def __init__(self) -> None:
+        self.bindings: dict[str, Any] = {}
+        self.scripts: list[str] = []
+
+    def expose_binding(self, name: str, callback: Any) -> None:
+        self.bindings[name] = callback
+
+    def add_init_script(self, script: str) -> None:
+        self.scripts.append(script)
+
+
+def test_every_launch_has_the_webrtc_flags() -> None:
+    assert "--webrtc-ip-handling-policy=disable_non_proxied_udp" in WEBRTC_FLAGS
+    assert set(WEBRTC_FLAGS) <= set(LAUNCH_ARGS)
+
+
+def test_manifest_guards_say_where_the_flag_comes_from() -> None:
+    launched, other = Browser(), Browser()
+    mark_flagged(launched)
+    assert guards_in_force(launched, "launch") == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
+    assert guards_in_force(other, "playwright-server")["webrtc_launch_flag"] == "requested"
+    assert guards_in_force(other, "cdp")["webrtc_launch_flag"] == "absent"
+    assert guards_in_force(other, None)["webrtc_launch_flag"] == "unknown"
+    assert guards_in_force(None, "launch")["webrtc_launch_flag"] == "unknown"
+
+
+def test_a_pages_report_records_only_outside_hosts_of_known_kinds() -> None:
+    guard = NetworkGuard(["127.0.0.1", "*.example.com"])
+    context = Context()
+    guard_channels(context, guard)
+    report = context.bindings[BINDING]
+    report(None, "ICE", "ice:127.0.0.2:3478", "127.0.0.2")
+    report(None, "STUN", "stun:127.0.0.1:3478", "127.0.0.1")  # allowed: a page cannot fake a refusal of it
+    report(None, "TURN", "turn:a.example.com", "a.example.com")
+    report(None, "SCRIPT", "x", "outside.test")  # not a kind the script sends
+    report(None, "ICE", {"url": 1}, "outside.test")
+    report(None, "WEBTRANSPORT", "https://outside.test/" + "x" * 2000, "outside.test")
+    report(None)
+    assert [(b.method, b.url[:40], b.host) for b in guard.blocked] == [
+        ("ICE", "ice:127.0.0.2:3478", "127.0.0.2"), ("WEBTRANSPORT", "https://outside.test/" + "x" * 19, "outside.test")]
+    assert len(guard.blocked[1].url) == 500
+
+
+def test_the_page_script_carries_the_allowlist_as_json() -> None:
+    context = Context()
+    guard_channels(context, NetworkGuard(['a"b', "127.0.0.1"]))
+    (script,) = context.scripts
+    assert "const ALLOW = " + json.dumps(['a"b', "127.0.0.1"]) + ";" in script
+    assert json.dumps(BINDING) in script and "%(" not in script
