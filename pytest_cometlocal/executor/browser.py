@@ -62,7 +62,8 @@ class BrowserManager:
         if path:
             kwargs["executable_path"] = path
         self._browser = self._playwright.chromium.launch(**kwargs)
-        mark_flagged(self._browser)
+        if not any(str(arg).startswith("--webrtc-ip-handling-policy") for arg in self.launch_kwargs.get("args") or []):
+            mark_flagged(self._browser)  # a user's own policy, later on the line, would win over ours
         self.launches += 1
         return self._browser
 

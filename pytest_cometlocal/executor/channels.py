@@ -175,7 +175,8 @@ def guards_in_force(browser: Any, connection: str | None) -> dict[str, Any]:
 
     ``webrtc_launch_flag``: ``set`` (launched here with it), ``requested`` (sent
     to a Playwright server, which honours it only when started with --unsafe),
-    ``absent`` (a CDP browser) or ``unknown`` (a browser handed to run_plan).
+    ``absent`` (a CDP browser) or ``unknown`` (a browser handed to run_plan, or
+    launched with the user's own policy flag).
     """
     if browser in _flagged:
         flag = "set"

@@ -69,3 +69,16 @@ def test_the_page_script_carries_the_allowlist_as_json() -> None:
     (script,) = context.scripts
     assert "const ALLOW = " + json.dumps(['a"b', "127.0.0.1"]) + ";" in script
     assert json.dumps(BINDING) in script and "%(" not in script
+
+
+def test_a_launch_with_the_users_own_webrtc_policy_is_not_recorded_as_ours(tmp_path) -> None:
+    from pytest_cometlocal.executor.browser import BrowserManager
+    from tests.unit.test_browser_manager import FakeChromium, FakePlaywright
+
+    chrome = tmp_path / "chrome"
+    chrome.write_text("")
+    ours = BrowserManager({}, str(chrome), playwright=FakePlaywright(FakeChromium(None))).browser()
+    theirs = BrowserManager({"args": ["--webrtc-ip-handling-policy=default"]}, str(chrome),
+                            playwright=FakePlaywright(FakeChromium(None))).browser()
+    assert guards_in_force(ours, "launch")["webrtc_launch_flag"] == "set"
+    assert guards_in_force(theirs, "launch")["webrtc_launch_flag"] == "unknown"
