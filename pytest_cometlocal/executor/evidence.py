@@ -3,7 +3,9 @@
 Every file is hashed as it is written and listed in ``evidence_manifest.json``
 (kind, step, uri relative to the run folder, sha256, size). A success is
 recorded only together with the hashes of its evidence: the manifest lists a
-step's files before the trace refers to them.
+step's files before the trace refers to them. Paths and metadata are masked
+when a file is added (once: the manifest's entries are encoded once too); a
+file withheld for holding a secret is listed in its place, without a file.
 
 Batches. A step leaves several files (DOM snapshots before and after; on
 failures the page and screenshots too). ``batch()`` lists them with one
