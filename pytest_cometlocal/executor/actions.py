@@ -193,10 +193,11 @@ class Actions:
                 if is_crash(exc):
                     raise
                 if expects:
+                    shown = self.run.redactor.file_name  # a name as the browser made it may still show a secret
                     raise self.failures.fail(attempt, ErrorCode.DOWNLOAD_FAILED, "postcondition",
-                                             f"download {download.suggested_filename!r} {problem}",
+                                             f"download {shown(download.suggested_filename)!r} {problem}",
                                              details={"expected_download": True,
-                                                      "downloads_seen": [d.suggested_filename for d in downloads],
+                                                      "downloads_seen": [shown(d.suggested_filename) for d in downloads],
                                                       "download_problem": problem})
                 self.run.trace.emit("evidence_captured", spec.id, metadata={"download_error": problem})
                 continue

@@ -172,7 +172,8 @@ class SecretDownloads(LoopbackServer):
     ``/page`` links to each. ``/export.csv?t=<tok>&u=<sym>`` is a CSV named
     ``export-<tok>.csv`` whose rows hold ``tok`` raw and ``sym`` HTML-escaped
     and percent-encoded; ``/blob.bin`` is binary with ``tok`` raw in its bytes,
-    ``/key.bin`` binary with ``sym`` base64-encoded; ``/report.csv`` and
+    ``/key.bin`` binary with ``sym`` base64-encoded, named ``key-<sym>.bin``
+    (which the browser changes to make it a file name); ``/report.csv`` and
     ``/plain.bin`` hold no secret.
     """
 
@@ -184,7 +185,7 @@ class SecretDownloads(LoopbackServer):
             "/export.csv": ("text/csv", "export-" + tok + ".csv",
                             f"name,token\nexport,{tok}\nescaped,{html.escape(sym)}\nurl,{quote(sym, safe='')}\n".encode()),
             "/blob.bin": ("application/octet-stream", "blob.bin", b"\x89PNG\r\n\x1a\n\xff" + tok.encode() + b"\x00\xfe"),
-            "/key.bin": ("application/octet-stream", "key.bin",
+            "/key.bin": ("application/octet-stream", "key-" + sym + ".bin",
                          b"\xff\xfe\x00" + base64.b64encode(sym.encode()) + b"\x00\xff"),
             "/report.csv": ("text/csv", "report.csv", b"id,amount\n1,120.00\n"),
             "/plain.bin": ("application/octet-stream", "plain.bin", b"\x89PNG\r\n\x1a\n\xff\x00data\xfe"),

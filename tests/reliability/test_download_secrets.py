@@ -14,6 +14,7 @@ import hashlib
 import html
 import json
 import os
+import re
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,7 +38,8 @@ steps:
   - {id: get, kind: click, target: {type: role, role: link, name: Export},
      postconditions: [{kind: download_started, args: {filename: "^export-Tk-.+\\\\.csv$"}}]}
   - {id: blob, kind: click, target: {type: role, role: link, name: Blob}, postconditions: [{kind: download_started}]}
-  - {id: key, kind: click, target: {type: role, role: link, name: Key}, postconditions: [{kind: download_started}]}
+  - {id: key, kind: click, target: {type: role, role: link, name: Key}, timeout_ms: 1000,
+     postconditions: [{kind: download_started}, {kind: download_started, severity: warning, args: {filename: "^no$"}}]}
   - {id: report, kind: click, target: {type: role, role: link, name: Report},
      postconditions: [{kind: download_started, args: {filename: "^report\\\\.csv$"}}]}
   - {id: plain, kind: click, target: {type: role, role: link, name: Plain}, postconditions: [{kind: download_started}]}
@@ -55,8 +57,14 @@ def secret_forms() -> set[bytes]:
     return {f.encode() for f in forms}
 
 
+def skeleton(text: str) -> str:
+    """Letters and digits, every other run one ``_``: a secret the browser made safe for a file name."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text)
+
+
 def leaks(*folders: Path) -> list[str]:
-    """Every file (by its name or bytes) under the folders that holds a secret in any form."""
+    """Every file (by its name or bytes) under the folders that holds a secret in any form,
+    or (text files) its letters and digits as a file name made safe by the browser keeps them."""
     forms = secret_forms()
     found = []
     for folder in folders:
@@ -64,6 +72,9 @@ def leaks(*folders: Path) -> list[str]:
             name = path.relative_to(folder).as_posix().encode()
             data = path.read_bytes() if path.is_file() else b""
             found += [f"{path}: {form!r}" for form in forms if form in name or form in data]
+            if path.suffix not in (".png", ".jpg"):
+                text = skeleton(data.decode("utf-8", "replace"))
+                found += [f"{path}: {secret!r} made safe" for secret in ENV.values() if skeleton(secret) in text]
     return found
 
 
@@ -90,12 +101,13 @@ def check_downloads(run_dir: Path, site: SecretDownloads) -> None:
     assert "t=***&u=***" in export["metadata"]["url"]
 
     # Binary holding a secret (raw, base64): not stored; its hash, size and the gap are listed.
-    for step, path in (("blob", "/blob.bin"), ("key", "/key.bin")):
+    # key.bin's name held SYM, which the browser made safe for a file name: masked whole.
+    for step, path, shown in (("blob", "/blob.bin", "blob.bin"), ("key", "/key.bin", "***.bin")):
         entry, data = entries[step], site.files[path][2]
         assert entry["uri"] is None and entry["sha256"] is None, entry
         assert entry["original_sha256"] == sha(data) and entry["size_bytes"] == len(data)
         assert entry["details"] == GAP
-        assert entry["metadata"]["suggested_filename"] == path.lstrip("/")
+        assert entry["metadata"]["suggested_filename"] == shown
 
     # No secret: its own name, its bytes as they came, nothing added.
     for step, path, tag in (("report", "/report.csv", "step_004"), ("plain", "/plain.bin", "step_005")):
