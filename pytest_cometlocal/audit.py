@@ -5,7 +5,8 @@ and matches TraceEvent v1, seq has no gap, run_started opens and run_finished
 closes the run, timestamps never go back, every evidence file exists with the
 manifest's sha256 and size, nothing unlisted sits in evidence/, and every
 error's evidence refs resolve. An entry without a file (``uri`` null) must be
-a withheld download, with its original_sha256, size and evidence gap. Pure Python: no browser, no pytest.
+a withheld download, with its original_sha256, size and evidence gap; a
+masked one must say what it was masked from. Pure Python: no browser, no pytest.
 """
 
 from __future__ import annotations
