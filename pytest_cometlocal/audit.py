@@ -4,7 +4,9 @@
 and matches TraceEvent v1, seq has no gap, run_started opens and run_finished
 closes the run, timestamps never go back, every evidence file exists with the
 manifest's sha256 and size, nothing unlisted sits in evidence/, and every
-error's evidence refs resolve. Pure Python: no browser, no pytest.
+error's evidence refs resolve. An entry without a file (``uri`` null) must be
+a withheld download, with its original_sha256, size and evidence gap; a
+masked one must say what it was masked from. Pure Python: no browser, no pytest.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Verification:
     problems: list[str] = field(default_factory=list)
     events: int = 0
     files: int = 0
+    withheld: int = 0  # listed without a file: downloads that held a secret
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -74,6 +77,29 @@ def _pending_batch(run_dir: Path, manifest: dict[str, Any], unlisted: list[str])
             and (run_dir / uri).stat().st_size == added[uri].get("size_bytes", (run_dir / uri).stat().st_size)}
 
 
+def _masked_ok(entry: dict[str, Any]) -> bool:
+    """A download stored masked says so whole: ``masked: true``, the count, the hash of what came."""
+    count = entry.get("masked_count")
+    return (entry.get("masked") is True and isinstance(count, int) and count >= 1
+            and _is_sha256(entry.get("original_sha256")))
+
+
+def _is_sha256(value: Any) -> bool:
+    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+
+
+def _check_withheld(entry: dict[str, Any], result: Verification) -> None:
+    """An entry without a file (``uri`` null): a withheld download, listed with its hash, size and gap."""
+    gaps = (entry.get("details") or {}).get("evidence_gaps")
+    if (entry.get("sha256") is not None or not _is_sha256(entry.get("original_sha256"))
+            or not isinstance(entry.get("size_bytes"), int) or not isinstance(gaps, list) or not gaps
+            or not all(isinstance(g, dict) and g.get("kind") and g.get("reason") for g in gaps)):
+        result.add(f"{MANIFEST}: an entry of kind {entry.get('kind')!r} (step {entry.get('step_id')!r}) has no uri "
+                   "and is not a withheld file (original_sha256, size_bytes, details.evidence_gaps)")
+        return
+    result.withheld += 1
+
+
 def verify_run(run_dir: Path) -> Verification:
     """Check one run folder against the trace and evidence contracts."""
     result = Verification(run_dir)
@@ -89,7 +115,12 @@ def verify_run(run_dir: Path) -> Verification:
     if isinstance(evidence, dict):
         for entry in evidence.get("files", []):
             uri = entry.get("uri", "")
+            if uri is None:
+                _check_withheld(entry, result)
+                continue
             listed[uri] = entry
+            if entry.get("masked") is not None and not _masked_ok(entry):
+                result.add(f"{MANIFEST}: {uri!r} is masked without its original_sha256 and masked_count")
             path = run_dir / uri
             if not uri.startswith("evidence/") or ".." in Path(uri).parts:
                 result.add(f"{MANIFEST}: {uri!r} is outside evidence/")
@@ -102,6 +133,9 @@ def verify_run(run_dir: Path) -> Verification:
                 result.add(f"{uri}: sha256 does not match the manifest (modified after the run)")
             elif entry.get("size_bytes") is not None and path.stat().st_size != entry["size_bytes"]:
                 result.add(f"{uri}: size does not match the manifest")
+        if result.withheld:
+            result.notes.append(f"{result.withheld} file(s) withheld, listed with their hash but not stored "
+                                "(details.evidence_gaps)")
         evidence_dir = run_dir / "evidence"
         if evidence_dir.is_dir():
             unlisted = [path.relative_to(run_dir).as_posix() for path in sorted(evidence_dir.rglob("*"))

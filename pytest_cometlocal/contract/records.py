@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_serializer
 
 from .base import RecordModel
 from .codes import Criticality, ErrorCode, Severity, Stage
@@ -52,7 +52,12 @@ EvidenceKind = Literal[
 
 
 class EvidenceRef(RecordModel):
-    """EvidenceRef v1: one evidence file, relative to the run folder, with its hash."""
+    """EvidenceRef v1: one evidence file, relative to the run folder, with its hash.
+
+    A download stored with its secrets masked also has ``original_sha256`` (of
+    the bytes as downloaded), ``masked: true`` and ``masked_count``; any other
+    file has none of the three, not even as null.
+    """
 
     kind: EvidenceKind
     uri: str
@@ -60,6 +65,33 @@ class EvidenceRef(RecordModel):
     size_bytes: Annotated[int, Field(ge=0)] | None = None
     step_id: str | None = None
     metadata: dict[str, Any] = {}
+    original_sha256: Annotated[str, Field(pattern=SHA256_HEX)] | None = None
+    masked: Literal[True] | None = None
+    masked_count: Annotated[int, Field(ge=1)] | None = None
+
+    @model_serializer(mode="wrap")
+    def _masking_only_when_masked(self, handler: Any) -> dict[str, Any]:
+        data = handler(self)
+        if self.masked is None:
+            for key in ("original_sha256", "masked", "masked_count"):
+                data.pop(key, None)
+        return data
+
+
+class WithheldEvidence(RecordModel):
+    """A file the run received but did not store: a binary download holding a secret.
+
+    ``evidence_manifest.json`` lists it in its place, with ``uri`` and
+    ``sha256`` null, the hash and size of the bytes as received, and why in
+    ``details.evidence_gaps`` (``[{kind, reason}]``). No trace event refers to it.
+    """
+
+    kind: EvidenceKind
+    step_id: str | None
+    size_bytes: Annotated[int, Field(ge=0)]
+    original_sha256: Annotated[str, Field(pattern=SHA256_HEX)]
+    metadata: dict[str, Any] = {}
+    details: dict[str, Any] = {}
 
 
 class FailedCondition(RecordModel):

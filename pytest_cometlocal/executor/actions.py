@@ -5,13 +5,13 @@ target resolved for this attempt. When it raises, the facts are gathered (did
 Playwright time out, did the page crash, does the page still answer) and
 ``classify.classify_action`` names the code. Files to upload are inspected
 first (confined to uploads_root, hashed); downloads are saved into the
-evidence, each given ``timeout_ms`` to finish.
+evidence, each given ``timeout_ms`` to finish, named and masked (or withheld)
+as downloads.py decides.
 """
 
 from __future__ import annotations
 
 import mimetypes
-import re
 import tempfile
 from pathlib import Path
 from dataclasses import dataclass, replace
@@ -24,6 +24,7 @@ from ..contract.records import FailedCondition
 from .allowlist import url_allowed
 from .classify import ActionFacts, classify_action
 from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout
+from .downloads import WITHHELD_REASON, download_evidence
 from .evidence import sha256_bytes
 from .failures import Failures
 from .settle import stop_loading
@@ -192,15 +193,23 @@ class Actions:
                 if is_crash(exc):
                     raise
                 if expects:
+                    shown = self.run.redactor.file_name  # a name as the browser made it may still show a secret
                     raise self.failures.fail(attempt, ErrorCode.DOWNLOAD_FAILED, "postcondition",
-                                             f"download {download.suggested_filename!r} {problem}",
+                                             f"download {shown(download.suggested_filename)!r} {problem}",
                                              details={"expected_download": True,
-                                                      "downloads_seen": [d.suggested_filename for d in downloads],
+                                                      "downloads_seen": [shown(d.suggested_filename) for d in downloads],
                                                       "download_problem": problem})
                 self.run.trace.emit("evidence_captured", spec.id, metadata={"download_error": problem})
                 continue
-            name = re.sub(r"[^A-Za-z0-9._-]+", "_", download.suggested_filename or f"download_{i}")[:100]
-            ref = self.run.evidence.add_bytes("download", f"downloads/{attempt.tag}_{name}", data, step_id=spec.id,
-                                              metadata={"suggested_filename": download.suggested_filename,
-                                                        "url": download.url}, redact=False)
+            # Conditions saw the real name; what is written holds no secret (downloads.py).
+            kept = download_evidence(data, suggested=download.suggested_filename or "", url=download.url,
+                                     content_type=self.events.content_type(download.url), index=i + 1,
+                                     redactor=self.run.redactor)
+            if kept.withheld:
+                self.run.evidence.withhold("download", kept.data, WITHHELD_REASON, step_id=spec.id,
+                                           metadata=kept.metadata)
+                continue
+            ref = self.run.evidence.add_bytes("download", f"downloads/{attempt.tag}_{kept.name}", kept.data,
+                                              step_id=spec.id, metadata=kept.metadata, redact=False,
+                                              masked_from=kept.masked_from)
             attempt.evidence.append(ref)

@@ -80,6 +80,7 @@ class CheckContext:
     downloads: Callable[[], list[Any]] = lambda: []  # the step's downloads so far (they arrive late)
     network: NetworkTracker | None = None
     resolve_text: Callable[[str], str] = lambda s: s
+    mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
 
 
 @dataclass
@@ -146,10 +147,11 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         wanted = text(args.text)
         return any(wanted in t for t in texts), {"toasts": texts}
     if kind == "download_started":
-        names = [d.suggested_filename for d in ctx.downloads()]
+        names = [d.suggested_filename for d in ctx.downloads()]  # the real names: the regex is matched on them
+        shown = {"downloads": [ctx.mask_name(n) for n in names]}
         if args.filename is None:
-            return bool(names), {"downloads": names}
-        return any(re.search(args.filename, n) for n in names), {"downloads": names}
+            return bool(names), shown
+        return any(re.search(args.filename, n) for n in names), shown
     if kind == "no_blocking_overlay":
         return _no_overlay(cond, ctx, phase)
     if kind == "upload_completed":

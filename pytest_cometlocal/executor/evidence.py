@@ -3,7 +3,9 @@
 Every file is hashed as it is written and listed in ``evidence_manifest.json``
 (kind, step, uri relative to the run folder, sha256, size). A success is
 recorded only together with the hashes of its evidence: the manifest lists a
-step's files before the trace refers to them.
+step's files before the trace refers to them. Paths and metadata are masked
+when a file is added (once: the manifest's entries are encoded once too); a
+file withheld for holding a secret is listed in its place, without a file.
 
 Batches. A step leaves several files (DOM snapshots before and after; on
 failures the page and screenshots too). ``batch()`` lists them with one
@@ -56,7 +58,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
-from ..contract.records import EvidenceRef
+from ..contract.records import EvidenceRef, WithheldEvidence
 from .redaction import Redactor
 
 MANIFEST = "evidence_manifest.json"
@@ -144,9 +146,9 @@ def _fsync_file(path: Path) -> None:
 
 @dataclass
 class _Staged:
-    ref: EvidenceRef
-    staged: Path  # the file as written, under .evidence-staging/
-    final: Path  # its place under evidence/
+    ref: EvidenceRef | WithheldEvidence
+    staged: Path | None  # the file as written, under .evidence-staging/ (None: withheld, no file)
+    final: Path | None  # its place under evidence/
 
 
 class EvidenceStore:
@@ -156,13 +158,13 @@ class EvidenceStore:
         self.run_dir = run_dir
         self.run_id = run_id
         self.redactor = redactor or Redactor()
-        self.refs: list[EvidenceRef] = []  # what the manifest lists, in its order
+        self.refs: list[EvidenceRef | WithheldEvidence] = []  # what the manifest lists, in its order
         self._staged: list[_Staged] = []  # written, not yet listed
         self._committing: list[_Staged] | None = None  # a batch on its way in (see _recover)
         self._depth = 0
         self._serial = 0
         self._dirs: set[Path] = set()  # folders known to exist
-        self._rendered: list[tuple[EvidenceRef, str]] = []  # manifest entries, encoded once
+        self._rendered: list[tuple[EvidenceRef | WithheldEvidence, str]] = []  # manifest entries, encoded once
         self._write_manifest()
 
     @contextmanager
@@ -204,13 +206,18 @@ class EvidenceStore:
         step_id: str | None = None,
         metadata: dict[str, Any] | None = None,
         redact: bool = True,
+        masked_from: tuple[str, int] | None = None,
     ) -> EvidenceRef:
         """Store ``data`` at ``evidence/<relpath>`` and return its EvidenceRef.
 
         Text evidence is redacted first (``redact=False`` for binary files such
-        as screenshots, where there is no text to mask). Inside a batch the
-        file is listed when the batch ends, otherwise at once.
+        as screenshots, where there is no text to mask). The path and the
+        metadata always are. ``masked_from`` is ``(original_sha256, count)`` for
+        data the caller masked itself (a download). Inside a batch the file is
+        listed when the batch ends, otherwise at once.
         """
+        if self.redactor:
+            relpath, metadata = self.redactor.text(relpath), self.redactor.tree(metadata)
         rel = PurePosixPath("evidence") / relpath
         if rel.is_absolute() or ".." in rel.parts:
             raise ValueError(f"evidence path {relpath!r} must stay inside the run folder")
@@ -225,17 +232,34 @@ class EvidenceStore:
             size_bytes=len(data),
             step_id=step_id,
             metadata=metadata or {},
+            **({"original_sha256": masked_from[0], "masked": True, "masked_count": masked_from[1]} if masked_from else {}),
         )
         self._staged.append(_Staged(ref, staged, final))
         if self._depth == 0:
             self.flush()
         return ref
 
+    def withhold(self, kind: str, data: bytes, reason: str, *, step_id: str | None = None,
+                 metadata: dict[str, Any] | None = None) -> WithheldEvidence:
+        """List a file the run received but does not store (no file is written), and why.
+
+        Its manifest entry has ``uri`` and ``sha256`` null, the hash and size of
+        ``data``, and ``details.evidence_gaps: [{kind, reason}]``. Listed like a file:
+        when the batch ends.
+        """
+        entry = WithheldEvidence(kind=kind, step_id=step_id, size_bytes=len(data), original_sha256=sha256_bytes(data),
+                                 metadata=self.redactor.tree(metadata or {}),
+                                 details={"evidence_gaps": [{"kind": kind, "reason": reason}]})
+        self._staged.append(_Staged(entry, None, None))
+        if self._depth == 0:
+            self.flush()
+        return entry
+
     def add_json(self, kind: str, relpath: str, value: Any, **kw: Any) -> EvidenceRef:
         text = json.dumps(value, ensure_ascii=False, indent=2, allow_nan=False, default=str)
         return self.add_bytes(kind, relpath, text.encode("utf-8"), **kw)
 
-    def listed(self, ref: EvidenceRef) -> bool:
+    def listed(self, ref: EvidenceRef | WithheldEvidence) -> bool:
         """Whether the manifest lists this very ref (a batch whose end failed is not listed)."""
         return any(r is ref for r in reversed(self.refs))
 
@@ -262,6 +286,8 @@ class EvidenceStore:
             except OSError:
                 pass  # best effort: the window is only wider
             for s in staged:
+                if s.staged is None or s.final is None:
+                    continue  # withheld: nothing to move
                 try:
                     os.rename(s.staged, s.final)
                 except OSError as exc:
@@ -275,7 +301,8 @@ class EvidenceStore:
             for s in moved:
                 _unlink_quietly(s.final)
             for s in staged:
-                _unlink_quietly(s.staged)
+                if s.staged is not None:
+                    _unlink_quietly(s.staged)
             self._committing = None
             raise
         finally:
@@ -323,6 +350,9 @@ class EvidenceStore:
         ids = {id(s.ref) for s in staged}
         self.refs[:] = [r for r in self.refs if id(r) not in ids]
         for s in staged:
+            if s.staged is None or s.final is None:
+                self.refs.append(s.ref)  # withheld: listed, no file
+                continue
             try:
                 os.rename(s.staged, s.final)
             except FileNotFoundError:
@@ -345,15 +375,21 @@ class EvidenceStore:
             same += 1
         del cache[same:]
         for ref in self.refs[same:]:
-            entry = _json_text({
-                "kind": ref.kind,
-                "step_id": ref.step_id,
-                "uri": ref.uri,
-                "sha256": ref.sha256,
-                "size_bytes": ref.size_bytes,
-                "metadata": ref.metadata,
-            })
+            entry = _json_text(_manifest_entry(ref))
             cache.append((ref, "    " + entry.replace("\n", "\n    ")))
         files = "[\n" + ",\n".join(text for _, text in cache) + "\n  ]" if cache else "[]"
         return ('{\n  "schema_version": "v1",\n  "run_id": ' + json.dumps(self.run_id, ensure_ascii=False)
                 + ',\n  "files": ' + files + "\n}\n")
+
+
+def _manifest_entry(ref: EvidenceRef | WithheldEvidence) -> dict[str, Any]:
+    """One ``files`` entry: a stored file (with its masking, if any), or one withheld."""
+    if isinstance(ref, WithheldEvidence):
+        return {"kind": ref.kind, "step_id": ref.step_id, "uri": None, "sha256": None, "size_bytes": ref.size_bytes,
+                "original_sha256": ref.original_sha256, "metadata": ref.metadata, "details": ref.details}
+    entry = {"kind": ref.kind, "step_id": ref.step_id, "uri": ref.uri, "sha256": ref.sha256,
+             "size_bytes": ref.size_bytes}
+    if ref.masked:
+        entry.update(original_sha256=ref.original_sha256, masked=True, masked_count=ref.masked_count)
+    entry["metadata"] = ref.metadata
+    return entry

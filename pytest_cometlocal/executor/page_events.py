@@ -39,6 +39,7 @@ class PageEvents:
         self.network = NetworkTracker()
         self.requests: list[Request] = []
         self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
+        self.content_types: dict[str, str] = {}  # navigations (downloads among them): url -> Content-Type
         self.downloads: list[Any] = []
         self.crashed = False
         self._blocked_reported = 0
@@ -75,6 +76,10 @@ class PageEvents:
         self._blocked_reported += len(taken)
         return [_described(b) for b in taken]
 
+    def content_type(self, url: str) -> str | None:
+        """The Content-Type a navigation to ``url`` was answered with (a download's), if one was."""
+        return self.content_types.get(url)
+
     def note_status(self, url: str, status: int) -> None:
         """A document status learnt otherwise (an auth failure surfaces as a net:: error)."""
         self.doc_statuses.append((url, status))
@@ -104,8 +109,11 @@ class PageEvents:
     def _on_response(self, response: Any) -> None:
         try:
             request = response.request
-            if request.is_navigation_request() and request.frame.parent_frame is None:
-                self.doc_statuses.append((response.url, response.status))
+            if request.is_navigation_request():
+                # headers: what arrived with the response, no round trip to the browser.
+                self.content_types[response.url] = response.headers.get("content-type", "")
+                if request.frame.parent_frame is None:
+                    self.doc_statuses.append((response.url, response.status))
         except Exception:
             pass
 

@@ -2,7 +2,8 @@
 
 Folders are created with ``exist_ok=False`` under a unique run id, so parallel
 workers and reruns never share or wipe one. The manifest is written when the
-run starts and rewritten (atomically) when it finishes.
+run starts and rewritten (atomically) when it finishes, redacted like every
+other file of the run.
 
 A run also keeps a small reserve file (``.reserve``, RESERVE_BYTES) while it is
 open. When the disk fills up during the run, the executor frees it and so
@@ -125,7 +126,7 @@ class RunFolder:
         }
         if extra:
             manifest.update(extra)
-        write_json_atomic(path / RUN_MANIFEST, manifest)
+        write_json_atomic(path / RUN_MANIFEST, redactor.tree(manifest))
         trace = TraceWriter(path / TRACE, run_id, redactor)
         evidence = EvidenceStore(path, run_id, redactor)
         return cls(path, run_id, manifest, trace, evidence, redactor)
@@ -146,11 +147,12 @@ class RunFolder:
             finally:
                 self.evidence.close()
             self.manifest.update(status=status, finished_at=utc_now_iso(), **fields)
+            manifest = self.redactor.tree(self.manifest)  # like every file of the run
             try:
-                write_json_atomic(self.path / RUN_MANIFEST, self.manifest)
+                write_json_atomic(self.path / RUN_MANIFEST, manifest)
             except OutputWriteFailed:
                 if not self.release_reserve():
                     raise
-                write_json_atomic(self.path / RUN_MANIFEST, self.manifest)
+                write_json_atomic(self.path / RUN_MANIFEST, manifest)
         finally:
             self.release_reserve()

@@ -56,6 +56,7 @@ class StepConditions:
             downloads=lambda: self.events.downloads_since(attempt.marks),
             network=self.events.network,
             resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
+            mask_name=self.failures.run.redactor.file_name,
         )
 
     def check(self, attempt: StepAttempt, phase: str, conditions: list[Any]) -> list[CheckResult]:

@@ -189,6 +189,8 @@ def attach_run(run_dir: Path, error: Any | None) -> None:
     wanted_kinds = {"inspection_report", "download", "playwright_trace"}
     error_uris = {ref.uri for ref in error.evidence_refs} if error is not None else set()
     for entry in manifest.get("files", []):
+        if entry.get("uri") is None:
+            continue  # withheld (a download holding a secret): there is no file
         if entry["uri"] in error_uris or entry["kind"] in wanted_kinds:
             label = f"{entry['kind']}: {Path(entry['uri']).name}"
             attach(run_dir / entry["uri"], label)

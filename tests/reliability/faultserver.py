@@ -3,19 +3,20 @@
 Each path is one fault: a 500, a reset connection, a response that never
 comes, a server that goes away after answering, a download that never ends,
 a download with a hostile file name, a page that reaches for an outside host
-in every way a page can. Handlers that hang wait on ``release``, which the
+in every way a page can; SecretDownloads serves downloads that carry secrets. Handlers that hang wait on ``release``, which the
 fixture sets when the test ends, so no thread outlives its test for long.
 """
 
 from __future__ import annotations
 
+import base64
 import html
 import socket
 import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>{title}</title>{head}</head>
 <body><h1>{title}</h1>{body}</body></html>"""
@@ -161,5 +162,54 @@ class FaultServer(LoopbackServer):
   document.getElementById("f").submit();
   setTimeout(() => {{ document.getElementById("done").textContent = "sent"; }}, 300);
 </script>""")
+
+        self._serve(Handler)
+
+
+class SecretDownloads(LoopbackServer):
+    """Downloads that carry secrets, for the redaction tests (tests/reliability/test_download_secrets.py).
+
+    ``/page`` links to each. ``/export.csv?t=<tok>&u=<sym>`` is a CSV named
+    ``export-<tok>.csv`` whose rows hold ``tok`` raw and ``sym`` HTML-escaped
+    and percent-encoded; ``/blob.bin`` is binary with ``tok`` raw in its bytes,
+    ``/key.bin`` binary with ``sym`` base64-encoded, named ``key-<sym>.bin``
+    (which the browser changes to make it a file name); ``/report.csv`` and
+    ``/plain.bin`` hold no secret.
+    """
+
+    def __init__(self, tok: str, sym: str) -> None:
+        super().__init__()
+        server = self
+        query = "t=" + quote(tok, safe="") + "&u=" + quote(sym, safe="")
+        self.files = {
+            "/export.csv": ("text/csv", "export-" + tok + ".csv",
+                            f"name,token\nexport,{tok}\nescaped,{html.escape(sym)}\nurl,{quote(sym, safe='')}\n".encode()),
+            "/blob.bin": ("application/octet-stream", "blob.bin", b"\x89PNG\r\n\x1a\n\xff" + tok.encode() + b"\x00\xfe"),
+            "/key.bin": ("application/octet-stream", "key-" + sym + ".bin",
+                         b"\xff\xfe\x00" + base64.b64encode(sym.encode()) + b"\x00\xff"),
+            "/report.csv": ("text/csv", "report.csv", b"id,amount\n1,120.00\n"),
+            "/plain.bin": ("application/octet-stream", "plain.bin", b"\x89PNG\r\n\x1a\n\xff\x00data\xfe"),
+        }
+        links = {"/export.csv": "Export", "/blob.bin": "Blob", "/key.bin": "Key", "/report.csv": "Report",
+                 "/plain.bin": "Plain"}
+
+        class Handler(RoutedHandler):
+            owner = server
+
+            def do_GET(self) -> None:  # noqa: N802 - stdlib name
+                server.hits.append(self.path)
+                path = urlsplit(self.path).path
+                if path == "/page":
+                    body = "".join(f'<p><a href="{html.escape(p + "?" + query)}">{text}</a></p>' for p, text in links.items())
+                    return self._page("Downloads", body)
+                if path not in server.files:
+                    return self._page("Not found", status=404)
+                ctype, name, data = server.files[path]
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Disposition", "attachment; filename*=UTF-8''" + quote(name, safe=""))
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
         self._serve(Handler)
