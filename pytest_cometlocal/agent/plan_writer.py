@@ -3,8 +3,9 @@
 The file holds the session's base URL, allowlist and secret declarations
 (references only), the defaults the session filled into every proposal, and
 the accepted steps as proposed. It is written only inside the server's
-working folder (``contract.paths.confine``: no absolute path, no ``..``, no
-symlink out), only as ``*.actions.yaml``, never over a file this server did
+working folder (``contract.paths.confine``: no ``..``, no symlink out; an
+absolute path is accepted when it names a place inside the working folder, since
+an agent often passes the absolute path it knows), only as ``*.actions.yaml``, never over a file this server did
 not write itself, and only if the project's own validator accepts it: what
 the agent explored runs unchanged under pytest.
 
@@ -67,13 +68,34 @@ def check_session(workdir: Path, *, name: str, base_url: str, allowlist: list[st
 
 
 def save_path(workdir: Path, path: Any) -> Path:
-    """Where ``path`` (relative to the working folder) is; PATH_REFUSED if it is not a plan file in there."""
+    """Where ``path`` (relative to the working folder, or absolute inside it) is; PATH_REFUSED if it is not
+    a plan file in there."""
     if not isinstance(path, str) or not path.endswith(SUFFIXES):
         raise PlanRefused("PATH_REFUSED", f"{path!r}: a plan file's name ends in .actions.yaml")
     try:
-        return confine(path, workdir)
+        return confine(_within(path, workdir) if os.path.isabs(path) else path, workdir)
     except ConfinementError as exc:
         raise PlanRefused("PATH_REFUSED", f"{path!r}: {exc} (the server's working folder is {workdir})") from None
+
+
+def _within(path: str, workdir: Path) -> str:
+    """An absolute ``path`` as a path relative to the working folder, if it names a place inside it.
+
+    It may spell the folder as given or as resolved, or reach it through a
+    symlinked ancestor; ``confine`` then checks the rest (no symlink out).
+    """
+    absolute = Path(path)
+    if ".." in absolute.parts:
+        raise ConfinementError(f"'..' in '{path}' is not allowed")
+    real = workdir.resolve()
+    for base in (workdir, real):
+        if absolute.is_relative_to(base):
+            return absolute.relative_to(base).as_posix()
+    existing = next(p for p in absolute.parents if p.exists())  # "/" exists
+    resolved = existing.resolve() / absolute.relative_to(existing)
+    if resolved.is_relative_to(real):
+        return resolved.relative_to(real).as_posix()
+    raise ConfinementError(f"absolute path '{path}' is outside the working folder")
 
 
 def write_plan(workdir: Path, path: Any, *, name: Any, base_url: str, allowlist: list[str], secrets: Mapping[str, str],

@@ -258,10 +258,14 @@ class PlanItem(pytest.Function):
 
     def run_valid(self, runner: Any) -> None:
         assert isinstance(self.result, ValidPlan)
+        states = shared_states(self.config)
+        before = dict(states.files.saved)
         try:
             outcome = runner(self.result, self)
         except OutputWriteFailed as exc:
             self.output_failed(exc)
+        finally:
+            states.saved_by(self.nodeid, before)  # the plans that start from a state it saved name it
         error, run_dir, failure_text = _unpack(outcome)
         self.cometlocal_run_dir = run_dir or self.cometlocal_run_dir
         if error is not None:

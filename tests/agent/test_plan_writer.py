@@ -45,6 +45,32 @@ def test_a_symlink_out_of_the_working_folder_is_refused(workdir):
     assert refused.value.code == "PATH_REFUSED" and not list((workdir.parent / "elsewhere").iterdir())
 
 
+def test_an_absolute_path_inside_the_working_folder_is_written_there(workdir):
+    """An agent often passes the absolute path it knows: accepted when it lands inside the working folder."""
+    path = save(workdir, str(workdir / "plans" / "login.actions.yaml"))
+    assert path == workdir / "plans" / "login.actions.yaml" and "name: explored" in path.read_text()
+    # The working folder reached through a symlink to it is the same folder.
+    (workdir.parent / "alias").symlink_to(workdir)
+    again = save(workdir, str(workdir.parent / "alias" / "second.actions.yaml"))
+    assert again == workdir / "second.actions.yaml" and again.is_file()
+
+
+@pytest.mark.parametrize("where", ["outside", "climbs", "symlink"])
+def test_an_absolute_path_that_leaves_the_working_folder_is_refused(workdir, where):
+    (workdir.parent / "elsewhere").mkdir()
+    (workdir / "plans").symlink_to(workdir.parent / "elsewhere")
+    path = {"outside": workdir.parent / "elsewhere" / "out.actions.yaml",
+            "climbs": workdir / ".." / "elsewhere" / "out.actions.yaml",
+            "symlink": workdir / "plans" / "out.actions.yaml"}[where]
+    with pytest.raises(PlanRefused) as refused:
+        save(workdir, str(path))
+    reason = {"outside": "is outside the working folder", "climbs": "'..' in",
+              "symlink": "resolves outside its root"}[where]
+    assert refused.value.code == "PATH_REFUSED" and reason in str(refused.value), refused.value
+    assert str(workdir) in str(refused.value)  # the answer names the folder a path must stay in
+    assert not list((workdir.parent / "elsewhere").iterdir())
+
+
 def test_only_files_this_server_wrote_are_replaced(workdir):
     theirs = workdir / "theirs.actions.yaml"
     theirs.write_text("hand-written\n")

@@ -98,6 +98,9 @@ def test_saved_login_is_reused_and_the_login_page_is_never_shown(pytester: pytes
 
     dash = runs["dashboard"]
     assert dash["storage_state"]["name"] == "signed_in"
+    # The saving plan ran first, as an item: the manifest names it as the maker, and nothing ran on demand.
+    assert dash["storage_state"]["made_by"] == "b_login.actions.yaml::login"
+    assert "made_on_demand_in" not in dash["storage_state"]
     assert dash["storage_state"]["sha256"] == saved[0]["sha256"]
     dash_trace = read_trace(Path(dash["_dir"]) / "trace.jsonl")
     urls = {sig["url"] for e in dash_trace for k in ("state_signature_before", "state_signature_after")
@@ -140,9 +143,39 @@ def test_a_failing_maker_errors_every_plan_that_needs_its_state(pytester: pytest
     write(pytester, "c_dashboard.actions.yaml", DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two"))
     result = pytester.runpytest_subprocess("-v", "-k", "dashboard")
     result.assert_outcomes(errors=2, deselected=1)
-    result.stdout.fnmatch_lines(["*storage state 'signed_in' could not be made: b_login.actions.yaml::login failed"
+    result.stdout.fnmatch_lines(["*storage state 'signed_in' could not be made: its maker b_login.actions.yaml::login failed"
                                  " with POSTCONDITION_FAILED at step 'login.submit'*"])
     assert len(manifests(pytester.path)) == 1  # the maker ran once, not once per plan
+
+
+def test_an_invalid_saver_is_never_the_maker_while_a_valid_one_saves_the_state(pytester: pytest.Pytester) -> None:
+    """Issue 24: a typo in one saver's ``with:`` (it comes first) must not take the state from the others."""
+    make_suite(pytester)
+    write(pytester, "a_typo.actions.yaml", LOGIN_PLAN.replace("name: login", "name: typo").replace("{user:", "{usr:"))
+    write(pytester, "c_dashboard.actions.yaml", DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two"))
+    # Only the dashboards run: the state is made on demand, by the first *valid* saver.
+    result = pytester.runpytest_subprocess("-v", "-k", "dashboard")
+    result.assert_outcomes(passed=2, deselected=2)
+    runs = manifests(pytester.path)
+    assert set(runs) == {"login", "dashboard", "dashboard two"}  # the maker ran once; the typo plan never ran
+    for name in ("dashboard", "dashboard two"):
+        assert runs[name]["storage_state"]["made_by"] == "b_login.actions.yaml::login"
+        assert runs[name]["storage_state"]["made_on_demand_in"] == runs["login"]["_dir"]
+
+
+def test_when_no_saver_is_valid_the_error_names_each_and_its_first_problem(pytester: pytest.Pytester) -> None:
+    make_suite(pytester)
+    write(pytester, "a_typo.actions.yaml", LOGIN_PLAN.replace("name: login", "name: typo").replace("{user:", "{usr:"))
+    write(pytester, "b_login.actions.yaml", LOGIN_PLAN.replace("steps:", "stpes: []\nsteps:"))
+    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly")
+    # The two savers fail as invalid plans; the dashboard errors at setup, naming both, and nothing runs.
+    result.assert_outcomes(failed=2, errors=1)
+    result.stdout.fnmatch_lines([
+        "*storage state 'signed_in' could not be made: no plan that saves it is valid",
+        "*  a_typo.actions.yaml::typo: groups/login.steps.yaml:*'with' sets usr, which the group does not use*",
+        "*  b_login.actions.yaml::login: b_login.actions.yaml:2:1 stpes: unknown key*",
+    ])
+    assert manifests(pytester.path).keys() == {"typo", "login"}  # the invalid plans' records; no on-demand run
 
 
 def test_a_state_nobody_saves_is_a_clear_setup_error(pytester: pytest.Pytester) -> None:
