@@ -12,10 +12,17 @@ nodes and clipped to ``maxChars``: a heading or a table cell never costs its
 whole subtree. The result is one JSON string (see observe.py: Playwright's
 serialisation of nested objects costs more than building them).
 
-``fingerprint`` names one element by its tag, rounded box and first text: the
-check of a suggested target (``VERIFY_JS``) compares it with the candidate's,
-so a suggestion is kept only when it matches exactly that element, not some
-other single one. No script changes the page.
+``fingerprint`` names one element by its tag and its place in the tree (the
+child index at each level, through shadow roots): the check of a suggested
+target (``VERIFY_JS``) compares it with the candidate's, so a suggestion is
+kept only when it matches exactly that element, not some other single one.
+Tag, box and text are not enough: a grid and its container of the same size,
+or a hidden grid and an empty overlay (both 0x0 at 0,0), look alike.
+``MATCHES_JS`` describes the matches of a target that matched several with
+the same fields, from the target's own match list (so a match is described
+by itself, never by a look-alike), plus its container and the attributes
+(``href``, ``name``, ``value``, ``aria-*``) that can tell it from the others.
+No script changes the page.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Iterator
 
 from ..contract import targets as T
 from ..contract.targets import describe_target
@@ -370,6 +370,18 @@ def resolved_match(seen: dict[str, Any] | None, matches: list[dict[str, Any]]) -
     if not seen or seen.get("count") != 1:
         return None
     return next((i for i, m in enumerate(matches) if m.get("fp") == seen.get("fp")), None)
+
+
+def narrowing_picks(matches: list[dict[str, Any]], order: list[int], base: dict[str, Any], frame: str | None,
+                    check: Callable[[dict[str, Any]], dict[str, Any] | None]) -> Iterator[tuple[int, dict[str, Any], str]]:
+    """The ``narrowing_targets`` that ``check`` (the page: ``{count, fp}`` of a target) says match exactly their
+    own match, one per match, in the order tried. A target whose one element is not one of ``matches`` (an
+    empty overlay elsewhere with the same test id, a container of the same size) is never yielded."""
+    narrowed: set[int] = set()
+    for i, target, by in narrowing_targets(matches, order, base, frame):
+        if i not in narrowed and resolved_match(check(target), matches) == i:
+            narrowed.add(i)
+            yield i, target, by
 
 
 def describe_match(match: dict[str, Any]) -> str:

@@ -48,7 +48,7 @@ from ..contract.codes import ErrorCode
 from .locators import compile_target, describe_compiled
 from .suggest_js import CANDIDATES_JS, MATCHES_JS, VERIFY_JS
 from .suggest_rank import (
-    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, describe_match, narrowing_targets, nth_rationale,
+    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, describe_match, narrowing_picks, nth_rationale,
     place_key, place_score, rank, resolved_match, target_options, wanted_from,
 )
 from .watchdog import CallTimedOut, bound
@@ -220,17 +220,18 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
         -place_score(wanted, matches[i]), -(1 if wanted.need and matches[i].get(wanted.need) else 0), i))
     base_json = base.model_dump(mode="json", exclude_none=True)
     narrowed: set[int] = set()
-    for i, target, by in narrowing_targets(matches, order, base_json, wanted.frame):
-        if i in narrowed or out.full:
-            continue
-        if not out.may_check():
+
+    def check(target: dict[str, Any]) -> dict[str, Any] | None:
+        return look(page, target, out) if out.may_check() else None  # spent: no more looks at the page
+
+    for i, target, by in narrowing_picks(matches, order, base_json, wanted.frame, check):
+        bonus = {"its test id": 0.05, "an attribute only it has": -0.05}.get(by, 0)
+        score = round(0.9 + bonus + 0.05 * place_score(wanted, matches[i]) - 0.01 * i, 3)
+        out.add(target, describe_match(matches[i]), score,
+                f"narrows {count} matches of {T.describe_target(base)} to match {i} by {by}")
+        narrowed.add(i)
+        if out.full:
             return
-        if resolved_match(look(page, target, out), matches) == i:
-            bonus = {"its test id": 0.05, "an attribute only it has": -0.05}.get(by, 0)
-            score = round(0.9 + bonus + 0.05 * place_score(wanted, matches[i]) - 0.01 * i, 3)
-            out.add(target, describe_match(matches[i]), score,
-                    f"narrows {count} matches of {T.describe_target(base)} to match {i} by {by}")
-            narrowed.add(i)
     for i in order:
         if out.full:
             return
