@@ -31,16 +31,22 @@ from __future__ import annotations
 # level from the document's root, through shadow roots), so that two look-alike elements (a grid and the
 # container of the same size around it, two empty boxes at 0,0) are never taken for one another.
 _FINGERPRINT = r"""
-(e) => {
-  const steps = [];
-  for (let n = e; n; ) {
+(() => {
+  const places = new Map(), indexes = new Map();  // a look's paths and sibling indexes, each computed once
+  const place = (n) => {
+    if (places.has(n)) return places.get(n);
     const parent = n.parentNode;
-    if (!parent || parent.nodeType === 9) { steps.push("0"); break; }
-    steps.push((parent.nodeType === 11 ? "s" : "") + Array.prototype.indexOf.call(parent.children, n));
-    n = parent.nodeType === 11 ? parent.host : parent;
-  }
-  return e.tagName.toLowerCase() + "@" + steps.reverse().join(".");
-}
+    let out = "0";
+    if (parent && parent.nodeType !== 9) {
+      if (!indexes.has(n)) { let i = 0; for (const c of parent.children) indexes.set(c, i++); }
+      const shadow = parent.nodeType === 11;
+      out = place(shadow ? parent.host : parent) + "." + (shadow ? "s" : "") + indexes.get(n);
+    }
+    places.set(n, out);
+    return out;
+  };
+  return (e) => e.tagName.toLowerCase() + "@" + place(e);
+})()
 """
 
 _LOOK = r"""

@@ -20,8 +20,11 @@ then each candidate's targets, most robust first, checked on the page with
 the executor's own target compiler (``locators.compile_target``): a target
 is kept only if it matches exactly one element, and that element is the
 candidate. For ``TARGET_NOT_UNIQUE`` the suggestions narrow the match: a
-target of one of the matches of its own (its test id first), then ``nth``
-with the ``metadata.target_rationale`` rule U3 asks for. The plan format has
+target of one of the matches of its own (its test id first), an attribute
+only that match has (``a[href="?_sort=genre"]``), then ``nth`` with the
+``metadata.target_rationale`` rule U3 asks for; each is kept only when its
+one element on the page is one of the matches (an overlay elsewhere with a
+test id of its own never is). The plan format has
 no container target (no "inside this form"), so narrowing by a named
 container is not offered; the container is named in ``matched`` instead.
 
@@ -47,9 +50,10 @@ from ..contract import targets as T
 from ..contract.codes import ErrorCode
 from .locators import compile_target, describe_compiled
 from .suggest_js import CANDIDATES_JS, MATCHES_JS, VERIFY_JS
+from .suggest_narrow import describe_match, narrowing_picks, resolved_match
 from .suggest_rank import (
-    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, describe_match, narrowing_picks, nth_rationale,
-    place_key, place_score, rank, resolved_match, target_options, wanted_from,
+    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_key, place_score, rank,
+    target_options, wanted_from,
 )
 from .watchdog import CallTimedOut, bound
 

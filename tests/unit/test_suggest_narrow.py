@@ -21,9 +21,10 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.executor.suggest_rank import (
-    attribute_targets, css_string, describe_match, narrowing_picks, narrowing_targets, resolved_match,
+from pytest_cometlocal.executor.suggest_narrow import (
+    attribute_targets, describe_match, narrowing_picks, narrowing_targets, resolved_match,
 )
+from pytest_cometlocal.executor.suggest_rank import css_string
 
 
 def match(i: int, **fields: Any) -> dict[str, Any]:
