@@ -233,7 +233,8 @@ _LOOK = r"""
   };
   if (only) {  // the matches of a target, described by themselves, shown or not
     return JSON.stringify({count: only.length, matches: only.slice(0, 20).map((el, i) => Object.assign(
-      record(el, i, el.tagName === "INPUT" && type(el) === "file"), {container: containerOf(el), attrs: telling(el)}))});
+      record(el, i, el.tagName === "INPUT" && type(el) === "file"),
+      {container: containerOf(el), attrs: telling(el), shown: shown(el)}))});
   }
   const out = [];
   let scanned = 0, capped = false;

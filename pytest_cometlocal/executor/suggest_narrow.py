@@ -57,7 +57,7 @@ def narrowing_targets(matches: list[dict[str, Any]], order: list[int], base: dic
     for kinds in (("testid",), ("role", "label", "text", "css"), ("attribute",)):
         for i in order:
             if kinds == ("attribute",):
-                own = attribute_targets(matches, i, base)
+                own = attribute_targets(matches, i, base.get("inner", base) if frame else base)
                 if frame:
                     own = [{"type": "frame", "selector": frame, "inner": t} for t in own]
             else:

@@ -219,9 +219,11 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
         out.notes.append("the target no longer matches several elements: suggestions replace it instead")
         _replace(page, wanted, candidates, out)
         return
-    # The match where the target was before comes first, then one that can take the action, then document order.
+    # The match where the target was before comes first, then one that can take the action, then a shown one
+    # (a grid in a hidden tab matches too), then document order.
     order = sorted(range(len(matches)), key=lambda i: (
-        -place_score(wanted, matches[i]), -(1 if wanted.need and matches[i].get(wanted.need) else 0), i))
+        -place_score(wanted, matches[i]), -(1 if wanted.need and matches[i].get(wanted.need) else 0),
+        not matches[i].get("shown"), i))
     base_json = base.model_dump(mode="json", exclude_none=True)
     narrowed: set[int] = set()
 
@@ -230,7 +232,7 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
 
     for i, target, by in narrowing_picks(matches, order, base_json, wanted.frame, check):
         bonus = {"its test id": 0.05, "an attribute only it has": -0.05}.get(by, 0)
-        score = round(0.9 + bonus + 0.05 * place_score(wanted, matches[i]) - 0.01 * i, 3)
+        score = round(0.9 + bonus + 0.05 * place_score(wanted, matches[i]) - 0.01 * order.index(i), 3)
         out.add(target, describe_match(matches[i]), score,
                 f"narrows {count} matches of {T.describe_target(base)} to match {i} by {by}")
         narrowed.add(i)
@@ -246,7 +248,7 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
         target = {"type": "nth", "base": base_json, "index": i}
         matched = describe_match(matches[i])
         if resolved_match(look(page, target, out), matches) == i:
-            score = round(0.5 + 0.05 * place_score(wanted, matches[i]) - 0.01 * i, 3)
+            score = round(0.5 + 0.05 * place_score(wanted, matches[i]) - 0.01 * order.index(i), 3)
             out.add(target, matched, score, f"match {i} of the {count}: an nth target needs metadata.target_rationale (U3)",
                     rationale=nth_rationale(base, i, count, matched))
 

@@ -75,12 +75,21 @@ def test_two_nested_grids_suggest_a_grid_never_the_overlay(page):
     assert found == narrowed(page, GRID)  # the same page, the same suggestions in the same order
 
 
+def test_a_shown_grid_comes_before_one_in_a_hidden_tab(page):
+    hidden_first = GRIDS.replace("<main>", "<main><div style='display:none'><div data-testid='stDataFrame'></div></div>")
+    page.set_content(hidden_first)
+    found = narrowed(page, GRID)
+    assert [s["target"]["index"] for s in found] == [1, 0, 2], found
+    assert_each_is_one_of_the_matches(page, GRID, found)
+
+
 def test_two_grids_in_a_run_suggest_the_first_grid_and_it_works(go):
-    r = go(step_plan(click(GRID), page="/grids"))
+    r = go(step_plan(click(GRID, extra=", timeout_ms: 3000"), page="/grids"))
     found = suggestions_of(r, "TARGET_NOT_UNIQUE")
     assert found[0]["target"] == {"type": "nth", "base": GRID, "index": 0}, found
     assert "portal" not in str(found)
-    clicked = with_target("click", found[0])[:-1] + ", postconditions: [{kind: title_contains, args: {text: grid clicked}}]}"
+    clicked = with_target("click", found[0])[:-1] + \
+        ", timeout_ms: 3000, postconditions: [{kind: title_contains, args: {text: grid clicked}}]}"
     fixed = go(step_plan(clicked, page="/grids"))
     assert fixed.result.status == "passed", fixed.error and fixed.error.message
 

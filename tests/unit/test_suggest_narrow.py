@@ -103,6 +103,15 @@ def test_attributes_come_after_the_matches_own_targets_and_before_nothing_else()
     ]  # role + name is the failed target itself: never tried
 
 
+def test_in_a_frame_attribute_targets_stay_in_the_frame_and_use_the_inner_selector():
+    a = match(0, tag="input", attrs={"value": "1"})
+    b = match(1, tag="input", attrs={"value": "2"})
+    base = {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": "input.q"}}
+    tried = [(i, t) for i, t, by in narrowing_targets([a, b], [0, 1], base, "#inner") if by == "an attribute only it has"]
+    assert tried[:2] == [(0, {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": 'input[value="1"]'}}),
+                         (0, {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": 'input.q[value="1"]'}})]
+
+
 # -- describing a match ------------------------------------------------------------------------
 
 
