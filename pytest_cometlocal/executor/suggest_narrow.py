@@ -79,8 +79,11 @@ def resolved_match(seen: dict[str, Any] | None, matches: list[dict[str, Any]]) -
     return next((i for i, m in enumerate(matches) if m.get("fp") == seen.get("fp")), None)
 
 
+Check = Callable[[dict[str, Any]], dict[str, Any] | None]  # a target -> what the page says it matches
+
+
 def narrowing_picks(matches: list[dict[str, Any]], order: list[int], base: dict[str, Any], frame: str | None,
-                    check: Callable[[dict[str, Any]], dict[str, Any] | None]) -> Iterator[tuple[int, dict[str, Any], str]]:
+                    check: Check) -> Iterator[tuple[int, dict[str, Any], str]]:
     """The ``narrowing_targets`` that ``check`` (the page: ``{count, fp}`` of a target) says match exactly their
     own match, one per match, in the order tried. A target whose one element is not one of ``matches`` (an
     empty overlay elsewhere with the same test id, a container of the same size) is never yielded."""

@@ -76,7 +76,8 @@ def test_two_nested_grids_suggest_a_grid_never_the_overlay(page):
 
 
 def test_a_shown_grid_comes_before_one_in_a_hidden_tab(page):
-    hidden_first = GRIDS.replace("<main>", "<main><div style='display:none'><div data-testid='stDataFrame'></div></div>")
+    hidden = "<div style='display:none'><div data-testid='stDataFrame'></div></div>"
+    hidden_first = GRIDS.replace("<main>", "<main>" + hidden)
     page.set_content(hidden_first)
     found = narrowed(page, GRID)
     assert [s["target"]["index"] for s in found] == [1, 0, 2], found

@@ -107,16 +107,18 @@ def test_in_a_frame_attribute_targets_stay_in_the_frame_and_use_the_inner_select
     a = match(0, tag="input", attrs={"value": "1"})
     b = match(1, tag="input", attrs={"value": "2"})
     base = {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": "input.q"}}
-    tried = [(i, t) for i, t, by in narrowing_targets([a, b], [0, 1], base, "#inner") if by == "an attribute only it has"]
-    assert tried[:2] == [(0, {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": 'input[value="1"]'}}),
-                         (0, {"type": "frame", "selector": "#inner", "inner": {"type": "css", "selector": 'input.q[value="1"]'}})]
+    tried = [(i, t["type"], t["inner"]) for i, t, by in narrowing_targets([a, b], [0, 1], base, "#inner")
+             if by == "an attribute only it has"]
+    assert tried[:2] == [(0, "frame", {"type": "css", "selector": 'input[value="1"]'}),
+                         (0, "frame", {"type": "css", "selector": 'input.q[value="1"]'})]
 
 
 # -- describing a match ------------------------------------------------------------------------
 
 
 def test_a_match_is_described_by_itself_and_its_container_separately():
-    grid = match(0, tag="div", role=None, name="", text="", testid="stDataFrame", container="div [testid=stElementContainer]")
+    grid = match(0, tag="div", role=None, name="", text="", testid="stDataFrame",
+                 container="div [testid=stElementContainer]")
     assert describe_match(grid) == "div [testid=stDataFrame], in div [testid=stElementContainer]"
     link = match(1, href="?_sort=genre", container='table "Films"')
     assert describe_match(link) == 'a link "genre" href="?_sort=genre", in table "Films"'
