@@ -50,8 +50,10 @@ def narrowing_targets(matches: list[dict[str, Any]], order: list[int], base: dic
 
     A test id of a match first, then another target of its own (role and name,
     label, text, CSS id), then an attribute only it has; each pass takes the
-    matches in ``order``. The failed target itself is never one. Only the
-    page can say which of them match exactly their match (``resolved_match``).
+    matches in ``order``. The failed target itself is never one, nor a target
+    two matches both give (it names both: a page of links all named "open"
+    would spend every check on ``text=open``). Only the page can say which of
+    them match exactly their match (``resolved_match``).
     """
     out = []
     for kinds in (("testid",), ("role", "label", "text", "css"), ("attribute",)):
@@ -68,7 +70,10 @@ def narrowing_targets(matches: list[dict[str, Any]], order: list[int], base: dic
                     by = {"testid": "its test id", "attribute": "an attribute only it has"}.get(
                         kinds[0], f"a {kind} target of its own")
                     out.append((i, target, by))
-    return out
+    given: dict[str, set[int]] = {}
+    for i, target, _ in out:
+        given.setdefault(repr(target), set()).add(i)
+    return [entry for entry in out if len(given[repr(entry[1])]) == 1]
 
 
 def resolved_match(seen: dict[str, Any] | None, matches: list[dict[str, Any]]) -> int | None:

@@ -110,6 +110,16 @@ def test_links_that_differ_only_by_href_get_href_targets_before_nth(page):
     assert_each_is_one_of_the_matches(page, GENRE, found)
 
 
+def test_many_links_named_alike_get_href_targets_within_the_checks(page):
+    """text=open names every link: not tried, so the checks (at most 15) reach each link's own href."""
+    rows = "".join(f"<tr><td>row {i}</td><td><a href='/rows/{i}'>open</a></td></tr>" for i in range(200))
+    page.set_content(f"<title>Rows</title><table>{rows}</table>")
+    base = {"type": "role", "role": "link", "name": "open", "exact": True}
+    found = narrowed(page, base)
+    assert [s["target"] for s in found] == [{"type": "css", "selector": f'a[href="/rows/{i}"]'} for i in range(3)]
+    assert_each_is_one_of_the_matches(page, base, found)
+
+
 # -- generated pages --------------------------------------------------------------------------
 
 HREFS = ["/films?_sort=genre", "/films?_facet=genre", '/q?x="a"', "/a\\b", "/films?_sort=genre"]

@@ -91,16 +91,23 @@ def test_a_css_base_is_also_narrowed_by_the_attribute_on_its_own_selector():
         'input[value="2"]']
 
 
-def test_attributes_come_after_the_matches_own_targets_and_before_nothing_else():
-    a = match(0, testid="first", attrs={"href": "/a"})
+def test_attributes_come_after_the_matches_own_targets():
+    a = match(0, testid="first", id="sort", attrs={"href": "/a"})
     b = match(1, attrs={"href": "/b"})
     base = {"type": "role", "role": "link", "name": "genre", "exact": True}
     tried = [(i, t["type"], by) for i, t, by in narrowing_targets([a, b], [0, 1], base)]
     assert tried == [
         (0, "testid", "its test id"),
-        (0, "text", "a text target of its own"), (1, "text", "a text target of its own"),
+        (0, "css", "a css target of its own"),  # #sort
         (0, "css", "an attribute only it has"), (1, "css", "an attribute only it has"),
-    ]  # role + name is the failed target itself: never tried
+    ]  # role + name is the failed target itself, text "genre" names both matches: neither is tried
+
+
+def test_a_target_every_match_gives_is_never_tried():
+    """A page of links all named "open": text=open names them all; each link's href tells it apart."""
+    links = [match(i, name="open", text="open", attrs={"href": f"/r{i}"}) for i in range(20)]
+    tried = narrowing_targets(links, list(range(20)), {"type": "role", "role": "link", "name": "open", "exact": True})
+    assert [t for _, t, _ in tried] == [{"type": "css", "selector": f'a[href="/r{i}"]'} for i in range(20)]
 
 
 def test_in_a_frame_attribute_targets_stay_in_the_frame_and_use_the_inner_selector():
