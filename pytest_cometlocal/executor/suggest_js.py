@@ -12,25 +12,45 @@ nodes and clipped to ``maxChars``: a heading or a table cell never costs its
 whole subtree. The result is one JSON string (see observe.py: Playwright's
 serialisation of nested objects costs more than building them).
 
-``fingerprint`` names one element by its tag, rounded box and first text: the
-check of a suggested target (``VERIFY_JS``) compares it with the candidate's,
-so a suggestion is kept only when it matches exactly that element, not some
-other single one. No script changes the page.
+``fingerprint`` names one element by its tag and its place in the tree (the
+child index at each level, through shadow roots): the check of a suggested
+target (``VERIFY_JS``) compares it with the candidate's, so a suggestion is
+kept only when it matches exactly that element, not some other single one.
+Tag, box and text are not enough: a grid and its container of the same size,
+or a hidden grid and an empty overlay (both 0x0 at 0,0), look alike.
+``MATCHES_JS`` describes the matches of a target that matched several with
+the same fields, from the target's own match list (so a match is described
+by itself, never by a look-alike), plus its container and the attributes
+(``href``, ``name``, ``value``, ``aria-*``) that can tell it from the others.
+No script changes the page.
 """
 
 from __future__ import annotations
 
-# Shared by both scripts: how an element is named for the "same element" check.
+# Shared by every script: which element this is, by its place in the tree (the child index at each
+# level from the document's root, through shadow roots), so that two look-alike elements (a grid and the
+# container of the same size around it, two empty boxes at 0,0) are never taken for one another.
 _FINGERPRINT = r"""
-(e) => {
-  const r = e.getBoundingClientRect();
-  const t = (e.textContent || "").replace(/\s+/g, " ").trim().slice(0, 30);
-  return [e.tagName.toLowerCase(), Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height), t].join("|");
-}
+(() => {
+  const places = new Map(), indexes = new Map();  // a look's paths and sibling indexes, each computed once
+  const place = (n) => {
+    if (places.has(n)) return places.get(n);
+    const parent = n.parentNode;
+    let out = "0";
+    if (parent && parent.nodeType !== 9) {
+      if (!indexes.has(n)) { let i = 0; for (const c of parent.children) indexes.set(c, i++); }
+      const shadow = parent.nodeType === 11;
+      out = place(shadow ? parent.host : parent) + "." + (shadow ? "s" : "") + indexes.get(n);
+    }
+    places.set(n, out);
+    return out;
+  };
+  return (e) => e.tagName.toLowerCase() + "@" + place(e);
+})()
 """
 
-CANDIDATES_JS = r"""
-({maxScan, maxCandidates, maxChars, testid}) => {
+_LOOK = r"""
+({maxScan, maxCandidates, maxChars, testid}, only) => {
   const fingerprint = """ + _FINGERPRINT.strip() + r""";
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   // Text as shown, from at most 48 text nodes: long subtrees are never read whole.
@@ -127,6 +147,15 @@ CANDIDATES_JS = r"""
   const landmarks = new Set(Object.keys(containerRoles));
   const landmarkRoles = new Set(["form", "region", "navigation", "main", "complementary", "banner", "contentinfo",
     "dialog", "alertdialog", "group", "table", "search"]);
+  const containerName = (p) => {
+    let name = "";
+    const by = p.getAttribute("aria-labelledby");
+    if (by) name = byIds(by);
+    if (!name) name = norm(p.getAttribute("aria-label"));
+    if (!name && p.tagName === "FIELDSET") { const lg = p.querySelector(":scope > legend"); if (lg) name = shownText(lg); }
+    if (!name && p.tagName === "TABLE" && p.caption) name = shownText(p.caption);
+    return name.slice(0, 60);
+  };
   // Named ancestors (a form, a section, a dialog... with a name or an id): the element's place on the page.
   const containers = (el) => {
     const out = [];
@@ -134,13 +163,8 @@ CANDIDATES_JS = r"""
       const role = p.getAttribute("role") || "";
       if (!landmarks.has(p.tagName) && !landmarkRoles.has(role)) continue;
       const what = role || containerRoles[p.tagName];
-      let name = "";
-      const by = p.getAttribute("aria-labelledby");
-      if (by) name = byIds(by);
-      if (!name) name = norm(p.getAttribute("aria-label"));
-      if (!name && p.tagName === "FIELDSET") { const lg = p.querySelector(":scope > legend"); if (lg) name = shownText(lg); }
-      if (!name && p.tagName === "TABLE" && p.caption) name = shownText(p.caption);
-      if (name) out.push(what + ' "' + name.slice(0, 60) + '"');
+      const name = containerName(p);
+      if (name) out.push(what + ' "' + name + '"');
       else if (p.id) out.push(what + "#" + p.id);
     }
     return out;
@@ -159,17 +183,30 @@ CANDIDATES_JS = r"""
     "[role],[tabindex],[contenteditable=true],[aria-label],[title],[id],[" + testid + "]";
   const skip = new Set(["HTML", "HEAD", "BODY", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "META", "LINK", "TITLE",
     "OPTION", "BR", "IFRAME"]);
-  const out = [];
-  let scanned = 0, capped = false;
-  const walk = document.documentElement && document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
-  for (let el = walk && walk.nextNode(); el; el = walk.nextNode()) {
-    if (scanned >= maxScan || out.length >= maxCandidates) { capped = true; break; }
-    scanned++;
-    if (skip.has(el.tagName)) continue;
-    const own = ownText(el);
-    if (!el.matches(interesting) && !(own && own.length <= maxChars)) continue;
-    const file = el.tagName === "INPUT" && type(el) === "file";
-    if (!file && !shown(el)) continue;
+  // The nearest ancestor a person can point at (a landmark, or one with an id or a test id): a match's
+  // container, named apart from the match itself (tag, role, name, id, test id).
+  const containerOf = (el) => {
+    for (let p = el.parentElement, depth = 0; p && depth < 12; p = p.parentElement, depth++) {
+      if (p.tagName === "BODY" || p.tagName === "HTML") break;
+      const role = p.getAttribute("role") || containerRoles[p.tagName] || "";
+      const tid = p.getAttribute(testid);
+      if (!landmarkRoles.has(role) && !p.id && !tid) continue;
+      const name = containerName(p);
+      return (role || p.tagName.toLowerCase()) + (name ? ' "' + name + '"' : "") +
+        (p.id ? " #" + p.id : "") + (tid ? " [testid=" + tid + "]" : "");
+    }
+    return null;
+  };
+  // Attributes that can tell one match from another (a CSS attribute target names them exactly as written).
+  const telling = (el) => {
+    const out = {};
+    for (const a of el.attributes) {
+      if ((["href", "name", "value"].includes(a.name) || a.name.startsWith("aria-")) && a.value.length <= 200)
+        out[a.name] = a.value;
+    }
+    return out;
+  };
+  const record = (el, index, file) => {
     const role = (el.getAttribute("role") || "").trim().split(/\s+/)[0] || implicitRole(el);
     const label = labelText(el);
     const name = nameOf(el, role, label);
@@ -182,25 +219,47 @@ CANDIDATES_JS = r"""
       (el.tagName === "INPUT" && (buttonTypes.has(t) || t === "checkbox" || t === "radio")) ||
       clickRoles.has(role) || el.hasAttribute("onclick");
     const r = el.getBoundingClientRect();
-    out.push({
-      index: out.length, tag: el.tagName.toLowerCase(), type: t || null, role: role || null,
+    return {
+      index, tag: el.tagName.toLowerCase(), type: t || null, role: role || null,
       name: name.slice(0, maxChars), name_clipped: name.length > maxChars,
       label: label.slice(0, maxChars), label_clipped: label.length > maxChars,
       text: text.slice(0, maxChars), text_clipped: text.length > maxChars,
       testid: el.getAttribute(testid), id: el.id || null, name_attr: el.getAttribute("name"),
+      href: el.hasAttribute("href") ? el.getAttribute("href").slice(0, 200) : null,
       clickable, fillable, selectable: el.tagName === "SELECT" && !disabled, file,
       box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
       containers: containers(el), ancestors: ancestors(el), fp: fingerprint(el),
-    });
+    };
+  };
+  if (only) {  // the matches of a target, described by themselves, shown or not
+    return JSON.stringify({count: only.length, matches: only.slice(0, 20).map((el, i) => Object.assign(
+      record(el, i, el.tagName === "INPUT" && type(el) === "file"),
+      {container: containerOf(el), attrs: telling(el), shown: shown(el)}))});
+  }
+  const out = [];
+  let scanned = 0, capped = false;
+  const walk = document.documentElement && document.createTreeWalker(document.documentElement, NodeFilter.SHOW_ELEMENT);
+  for (let el = walk && walk.nextNode(); el; el = walk.nextNode()) {
+    if (scanned >= maxScan || out.length >= maxCandidates) { capped = true; break; }
+    scanned++;
+    if (skip.has(el.tagName)) continue;
+    const own = ownText(el);
+    if (!el.matches(interesting) && !(own && own.length <= maxChars)) continue;
+    const file = el.tagName === "INPUT" && type(el) === "file";
+    if (!file && !shown(el)) continue;
+    out.push(record(el, out.length, file));
   }
   return JSON.stringify({scanned, capped, candidates: out});
 }
 """
 
+# The bounded look at the page: its candidates.
+CANDIDATES_JS = "(arg) => (" + _LOOK.strip() + ")(arg, null)"
+
 # A suggested target's check: how many elements it matches and, for one, which.
 VERIFY_JS = "(els) => { const fingerprint = " + _FINGERPRINT.strip() + ";\n" \
     "return JSON.stringify({count: els.length, fp: els.length === 1 ? fingerprint(els[0]) : null}); }"
 
-# The matches of a target that matched several (TARGET_NOT_UNIQUE): the first 20, named.
-MATCHES_JS = "(els) => { const fingerprint = " + _FINGERPRINT.strip() + ";\n" \
-    "return JSON.stringify({count: els.length, fps: els.slice(0, 20).map(fingerprint)}); }"
+# The matches of a target that matched several (TARGET_NOT_UNIQUE): the first 20, each described by
+# itself (the same fields as a candidate), with its container and the attributes that can tell it apart.
+MATCHES_JS = "(els, arg) => (" + _LOOK.strip() + ")(arg, els)"

@@ -245,7 +245,7 @@ def place_score(wanted: Wanted, candidate: dict[str, Any]) -> float:
 def _css_for_id(element_id: str) -> str:
     if _CSS_IDENT.fullmatch(element_id):
         return "#" + element_id
-    return '[id="' + element_id.replace("\\", "\\\\").replace('"', '\\"') + '"]'
+    return "[id=" + css_string(element_id) + "]"
 
 
 def target_options(candidate: dict[str, Any], prefer: str | None = None, frame: str | None = None,
@@ -293,6 +293,19 @@ def describe_candidate(candidate: dict[str, Any]) -> str:
     if c.get("containers"):
         out += f" in {c['containers'][0]}"
     return out
+
+
+def css_string(value: str) -> str:
+    """``value`` as a double-quoted CSS string: backslash, quote and control characters escaped."""
+    out = []
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):x} ")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
 
 
 def nth_rationale(base: T.AnyTarget, index: int, count: int, matched: str) -> str:

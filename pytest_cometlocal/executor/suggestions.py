@@ -20,8 +20,11 @@ then each candidate's targets, most robust first, checked on the page with
 the executor's own target compiler (``locators.compile_target``): a target
 is kept only if it matches exactly one element, and that element is the
 candidate. For ``TARGET_NOT_UNIQUE`` the suggestions narrow the match: a
-target of one of the matches of its own (its test id first), then ``nth``
-with the ``metadata.target_rationale`` rule U3 asks for. The plan format has
+target of one of the matches of its own (its test id first), an attribute
+only that match has (``a[href="?_sort=genre"]``), then ``nth`` with the
+``metadata.target_rationale`` rule U3 asks for; each is kept only when its
+one element on the page is one of the matches (an overlay elsewhere with a
+test id of its own never is). The plan format has
 no container target (no "inside this form"), so narrowing by a named
 container is not offered; the container is named in ``matched`` instead.
 
@@ -47,6 +50,7 @@ from ..contract import targets as T
 from ..contract.codes import ErrorCode
 from .locators import compile_target, describe_compiled
 from .suggest_js import CANDIDATES_JS, MATCHES_JS, VERIFY_JS
+from .suggest_narrow import describe_match, narrowing_picks, resolved_match
 from .suggest_rank import (
     ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_key, place_score, rank,
     target_options, wanted_from,
@@ -139,32 +143,40 @@ class Outcome:
         self.suggestions.append(entry)
 
 
+def _look_arg() -> dict[str, Any]:
+    return {"maxScan": MAX_SCAN, "maxCandidates": MAX_CANDIDATES, "maxChars": MAX_CHARS, "testid": TESTID_ATTRIBUTE}
+
+
 def collect_candidates(page: Any, frame: str | None) -> dict[str, Any]:
     """One bounded look at the page (or the iframe ``frame``): ``{scanned, capped, candidates}``.
 
     Also what an agent's ``observe`` offers targets from (agent/observation.py).
     """
-    arg = {"maxScan": MAX_SCAN, "maxCandidates": MAX_CANDIDATES, "maxChars": MAX_CHARS, "testid": TESTID_ATTRIBUTE}
+    arg = _look_arg()
     if frame:
         root = page.frame_locator(frame).locator(":root")
         return json.loads(root.evaluate("(el, arg) => (" + CANDIDATES_JS.strip() + ")(arg)", arg))
     return json.loads(page.evaluate(CANDIDATES_JS, arg))
 
 
-def verify(page: Any, target: dict[str, Any], fingerprint: str, out: Outcome) -> bool:
-    """Whether ``target`` is a valid plan target that matches exactly the element ``fingerprint`` names."""
+def look(page: Any, target: dict[str, Any], out: Outcome) -> dict[str, Any] | None:
+    """What a target matches on the page: ``{count, fp}`` (``fp`` the one element's place), None when invalid."""
     try:
         model = _ONE.validate_python(target)
     except ValidationError:
-        return False
+        return None
     out.checks += 1
     try:
-        seen = json.loads(compile_target(page, model).evaluate_all(VERIFY_JS))
+        return json.loads(compile_target(page, model).evaluate_all(VERIFY_JS))
     except CallTimedOut:
         raise
     except Exception:  # a frame that went away, a selector the page's engine refuses
-        return False
-    return seen["count"] == 1 and seen["fp"] == fingerprint
+        return None
+
+
+def verify(page: Any, target: dict[str, Any], fingerprint: str, out: Outcome) -> bool:
+    """Whether ``target`` is a valid plan target that matches exactly the element ``fingerprint`` names."""
+    return resolved_match(look(page, target, out), [{"fp": fingerprint}]) == 0
 
 
 def _replace(page: Any, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
@@ -187,54 +199,45 @@ def _replace(page: Any, wanted: Wanted, candidates: list[dict[str, Any]], out: O
 
 
 def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
-    """Targets that pick one of the elements a target matched several of."""
-    base, count, fingerprints = None, 0, []
+    """Targets that pick one of the elements a target matched several of: each one checked on the page to match
+    exactly one element, and that element one of the matches (``resolved_match``), never a look-alike elsewhere."""
+    base, count, matches = None, 0, []
     for alternative in request.alternatives:
         if not out.may_check():
             return
         out.checks += 1
         try:
-            seen = json.loads(compile_target(page, alternative).evaluate_all(MATCHES_JS))
+            seen = json.loads(compile_target(page, alternative).evaluate_all(MATCHES_JS, _look_arg()))
         except CallTimedOut:
             raise
         except Exception:  # a frame that went away
             continue
         if seen["count"] > 1:
-            base, count, fingerprints = alternative, seen["count"], seen["fps"]
+            base, count, matches = alternative, seen["count"], seen["matches"]
             break
     if base is None:
         out.notes.append("the target no longer matches several elements: suggestions replace it instead")
         _replace(page, wanted, candidates, out)
         return
-    by_fp: dict[str, dict[str, Any]] = {}
-    for c in candidates:
-        by_fp.setdefault(c["fp"], c)
-    matches = [by_fp.get(fp) for fp in fingerprints]
-    # The match where the target was before comes first, then one that can take the action, then document order.
+    # The match where the target was before comes first, then one that can take the action, then a shown one
+    # (a grid in a hidden tab matches too), then document order.
     order = sorted(range(len(matches)), key=lambda i: (
-        -place_score(wanted, matches[i]) if matches[i] else 0.0,
-        -(1 if matches[i] and wanted.need and matches[i].get(wanted.need) else 0), i))
+        -place_score(wanted, matches[i]), -(1 if wanted.need and matches[i].get(wanted.need) else 0),
+        not matches[i].get("shown"), i))
     base_json = base.model_dump(mode="json", exclude_none=True)
     narrowed: set[int] = set()
-    # A test id on one of the matches first, then any other target of a match's own.
-    for kinds in (("testid",), ("role", "label", "text", "css")):
-        for i in order:
-            c = matches[i]
-            if c is None or i in narrowed or out.full:
-                continue
-            for target in target_options(c, None, wanted.frame, kinds):
-                if target == base_json:
-                    continue  # the target that matched several
-                if not out.may_check():
-                    return
-                if verify(page, target, c["fp"], out):
-                    kind = target.get("inner", target)["type"]
-                    by = "its test id" if kind == "testid" else f"a {kind} target of its own"
-                    score = round(0.9 + (0.05 if kind == "testid" else 0) + 0.05 * place_score(wanted, c) - 0.01 * i, 3)
-                    out.add(target, describe_candidate(c), score,
-                            f"narrows {count} matches of {T.describe_target(base)} to match {i} by {by}")
-                    narrowed.add(i)
-                    break
+
+    def check(target: dict[str, Any]) -> dict[str, Any] | None:
+        return look(page, target, out) if out.may_check() else None  # spent: no more looks at the page
+
+    for i, target, by in narrowing_picks(matches, order, base_json, wanted.frame, check):
+        bonus = {"its test id": 0.05, "an attribute only it has": -0.05}.get(by, 0)
+        score = round(0.9 + bonus + 0.05 * place_score(wanted, matches[i]) - 0.01 * order.index(i), 3)
+        out.add(target, describe_match(matches[i]), score,
+                f"narrows {count} matches of {T.describe_target(base)} to match {i} by {by}")
+        narrowed.add(i)
+        if out.full:
+            return
     for i in order:
         if out.full:
             return
@@ -243,10 +246,9 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
         if not out.may_check():
             return
         target = {"type": "nth", "base": base_json, "index": i}
-        c = matches[i]
-        matched = describe_candidate(c) if c else f"match {i} ({fingerprints[i].split('|')[0]})"
-        if verify(page, target, fingerprints[i], out):
-            score = round(0.5 + 0.05 * (place_score(wanted, c) if c else 0) - 0.01 * i, 3)
+        matched = describe_match(matches[i])
+        if resolved_match(look(page, target, out), matches) == i:
+            score = round(0.5 + 0.05 * place_score(wanted, matches[i]) - 0.01 * order.index(i), 3)
             out.add(target, matched, score, f"match {i} of the {count}: an nth target needs metadata.target_rationale (U3)",
                     rationale=nth_rationale(base, i, count, matched))
 

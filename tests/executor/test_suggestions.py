@@ -56,7 +56,18 @@ INNER = '<!doctype html><title>Inner</title><button type="button">Inner action</
 SECRET = "4242-9999"
 SHOWS_SECRET = f'<!doctype html><title>Pay</title><button type="button">Send to {SECRET}</button>'
 
-PAGES = {"/app": APP, "/moved": MOVED, "/host": HOST, "/inner": INNER, "/pay": SHOWS_SECRET}
+# Streamlit's shape (issue 24): two grids in containers with test ids, one in a hidden tab; an empty overlay.
+GRIDS = """<!doctype html><title>Grids</title>
+<div id="portal" data-testid="portal" style="position:fixed;top:0;left:0"></div>
+<main>
+<div data-testid="stElementContainer"><div data-testid="stDataFrame" style="width:300px;height:80px"
+  onclick="document.title='grid clicked'"><canvas width="300" height="80"></canvas></div></div>
+<div data-testid="stTab" style="display:none"><div data-testid="stElementContainer">
+  <div data-testid="stDataFrame" style="width:300px;height:80px"><canvas width="300" height="80"></canvas></div></div></div>
+</main>
+"""
+
+PAGES = {"/app": APP, "/moved": MOVED, "/host": HOST, "/inner": INNER, "/pay": SHOWS_SECRET, "/grids": GRIDS}
 
 
 @pytest.fixture(scope="module")
