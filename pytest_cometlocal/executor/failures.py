@@ -170,7 +170,8 @@ class Failures:
             answered = self.watch.answers()
         if self.events.crashed or (not answered and self.watch.wait_for_crash()):
             return self.crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
-        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})
+        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer",
+                                "timeout_ms": attempt.spec.timeout_ms})
         return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
                          retryable=False, observe_after=verdict.observe_after)
 
