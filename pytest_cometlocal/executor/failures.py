@@ -21,13 +21,14 @@ from ..contract.problems import Problem
 from ..contract.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature
 from ..contract.results import InvalidPlan
 from .clock import utc_now_iso
-from .errors import ExecutorFailure
+from .errors import ExecutorFailure, first_line
 from .observe import Observation
 from .observer import Observer
 from .page_events import PageEvents
 from .policy import Halt, PolicyState
 from .results import ExecutorSettings, StepAttempt
 from .evidence import MANIFEST
+from .evidence_gaps import Gaps, executor_snapshot, picture_reason
 from .runfolder import RunFolder
 from .step_evidence import write_dom, write_extended, write_screenshot
 from .suggestions import with_suggestions
@@ -62,6 +63,10 @@ class Failures:
         refs: list[EvidenceRef] = []
         state_before: StateSignature | None = attempt.before.signature if attempt.before else None
         alive = not self.events.crashed and code not in PAGE_GONE
+        # Why a piece of the pack could not be taken: named in details.evidence_gaps.
+        gone = None if alive else self._gone_reason(code, message)
+        reasons: dict[str, str | None] = {"after": gone or (None if observe_after else f"not observed: {message}")}
+        fallback = "not taken"
         # Every failure shows the page: the screenshots before and at the failure (the
         # "after" observation), whatever the stage. The full HTML as the errors contract
         # asks: critical steps, execution and postcondition failures, a few codes.
@@ -74,31 +79,40 @@ class Failures:
                         if alive and observe_after:
                             try:
                                 after = self.observer.observe(full=True)
-                            except Exception:
+                            except Exception as exc:
                                 after = None
+                                reasons["after"] = f"the page could not be observed after the failure: {first_line(exc)}"
                         if attempt.before is not None:
                             refs.append(write_dom(evidence, attempt, "before", attempt.before))
                         if after is not None:
                             refs.append(write_dom(evidence, attempt, "after", after))
                         if alive:
-                            refs += write_extended(self.page, evidence, attempt, after, html=with_html)
+                            refs += write_extended(self.page, evidence, attempt, after, html=with_html, missing=reasons)
                         else:
                             refs += write_screenshot(evidence, attempt, "before", attempt.before)
-                except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
-                    pass
+                except CallTimedOut as exc:  # the page stopped answering meanwhile: what was written stays
+                    fallback = f"the evidence of the failure: {exc}"
         except OSError as exc:
             # The file that failed is not in refs; when the end of the batch
             # failed too, none of the batch is listed: keep what the manifest has.
             refs = [ref for ref in refs if evidence.listed(ref)]
             cause = (cause or "") + f" (evidence write failed: {exc.strerror})"
-        if not refs:
-            # Even a crash leaves something to point at: what was known of the state.
-            last = self.observer.last
-            refs.append(evidence.add_json("state_signature", f"state/{attempt.tag}_last_known.json", {
-                "state_before": state_before.model_dump(mode="json") if state_before else None,
-                "last_url": last.signature.url if last else None,
-                "reason": message,
-            }, step_id=spec.id))
+            fallback = f"evidence write failed: {exc.strerror}"
+        gaps = Gaps()
+        if not any(ref.kind == "dom_snapshot_partial" for ref in refs):
+            # Even a page that cannot be asked anything leaves a partial snapshot:
+            # what the executor knows of it without the renderer.
+            refs.append(evidence.add_json("dom_snapshot_partial", f"dom/{attempt.tag}_executor.json", executor_snapshot(
+                self.page.url, spec, attempt.target.context if attempt.target else None, self.observer.last,
+                gone or (f"not observed: {message}" if not observe_after else fallback)), step_id=spec.id))
+        if state_before is None:
+            gaps.add("state_signature", f"no observation before the step: {gone or message}")
+        before_reason = picture_reason(attempt.before) if attempt.before else f"not observed: {gone or message}"
+        after_reason = reasons.get("after") or picture_reason(after, full=True)
+        gaps.screenshots(refs, {"before": before_reason, "after": after_reason}, fallback)
+        if with_html and not any(ref.kind == "html_full" for ref in refs):
+            gaps.add("html_full", gone or reasons.get("html_full") or fallback)
+        details = gaps.into(details)
         attempt.evidence.extend(refs)
         self.run.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
                             evidence_refs=refs, metadata={"manifest_uri": MANIFEST, "for_error": code.value})
@@ -174,6 +188,12 @@ class Failures:
                                 "timeout_ms": attempt.spec.timeout_ms})
         return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
                          retryable=False, observe_after=verdict.observe_after)
+
+    def _gone_reason(self, code: ErrorCode, message: str) -> str:
+        """Why a page that died or stopped answering gives no more evidence."""
+        if self.events.crashed or code == ErrorCode.BROWSER_CRASHED:
+            return f"page crashed: {message}"
+        return f"page unresponsive: {message}"
 
     def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
         self.events.crashed = True

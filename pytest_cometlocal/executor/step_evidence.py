@@ -15,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract.records import EvidenceRef
+from .errors import first_line
 from .evidence import EvidenceStore
 from .observe import Observation
 from .results import StepAttempt
+from .settle import settled
 from .watchdog import CAPTURE_MS, call
 
 
@@ -52,19 +54,24 @@ def write_screenshot(evidence: EvidenceStore, attempt: StepAttempt, which: str, 
 
 
 def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None,
-                   html: bool = True) -> list[EvidenceRef]:
-    """html_full plus the before/after screenshots: on failures and for critical steps."""
+                   html: bool = True, missing: dict[str, str | None] | None = None) -> list[EvidenceRef]:
+    """html_full plus the before/after screenshots: on failures and for critical steps.
+
+    ``missing`` (a failure's) gets why the HTML could not be read, under ``html_full``.
+    """
     refs: list[EvidenceRef] = []
     with evidence.batch():
         if html:
             try:
-                content = call("page.content", CAPTURE_MS, page.content)
+                # Read between two documents of a page that reloads itself: retried as an observation is.
+                content = settled(page, lambda: call("page.content", CAPTURE_MS, page.content))
                 refs.append(evidence.add_bytes("html_full", f"html/{attempt.tag}_full.html", content.encode("utf-8"),
                                                step_id=attempt.spec.id))
             except OSError:
                 raise
-            except Exception:
-                pass
+            except Exception as exc:
+                if missing is not None:
+                    missing["html_full"] = first_line(exc)
         refs += write_screenshot(evidence, attempt, "before", attempt.before)
         refs += write_screenshot(evidence, attempt, "after", after)
     return refs

@@ -84,6 +84,23 @@ addEventListener("load", () => setTimeout(() => {{
 }}, {ms}));
 </script>""")
 
+            def route_look_trap(self, query: dict[str, str]) -> None:
+                """Freezes when it is looked at: the second read of its title after Arm is pressed.
+
+                Each observation reads the title once: the look after the click on
+                Arm passes, the look before the next step never returns. So the page
+                stops answering before that step has any observation of its own.
+                """
+                self._page("Trap", '<button type="button" onclick="armed=true">Arm</button>'
+                           '<button type="button">Next</button>', head="""<script>
+let armed = false, reads = 0;
+const real = Object.getOwnPropertyDescriptor(Document.prototype, "title");
+Object.defineProperty(document, "title", {get() {
+  if (armed && ++reads >= 2) { while (true) {} }
+  return real.get.call(document);
+}});
+</script>""")
+
             def route_raf(self, query: dict[str, str]) -> None:
                 """Busy but answering: the page changes on every animation frame, forever."""
                 self._page("Animated", """<p id="frame">0</p><div id="bar" style="height:20px;width:0;background:#c33"></div>
