@@ -50,16 +50,17 @@ def picture_reason(observation: Any, full: bool = False) -> str | None:
     return (full and metadata.get("full_screenshot_error")) or metadata.get("screenshot_error")
 
 
-def executor_snapshot(url: str | None, spec: Any, target_context: dict[str, Any] | None,
+def executor_snapshot(url: str | None, target: Any, target_context: dict[str, Any] | None,
                       last: Any, reason: str) -> dict[str, Any]:
     """A dom_snapshot_partial of what the executor knows without asking the page.
 
     ``url`` is the browser process's (Playwright's ``page.url``: no call into
     the renderer); the title and the visible anchors and inputs of the page now
     are unknown (``null``), and ``last_observation`` holds what the last look
-    at the page saw, with its time, for whoever reads the failure.
+    at the page saw, with its time, for whoever reads the failure. ``target`` is
+    the step's target as written (JSON), ``target_context`` the element as it was
+    resolved in this attempt, if it was.
     """
-    dumped = spec.model_dump(mode="json", exclude_none=True)
     snapshot: dict[str, Any] = {
         "schema_version": "v1",
         "source": SOURCE_EXECUTOR,
@@ -68,7 +69,7 @@ def executor_snapshot(url: str | None, spec: Any, target_context: dict[str, Any]
         "title": None,
         "visible_anchors": None,
         "visible_inputs": None,
-        "target": {"spec": dumped.get("target"), "resolved": target_context},
+        "target": {"spec": target, "resolved": target_context},
         "last_observation": None,
     }
     if last is not None:

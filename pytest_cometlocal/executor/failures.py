@@ -2,7 +2,9 @@
 
 ``Failures.fail`` is the one factory of a step's ExecutorError: it writes the
 evidence (DOM snapshots, and the full page and screenshots where the code
-asks for them and the page can still be looked at), emits evidence_captured
+asks for them and the page can still be looked at; the executor's own partial
+snapshot when the page could not be read), names what could not be taken in
+``details.evidence_gaps`` (evidence_gaps.py), emits evidence_captured
 and masks secrets in every field; for a failed target it adds suggested
 replacement targets, never applied (suggestions.py). ``Failures.reject`` types a planner's
 invalid proposal; ``record_invalid_plan`` gives a plan that failed validation
@@ -103,7 +105,8 @@ class Failures:
             # Even a page that cannot be asked anything leaves a partial snapshot:
             # what the executor knows of it without the renderer.
             refs.append(evidence.add_json("dom_snapshot_partial", f"dom/{attempt.tag}_executor.json", executor_snapshot(
-                self.page.url, spec, attempt.target.context if attempt.target else None, self.observer.last,
+                self.page.url, spec.model_dump(mode="json", exclude_none=True).get("target"),
+                attempt.target.context if attempt.target else None, self.observer.last,
                 gone or (f"not observed: {message}" if not observe_after else fallback)), step_id=spec.id))
         if state_before is None:
             gaps.add("state_signature", f"no observation before the step: {gone or message}")
@@ -214,6 +217,7 @@ class Failures:
                      "violated_rules": sorted({p.rule for p in problems})},
             action_id=raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None,
             action_kind=raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None,
+            target=raw.get("target") if isinstance(raw, dict) else None,
         )
         trace = self.run.trace
         trace.emit("proposal_received", error.action_id, metadata={"proposal_source": "planner"})
@@ -222,15 +226,26 @@ class Failures:
         return ExecutorFailure(error)
 
     def bare_error(self, code: ErrorCode, stage: str, message: str, *, details: dict[str, Any] | None = None,
-                   action_id: str | None = None, action_kind: str | None = None) -> ExecutorError:
-        """An error with no step observation (proposal rejections): its evidence is the report."""
-        ref = self.run.evidence.add_json("validation_report", f"proposals/proposal_{self.run.trace.next_seq:05d}.json",
-                                         {"message": message, **(details or {})})
+                   action_id: str | None = None, action_kind: str | None = None, target: Any = None) -> ExecutorError:
+        """An error with no step observation (proposal rejections): the report, and the page as the executor knows it.
+
+        A rejected proposal never touches the page: its partial snapshot is the
+        executor's own (the URL, the proposed target, the last observation).
+        """
+        seq = self.run.trace.next_seq
+        evidence = self.run.evidence
+        with evidence.batch():
+            refs = [evidence.add_json("validation_report", f"proposals/proposal_{seq:05d}.json",
+                                      {"message": message, **(details or {})}),
+                    evidence.add_json("dom_snapshot_partial", f"dom/proposal_{seq:05d}_executor.json", executor_snapshot(
+                        self.page.url, target, None, self.observer.last, f"not observed: {message}"))]
+        gaps = Gaps()
+        gaps.add("state_signature", "a rejected proposal is not run: the page is not observed for it")
         return ExecutorError(
             error_code=code, stage=stage, severity="error", message=self.run.redactor.text(message), retryable=False,
-            run_id=self.run.run_id, seq=self.run.trace.next_seq, step_index=None, action_id=action_id,
-            action_kind=action_kind, criticality=None, state_before=None, evidence_refs=[ref],
-            created_at=utc_now_iso(), details=details or {},
+            run_id=self.run.run_id, seq=seq, step_index=None, action_id=action_id,
+            action_kind=action_kind, criticality=None, state_before=None, evidence_refs=refs,
+            created_at=utc_now_iso(), details=self.run.redactor.tree(gaps.into(details) or {}),
         )
 
 
@@ -248,7 +263,9 @@ def invalid_plan_error(invalid: InvalidPlan, run_id: str, seq: int, evidence_ref
         retryable=False, run_id=run_id, seq=seq, step_index=None, action_id=None, action_kind=None, criticality=None,
         state_before=None, evidence_refs=evidence_refs, created_at=utc_now_iso(),
         details={"validation_errors": problems, "violated_rules": invalid.violated_rules,
-                 "steps": list(invalid.problem_steps)},
+                 "steps": list(invalid.problem_steps), "evidence_gaps": [
+                     {"kind": kind, "reason": "no page: the plan failed validation before a browser was used"}
+                     for kind in ("dom_snapshot_partial", "state_signature")]},
     )
 
 

@@ -5,8 +5,9 @@ suite (tests/reliability/test_misbehaving_pages.py): a click handler that never
 returns, a page whose own timer freezes its main thread, a page that repaints
 every frame, a click that eats memory until the renderer dies, a page that
 reloads itself forever, a body that drips one byte a second, a server that
-never answers, a reset connection. ``/healthy`` is a page that behaves, for the
-plan that must pass after each of them.
+never answers, a reset connection, a page that freezes when it is looked at
+(``/look-trap``, for tests/executor/test_evidence_gaps.py). ``/healthy`` is a
+page that behaves, for the plan that must pass after each of them.
 
 It is started by the conftest.py of an inner pytest run (the inner session
 owns it). Handlers that wait (``/silent``, ``/drip``) stop when ``release`` is

@@ -65,7 +65,8 @@ def test_the_executor_snapshot_holds_what_is_known_and_nothing_invented():
                                  "target": {"type": "testid", "id": "go"},
                                  "preconditions": [{"kind": "element_enabled"}], "postconditions": [{"kind": "element_enabled"}]})
     last = observation("sha256:" + SHA)
-    snapshot = executor_snapshot("http://127.0.0.1/b", spec, None, last, "page unresponsive: stuck")
+    target = spec.model_dump(mode="json", exclude_none=True)["target"]
+    snapshot = executor_snapshot("http://127.0.0.1/b", target, None, last, "page unresponsive: stuck")
     assert snapshot["source"] == "executor" and snapshot["reason"] == "page unresponsive: stuck"
     assert snapshot["url"] == "http://127.0.0.1/b"
     assert snapshot["title"] is None and snapshot["visible_anchors"] is None and snapshot["visible_inputs"] is None
@@ -75,4 +76,4 @@ def test_the_executor_snapshot_holds_what_is_known_and_nothing_invented():
     assert seen["visible_anchors"] == last.snapshot["visible_anchors"]
     assert seen["taken_at"] == last.signature.created_at
     assert seen["state_signature"]["screenshot_hash"] == "sha256:" + SHA
-    assert executor_snapshot(None, spec, None, None, "r")["last_observation"] is None
+    assert executor_snapshot(None, None, None, None, "r")["last_observation"] is None
