@@ -32,7 +32,7 @@ from .results import ExecutorSettings, StepAttempt
 from .evidence import MANIFEST
 from .evidence_gaps import Gaps, executor_snapshot, picture_reason
 from .runfolder import RunFolder
-from .step_evidence import write_dom, write_extended, write_screenshot
+from .step_evidence import write_dom, write_html, write_screenshot
 from .suggestions import with_suggestions
 from .classify import unresponsive
 from .settle import stop_loading
@@ -78,22 +78,23 @@ class Failures:
             with evidence.batch():  # the whole pack, listed with one manifest rewrite
                 try:
                     with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
+                        # What is already in hand first: a bound running out later cannot lose it.
+                        if attempt.before is not None:
+                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                        refs += write_screenshot(evidence, attempt, "before", attempt.before)
                         if alive and observe_after:
                             try:
                                 after = self.observer.observe(full=True)
                             except Exception as exc:
                                 after = None
                                 reasons["after"] = f"the page could not be observed after the failure: {first_line(exc)}"
-                        if attempt.before is not None:
-                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
                         if after is not None:
                             refs.append(write_dom(evidence, attempt, "after", after))
-                        if alive:
-                            refs += write_extended(self.page, evidence, attempt, after, html=with_html, missing=reasons)
-                        else:
-                            refs += write_screenshot(evidence, attempt, "before", attempt.before)
+                            refs += write_screenshot(evidence, attempt, "after", after)
+                        if alive and with_html:
+                            refs += write_html(self.page, evidence, attempt, missing=reasons)
                 except CallTimedOut as exc:  # the page stopped answering meanwhile: what was written stays
-                    fallback = f"the evidence of the failure: {exc}"
+                    fallback = str(exc)
         except OSError as exc:
             # The file that failed is not in refs; when the end of the batch
             # failed too, none of the batch is listed: keep what the manifest has.

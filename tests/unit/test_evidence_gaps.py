@@ -32,10 +32,10 @@ def test_a_missing_picture_is_named_with_its_reason_and_a_taken_one_is_not():
 
 def test_without_a_known_reason_the_fallback_is_given():
     gaps = Gaps()
-    gaps.screenshots([], {}, "the evidence of the failure: no answer within 8000 ms")
+    gaps.screenshots([], {}, "evidence of the failure: no answer within 8000 ms")
     assert gaps.items == [
-        {"kind": "screenshot", "reason": "before the step: the evidence of the failure: no answer within 8000 ms"},
-        {"kind": "screenshot", "reason": "at the failure: the evidence of the failure: no answer within 8000 ms"},
+        {"kind": "screenshot", "reason": "before the step: evidence of the failure: no answer within 8000 ms"},
+        {"kind": "screenshot", "reason": "at the failure: evidence of the failure: no answer within 8000 ms"},
     ]
 
 
