@@ -161,13 +161,18 @@ def classify_action(f: ActionFacts) -> Classified:
 
 
 def unresponsive(facts: dict[str, Any]) -> Classified:
-    """A page that stopped answering (``probe`` "no answer"), or one that never settled ("answered")."""
+    """A page that stopped answering (``probe`` "no answer"), or one that never settled ("answered").
+
+    ``timeout_ms``, the step's, is the NAVIGATION_TIMEOUT's ``details.timeout_ms``
+    as for every other NAVIGATION_TIMEOUT (``waited_ms`` is the call that gave up).
+    """
     during, waited = facts.get("during"), facts.get("waited_ms")
     if facts.get("probe") == "answered":
         # The page runs scripts, but the call never finished: it kept navigating or
         # never produced a document to look at.
         return Classified(ErrorCode.NAVIGATION_TIMEOUT, f"the page did not settle: {during} did not finish within {waited} ms",
-                          {"during": during, "waited_ms": waited, "wait_condition": "a document to observe"},
+                          {"timeout_ms": facts.get("timeout_ms"), "during": during, "waited_ms": waited,
+                           "wait_condition": "a document to observe"},
                           retryable=False, observe_after=False)
     return Classified(ErrorCode.PAGE_UNRESPONSIVE,
                       f"the page stopped answering: {during} got no answer within {waited} ms",

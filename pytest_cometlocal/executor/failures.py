@@ -2,7 +2,9 @@
 
 ``Failures.fail`` is the one factory of a step's ExecutorError: it writes the
 evidence (DOM snapshots, and the full page and screenshots where the code
-asks for them and the page can still be looked at), emits evidence_captured
+asks for them and the page can still be looked at; the executor's own partial
+snapshot when the page could not be read), names what could not be taken in
+``details.evidence_gaps`` (evidence_gaps.py), emits evidence_captured
 and masks secrets in every field; for a failed target it adds suggested
 replacement targets, never applied (suggestions.py). ``Failures.reject`` types a planner's
 invalid proposal; ``record_invalid_plan`` gives a plan that failed validation
@@ -21,15 +23,16 @@ from ..contract.problems import Problem
 from ..contract.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature
 from ..contract.results import InvalidPlan
 from .clock import utc_now_iso
-from .errors import ExecutorFailure
+from .errors import ExecutorFailure, first_line
 from .observe import Observation
 from .observer import Observer
 from .page_events import PageEvents
 from .policy import Halt, PolicyState
 from .results import ExecutorSettings, StepAttempt
 from .evidence import MANIFEST
+from .evidence_gaps import Gaps, executor_snapshot, picture_reason
 from .runfolder import RunFolder
-from .step_evidence import write_dom, write_extended, write_screenshot
+from .step_evidence import write_dom, write_html, write_screenshot
 from .suggestions import with_suggestions
 from .classify import unresponsive
 from .settle import stop_loading
@@ -62,6 +65,10 @@ class Failures:
         refs: list[EvidenceRef] = []
         state_before: StateSignature | None = attempt.before.signature if attempt.before else None
         alive = not self.events.crashed and code not in PAGE_GONE
+        # Why a piece of the pack could not be taken: named in details.evidence_gaps.
+        gone = None if alive else self._gone_reason(code, message)
+        reasons: dict[str, str | None] = {"after": gone or (None if observe_after else f"not observed: {message}")}
+        fallback = "not taken"
         # Every failure shows the page: the screenshots before and at the failure (the
         # "after" observation), whatever the stage. The full HTML as the errors contract
         # asks: critical steps, execution and postcondition failures, a few codes.
@@ -71,34 +78,45 @@ class Failures:
             with evidence.batch():  # the whole pack, listed with one manifest rewrite
                 try:
                     with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
+                        # What is already in hand first: a bound running out later cannot lose it.
+                        if attempt.before is not None:
+                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                        refs += write_screenshot(evidence, attempt, "before", attempt.before)
                         if alive and observe_after:
                             try:
                                 after = self.observer.observe(full=True)
-                            except Exception:
+                            except Exception as exc:
                                 after = None
-                        if attempt.before is not None:
-                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                                reasons["after"] = f"the page could not be observed after the failure: {first_line(exc)}"
                         if after is not None:
                             refs.append(write_dom(evidence, attempt, "after", after))
-                        if alive:
-                            refs += write_extended(self.page, evidence, attempt, after, html=with_html)
-                        else:
-                            refs += write_screenshot(evidence, attempt, "before", attempt.before)
-                except CallTimedOut:  # the page stopped answering meanwhile: what was written stays
-                    pass
+                            refs += write_screenshot(evidence, attempt, "after", after)
+                        if alive and with_html:
+                            refs += write_html(self.page, evidence, attempt, missing=reasons)
+                except CallTimedOut as exc:  # the page stopped answering meanwhile: what was written stays
+                    fallback = str(exc)
         except OSError as exc:
             # The file that failed is not in refs; when the end of the batch
             # failed too, none of the batch is listed: keep what the manifest has.
             refs = [ref for ref in refs if evidence.listed(ref)]
             cause = (cause or "") + f" (evidence write failed: {exc.strerror})"
-        if not refs:
-            # Even a crash leaves something to point at: what was known of the state.
-            last = self.observer.last
-            refs.append(evidence.add_json("state_signature", f"state/{attempt.tag}_last_known.json", {
-                "state_before": state_before.model_dump(mode="json") if state_before else None,
-                "last_url": last.signature.url if last else None,
-                "reason": message,
-            }, step_id=spec.id))
+            fallback = f"evidence write failed: {exc.strerror}"
+        gaps = Gaps()
+        if not any(ref.kind == "dom_snapshot_partial" for ref in refs):
+            # Even a page that cannot be asked anything leaves a partial snapshot:
+            # what the executor knows of it without the renderer.
+            refs.append(evidence.add_json("dom_snapshot_partial", f"dom/{attempt.tag}_executor.json", executor_snapshot(
+                self.page.url, spec.model_dump(mode="json", exclude_none=True).get("target"),
+                attempt.target.context if attempt.target else None, self.observer.last,
+                gone or (f"not observed: {message}" if not observe_after else fallback)), step_id=spec.id))
+        if state_before is None:
+            gaps.add("state_signature", f"no observation before the step: {gone or message}")
+        before_reason = picture_reason(attempt.before) if attempt.before else f"not observed: {gone or message}"
+        after_reason = reasons.get("after") or picture_reason(after, full=True)
+        gaps.screenshots(refs, {"before": before_reason, "after": after_reason}, fallback)
+        if with_html and not any(ref.kind == "html_full" for ref in refs):
+            gaps.add("html_full", gone or reasons.get("html_full") or fallback)
+        details = gaps.into(details)
         attempt.evidence.extend(refs)
         self.run.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
                             evidence_refs=refs, metadata={"manifest_uri": MANIFEST, "for_error": code.value})
@@ -170,9 +188,16 @@ class Failures:
             answered = self.watch.answers()
         if self.events.crashed or (not answered and self.watch.wait_for_crash()):
             return self.crashed(attempt, what, f"{what}: the page crashed while the executor waited for it")
-        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer"})
+        verdict = unresponsive({"during": what, "waited_ms": waited_ms, "probe": "answered" if answered else "no answer",
+                                "timeout_ms": attempt.spec.timeout_ms})
         return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
                          retryable=False, observe_after=verdict.observe_after)
+
+    def _gone_reason(self, code: ErrorCode, message: str) -> str:
+        """Why a page that died or stopped answering gives no more evidence."""
+        if self.events.crashed or code == ErrorCode.BROWSER_CRASHED:
+            return f"page crashed: {message}"
+        return f"page unresponsive: {message}"
 
     def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
         self.events.crashed = True
@@ -193,6 +218,7 @@ class Failures:
                      "violated_rules": sorted({p.rule for p in problems})},
             action_id=raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None,
             action_kind=raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None,
+            target=raw.get("target") if isinstance(raw, dict) else None,
         )
         trace = self.run.trace
         trace.emit("proposal_received", error.action_id, metadata={"proposal_source": "planner"})
@@ -201,15 +227,26 @@ class Failures:
         return ExecutorFailure(error)
 
     def bare_error(self, code: ErrorCode, stage: str, message: str, *, details: dict[str, Any] | None = None,
-                   action_id: str | None = None, action_kind: str | None = None) -> ExecutorError:
-        """An error with no step observation (proposal rejections): its evidence is the report."""
-        ref = self.run.evidence.add_json("validation_report", f"proposals/proposal_{self.run.trace.next_seq:05d}.json",
-                                         {"message": message, **(details or {})})
+                   action_id: str | None = None, action_kind: str | None = None, target: Any = None) -> ExecutorError:
+        """An error with no step observation (proposal rejections): the report, and the page as the executor knows it.
+
+        A rejected proposal never touches the page: its partial snapshot is the
+        executor's own (the URL, the proposed target, the last observation).
+        """
+        seq = self.run.trace.next_seq
+        evidence = self.run.evidence
+        with evidence.batch():
+            refs = [evidence.add_json("validation_report", f"proposals/proposal_{seq:05d}.json",
+                                      {"message": message, **(details or {})}),
+                    evidence.add_json("dom_snapshot_partial", f"dom/proposal_{seq:05d}_executor.json", executor_snapshot(
+                        self.page.url, target, None, self.observer.last, f"not observed: {message}"))]
+        gaps = Gaps()
+        gaps.add("state_signature", "a rejected proposal is not run: the page is not observed for it")
         return ExecutorError(
             error_code=code, stage=stage, severity="error", message=self.run.redactor.text(message), retryable=False,
-            run_id=self.run.run_id, seq=self.run.trace.next_seq, step_index=None, action_id=action_id,
-            action_kind=action_kind, criticality=None, state_before=None, evidence_refs=[ref],
-            created_at=utc_now_iso(), details=details or {},
+            run_id=self.run.run_id, seq=seq, step_index=None, action_id=action_id,
+            action_kind=action_kind, criticality=None, state_before=None, evidence_refs=refs,
+            created_at=utc_now_iso(), details=self.run.redactor.tree(gaps.into(details) or {}),
         )
 
 
@@ -227,7 +264,9 @@ def invalid_plan_error(invalid: InvalidPlan, run_id: str, seq: int, evidence_ref
         retryable=False, run_id=run_id, seq=seq, step_index=None, action_id=None, action_kind=None, criticality=None,
         state_before=None, evidence_refs=evidence_refs, created_at=utc_now_iso(),
         details={"validation_errors": problems, "violated_rules": invalid.violated_rules,
-                 "steps": list(invalid.problem_steps)},
+                 "steps": list(invalid.problem_steps), "evidence_gaps": [
+                     {"kind": kind, "reason": "no page: the plan failed validation before a browser was used"}
+                     for kind in ("dom_snapshot_partial", "state_signature")]},
     )
 
 

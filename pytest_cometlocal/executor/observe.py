@@ -31,6 +31,8 @@ from .settle import evaluate_settled, settled
 __all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "TARGET_CONTEXT_JS", "Observation", "observe"]
 
 MAX_ELEMENTS = 400
+# Why an observation of a document that has no <body> yet has no picture (``unpainted``).
+UNPAINTED = "no picture: the document has no body yet (a page still arriving is not painted)"
 # The visible text hashed for the signature: its first characters, in document order.
 MAX_TEXT_CHARS = 20_000
 
@@ -176,6 +178,11 @@ OBSERVE_JS = r"""
   const root = document.documentElement;
   const blank = location.href === "about:blank" && !!root && root.innerHTML === "<head></head><body></body>"
     ? [innerWidth, innerHeight, devicePixelRatio, matchMedia("(prefers-color-scheme: dark)").matches] : null;
+  // A document whose parser has not reached <body> (a page still arriving, or one whose
+  // arrival was stopped before it) is never painted: no frame can come, so the executor
+  // does not wait for one (a body removed by a script later is a page that was painted).
+  const unpainted = document.contentType === "text/html" && !document.body
+    && (document.readyState === "loading" || !performance.getEntriesByType("paint").length);
   const pageText = document.body ? shownText(document.body, maxTextChars, 4 * maxTextChars, " ") : {text: "", capped: false};
   return JSON.stringify({
     blank,
@@ -188,6 +195,7 @@ OBSERVE_JS = r"""
     inputs,
     marked,
     caret,
+    unpainted,
   });
 }
 """
@@ -323,6 +331,8 @@ def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
                 and _same_page(previous, hashes, snapshot)):
             shot, algorithm = previous.screenshot, previous.signature.algorithm_version
             metadata["screenshot_from"] = "previous_observation"
+        elif data.get("unpainted"):
+            metadata["screenshot_error"] = UNPAINTED
         elif data.get("blank") and not full and json.dumps(data["blank"]) in _BLANK_FRAMES:
             shot = _BLANK_FRAMES[json.dumps(data["blank"])]
             metadata["screenshot_from"] = "blank_page"

@@ -15,9 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract.records import EvidenceRef
+from .errors import first_line
 from .evidence import EvidenceStore
 from .observe import Observation
 from .results import StepAttempt
+from .settle import settled
 from .watchdog import CAPTURE_MS, call
 
 
@@ -51,20 +53,26 @@ def write_screenshot(evidence: EvidenceStore, attempt: StepAttempt, which: str, 
     return [evidence.add_bytes("screenshot", name, data, step_id=attempt.spec.id, redact=False, metadata=meta)]
 
 
-def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None,
-                   html: bool = True) -> list[EvidenceRef]:
-    """html_full plus the before/after screenshots: on failures and for critical steps."""
-    refs: list[EvidenceRef] = []
+def write_html(page: Any, evidence: EvidenceStore, attempt: StepAttempt,
+               missing: dict[str, str | None] | None = None) -> list[EvidenceRef]:
+    """html_full, read from the page (bounded); ``missing`` (a failure's) gets why it could not be read."""
+    try:
+        # Read between two documents of a page that reloads itself: retried as an observation is.
+        content = settled(page, lambda: call("page.content", CAPTURE_MS, page.content))
+    except OSError:
+        raise
+    except Exception as exc:
+        if missing is not None:
+            missing["html_full"] = first_line(exc)
+        return []
+    return [evidence.add_bytes("html_full", f"html/{attempt.tag}_full.html", content.encode("utf-8"),
+                               step_id=attempt.spec.id)]
+
+
+def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None) -> list[EvidenceRef]:
+    """html_full plus the before/after screenshots: for critical steps."""
     with evidence.batch():
-        if html:
-            try:
-                content = call("page.content", CAPTURE_MS, page.content)
-                refs.append(evidence.add_bytes("html_full", f"html/{attempt.tag}_full.html", content.encode("utf-8"),
-                                               step_id=attempt.spec.id))
-            except OSError:
-                raise
-            except Exception:
-                pass
+        refs = write_html(page, evidence, attempt)
         refs += write_screenshot(evidence, attempt, "before", attempt.before)
         refs += write_screenshot(evidence, attempt, "after", after)
     return refs

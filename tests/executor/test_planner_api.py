@@ -52,6 +52,13 @@ def test_invalid_proposal_is_rejected_with_invalid_actionspec(executor):
     assert [e["event_type"] for e in trace][-3:] == ["proposal_received", "proposal_rejected", "error_raised"]
     report = executor.run.path / error.evidence_refs[0].uri
     assert report.is_file()
+    # Its partial snapshot is the executor's own: the proposed target, the URL the browser holds.
+    (partial,) = [ref for ref in error.evidence_refs if ref.kind == "dom_snapshot_partial"]
+    snapshot = json.loads((executor.run.path / partial.uri).read_text(encoding="utf-8"))
+    assert snapshot["source"] == "executor" and snapshot["url"] == executor.page.url
+    assert snapshot["target"]["spec"] == {"type": "text", "text": "Sign in"}
+    assert error.details["evidence_gaps"] == [
+        {"kind": "state_signature", "reason": "a rejected proposal is not run: the page is not observed for it"}]
     # A rejected proposal never touched the page: nothing was observed or done for it.
     assert not any(e["event_type"] == "action_started" and e["step_id"] == "bad" for e in trace)
 

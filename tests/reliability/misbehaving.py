@@ -5,8 +5,9 @@ suite (tests/reliability/test_misbehaving_pages.py): a click handler that never
 returns, a page whose own timer freezes its main thread, a page that repaints
 every frame, a click that eats memory until the renderer dies, a page that
 reloads itself forever, a body that drips one byte a second, a server that
-never answers, a reset connection. ``/healthy`` is a page that behaves, for the
-plan that must pass after each of them.
+never answers, a reset connection, a page that freezes when it is looked at
+(``/look-trap``, for tests/executor/test_evidence_gaps.py). ``/healthy`` is a
+page that behaves, for the plan that must pass after each of them.
 
 It is started by the conftest.py of an inner pytest run (the inner session
 owns it). Handlers that wait (``/silent``, ``/drip``) stop when ``release`` is
@@ -82,6 +83,23 @@ addEventListener("load", () => setTimeout(() => {{
   document.body.appendChild(b); document.getElementById("state").textContent = "frozen";
   setTimeout(() => {{ while (true) {{}} }}, 0);
 }}, {ms}));
+</script>""")
+
+            def route_look_trap(self, query: dict[str, str]) -> None:
+                """Freezes when it is looked at: the second read of its title after Arm is pressed.
+
+                Each observation reads the title once: the look after the click on
+                Arm passes, the look before the next step never returns. So the page
+                stops answering before that step has any observation of its own.
+                """
+                self._page("Trap", '<button type="button" onclick="armed=true">Arm</button>'
+                           '<button type="button">Next</button>', head="""<script>
+let armed = false, reads = 0;
+const real = Object.getOwnPropertyDescriptor(Document.prototype, "title");
+Object.defineProperty(document, "title", {get() {
+  if (armed && ++reads >= 2) { while (true) {} }
+  return real.get.call(document);
+}});
 </script>""")
 
             def route_raf(self, query: dict[str, str]) -> None:

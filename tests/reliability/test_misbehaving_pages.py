@@ -31,6 +31,7 @@ import pytest
 
 from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.contract.codes import ErrorCode
+from pytest_cometlocal.executor.observe import UNPAINTED
 from tests.reliability import procs
 from tests.support import plan
 
@@ -86,6 +87,7 @@ class Case:
     steps: tuple[str, ...] = ()
     extra: str = NO_RETRY
     any_typed: bool = False
+    unpainted: bool = False  # the page never gets a body: no observation waits for its picture
 
     def allowed(self) -> set[str | None]:
         if self.any_typed:
@@ -146,10 +148,11 @@ CASES: dict[str, Case] = {
   - {id: open, kind: navigate, target: {type: url, url: /refresh}}
   - {id: check, kind: assert, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
 """, ("POSTCONDITION_FAILED", "NAVIGATION_TIMEOUT"), ("open", "check")),
-    # 6. The body arrives one byte a second: load never comes in time.
+    # 6. The body arrives one byte a second: load never comes in time, and the
+    # document never gets as far as its <body>, so it is never painted.
     "drip": Case("""\
   - {id: open, kind: navigate, target: {type: url, url: /drip}}
-""", ("NAVIGATION_TIMEOUT",), ("open",)),
+""", ("NAVIGATION_TIMEOUT",), ("open",), unpainted=True),
     # 7. The server reads the request and never answers.
     "silent": Case("""\
   - {id: open, kind: navigate, target: {type: url, url: /silent}}
@@ -307,8 +310,51 @@ def assert_plan_outcome(inner: Inner, name: str, case: Case) -> str | None:
         run_dir = Path(item.properties["cometlocal.run_dir"])
     else:
         run_dir = inner.runs[name]
-    check_trace(run_dir, code)
+    events = check_trace(run_dir, code)
+    if code is not None:
+        assert_evidence_or_gaps(run_dir, [e for e in events if e["event_type"] == "error_raised"][-1]["error"])
+    if case.unpainted:
+        assert_no_wait_for_a_picture(events)
     return code
+
+
+# What the errors contract asks of every error's evidence, and of failures at these stages or critical steps.
+WITH_PAGE = ("execution", "postcondition")
+
+
+def assert_evidence_or_gaps(run_dir: Path, error: dict) -> None:
+    """The error has a dom_snapshot_partial (a file holding the URL), and every piece the
+    contract asks for is either among its evidence or named in ``details.evidence_gaps``."""
+    refs = error["evidence_refs"]
+    gaps = error["details"].get("evidence_gaps", [])
+    assert all(set(gap) == {"kind", "reason"} and gap["reason"] for gap in gaps), gaps
+    gap_kinds = [gap["kind"] for gap in gaps]
+    partial = [ref for ref in refs if ref["kind"] == "dom_snapshot_partial"]
+    assert partial, f"{error['error_code']}: no dom_snapshot_partial among {refs}"
+    for ref in partial:
+        snapshot = json.loads((run_dir / ref["uri"]).read_text(encoding="utf-8"))
+        assert snapshot["url"] and {"title", "visible_anchors", "visible_inputs"} <= set(snapshot), snapshot
+        if snapshot.get("source") == "executor":  # taken without the renderer: says why, and what was last seen
+            assert snapshot["reason"] and "last_observation" in snapshot, snapshot
+    assert (error["state_before"] is not None) != ("state_signature" in gap_kinds), (error["state_before"], gaps)
+    pictures = {ref["metadata"].get("which") for ref in refs if ref["kind"] == "screenshot"}
+    assert pictures <= {"before", "after"}, refs
+    # Every failure shows the page before and at the failure, or says why it cannot.
+    assert len(pictures) + gap_kinds.count("screenshot") == 2, (refs, gaps)
+    has_html = any(ref["kind"] == "html_full" for ref in refs)
+    assert not (has_html and "html_full" in gap_kinds), gaps
+    if error["stage"] in WITH_PAGE or error["criticality"] == "critical":
+        assert has_html or "html_full" in gap_kinds, (refs, gaps)
+    if error["error_code"] == "NAVIGATION_TIMEOUT":
+        assert isinstance(error["details"].get("timeout_ms"), int), error["details"]
+
+
+def assert_no_wait_for_a_picture(events: list[dict]) -> None:
+    """Every look at a page with no body yet says so, instead of a capture that timed out."""
+    signatures = [sig for e in events for sig in (e["state_signature_before"], e["state_signature_after"])
+                  if sig and sig["screenshot_hash"] is None]
+    assert signatures, "the page was never observed without a picture"
+    assert {sig["metadata"].get("screenshot_error") for sig in signatures} == {UNPAINTED}, signatures
 
 
 def assert_healthy_passed(inner: Inner, name: str) -> None:

@@ -53,9 +53,11 @@ def test_overlay_is_named_in_details():
 
 
 def test_a_page_that_answers_but_never_settles_is_a_navigation_timeout():
-    verdict = unresponsive({"during": "observation before the step", "waited_ms": 5000, "probe": "answered"})
+    verdict = unresponsive({"during": "observation before the step", "waited_ms": 5000, "probe": "answered",
+                            "timeout_ms": 3000})
     assert verdict.code == ErrorCode.NAVIGATION_TIMEOUT
     assert verdict.details["wait_condition"] == "a document to observe"
+    assert verdict.details["timeout_ms"] == 3000  # as every NAVIGATION_TIMEOUT has: the step's own
     stuck = unresponsive({"during": "postconditions", "waited_ms": 5000, "probe": "no answer"})
     assert stuck.code == ErrorCode.PAGE_UNRESPONSIVE
     assert stuck.details["during"] == "postconditions" and stuck.details["waited_ms"] == 5000
