@@ -17,7 +17,7 @@ server and its workers are killed at the end.
   they can, so most kills land in or next to a ``write``. With lines written
   unpadded, 0.3 to 2.3 % of the workers killed here were left with a line cut
   at a page boundary (three runs of 300 to 600 on a loaded 2-core machine);
-  padded, none of 1,200.
+  padded, none of 900.
 - With a browser, workers run a long plan against the demo portal in one
   shared Chromium (over CDP), the way a real run is killed.
 """
