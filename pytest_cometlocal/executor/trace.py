@@ -1,8 +1,18 @@
 """trace.jsonl: one event per line, append-only, seq without gaps.
 
-Every line is flushed to the operating system as it is written, so a run
-killed at any point (the pytest process included) leaves a file whose lines
-all parse. ``close`` fsyncs. Lines are redacted before they are written.
+Every line goes to the operating system in one ``write`` as it is emitted
+(unbuffered, O_APPEND), so a run killed at any point, the pytest process
+included, keeps every line it wrote whole. ``close`` fsyncs. Lines are
+redacted before they are written.
+
+One write is not enough on its own: Linux copies a write into the file one
+page at a time and stops at a page boundary when the process is being killed,
+so SIGKILL can cut a line that straddles one. A line is therefore padded with
+spaces (JSON whitespace, before its newline) up to the page's end when less
+than LINE_ROOM bytes of that page would be left: every line then starts with
+at least LINE_ROOM bytes before the next boundary, and a line no longer than
+that never straddles one. A longer line (an error with large details) still
+can; ``cometlocal verify`` reports such a cut line.
 
 A line that cannot be written whole (a full disk) is cut off again, so the
 file still ends with a complete line; the writer then raises
@@ -12,6 +22,7 @@ OutputWriteFailed and the event does not count (its seq is not used).
 from __future__ import annotations
 
 import json
+import mmap
 import os
 from pathlib import Path
 from typing import Any, Iterable
@@ -22,6 +33,16 @@ from .evidence import OutputWriteFailed
 from .redaction import Redactor
 
 _OPTIONAL = ("action_spec", "result", "error", "evidence_refs", "metadata")
+
+PAGE = mmap.PAGESIZE
+LINE_ROOM = 2048  # a line this long or shorter never straddles a page boundary (module docstring)
+
+
+def padded(line: bytes, offset: int) -> bytes:
+    """``line`` (no newline) as written at ``offset``: with its newline, padded to the page's end when
+    less than LINE_ROOM bytes of the page would be left after it."""
+    left = -(offset + len(line) + 1) % PAGE
+    return line + b" " * left + b"\n" if left < LINE_ROOM else line + b"\n"
 
 
 class TraceWriter:
@@ -82,7 +103,7 @@ class TraceWriter:
         line = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
         if self.redactor:
             line = self.redactor.text(line)
-        self._append((line + "\n").encode("utf-8"))
+        self._append(padded(line.encode("utf-8"), self._size))
         self.seq += 1
         for listener in self.listeners:
             try:
