@@ -44,7 +44,7 @@ import pytest
 from pytest_cometlocal.audit import verify_run
 from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, system_chromium
 from pytest_cometlocal.executor.trace import LINE_ROOM
-from tests.support import defaults
+from tests.support import DEFAULTS, LOGIN, defaults
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_FINISHED = "trace.jsonl: last event is "  # a killed run has no run_finished: expected
@@ -107,22 +107,14 @@ def work(output, seed):
 """
 
 # A long plan through the demo portal: sign in, then pages, forms and checks.
-LONG_PLAN = "name: long\n" + defaults(timeout_ms=10000) + textwrap.dedent("""\
-    steps:
-      - {id: open, kind: navigate, target: {type: url, url: /login}}
-      - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: alice}
-      - {id: pw, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
-      - id: submit
-        kind: click
-        target: {type: role, role: button, name: Sign in, exact: true}
-        postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
+LONG_PLAN = LOGIN.replace("name: login", "name: long").replace(DEFAULTS, defaults(timeout_ms=10000)) + textwrap.indent(textwrap.dedent("""\
       - {id: reports, kind: navigate, target: {type: url, url: /reports}}
       - {id: form, kind: navigate, target: {type: url, url: /form}}
       - {id: dashboard, kind: navigate, target: {type: url, url: /dashboard}}
       - {id: duplicates, kind: navigate, target: {type: url, url: /duplicates}}
       - {id: disabled, kind: navigate, target: {type: url, url: /disabled}}
       - {id: home, kind: navigate, target: {type: url, url: /}}
-    """)
+    """), "  ")
 
 
 class ForkServer:
