@@ -99,7 +99,8 @@ def test_an_agent_logs_in_is_refused_twice_and_saves_a_plan_that_passes_under_py
         out["blocked"] = await agent("propose", step={"id": "leave", "kind": "navigate", "timeout_ms": 1000,
                                                       "target": {"type": "url", "url": outside.url + "/landing"}})
         out["outside"] = await agent("save_plan", path="../elsewhere.actions.yaml", name="x")
-        out["absolute"] = await agent("save_plan", path=str(tmp_path / "abs.actions.yaml"), name="x")
+        # An absolute path is taken only inside the working folder (issue 24); this one is outside it.
+        out["absolute"] = await agent("save_plan", path=str(tmp_path.parent / "abs.actions.yaml"), name="x")
         out["suffix"] = await agent("save_plan", path="plans/login.yaml", name="x")
         out["saved"] = await agent("save_plan", path="plans/login.actions.yaml", name="agent login")
         out["end"] = await agent("end_session")
@@ -132,7 +133,7 @@ def test_an_agent_logs_in_is_refused_twice_and_saves_a_plan_that_passes_under_py
     assert blocked["ok"] is False and blocked["error_code"] == "DOMAIN_BLOCKED" and blocked["action_id"] == "leave"
     assert len(outside.hits) == hits_before
     assert {out[k]["error_code"] for k in ("outside", "absolute", "suffix")} == {"PATH_REFUSED"}
-    assert not (tmp_path.parent / "elsewhere.actions.yaml").exists() and not (tmp_path / "abs.actions.yaml").exists()
+    assert not (tmp_path.parent / "elsewhere.actions.yaml").exists() and not (tmp_path.parent / "abs.actions.yaml").exists()
     assert out["saved"]["ok"] and out["saved"]["steps"] == 5
     assert out["end"] == {"ok": True, "run_dir": out["start"]["run_dir"], "status": "failed"}  # the last step failed
     run_dir = Path(out["start"]["run_dir"])
