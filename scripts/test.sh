@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): installs what it needs, then runs the suite.
-# Extra arguments go to pytest, e.g. `scripts/test.sh -k loader -x`.
+# The test command (README, .ci/run): installs what it needs, then runs the suite
+# on two workers (pytest-xdist; a file's tests stay together on one worker).
+# Extra arguments go to pytest, e.g. `scripts/test.sh -k loader -x` (`-n 0` runs it serially).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup-env.sh"
 cd "$ROOT"
-exec "${COMETLOCAL_VENV:-$ROOT/.venv}/bin/python" -m pytest tests "$@"
+exec "${COMETLOCAL_VENV:-$ROOT/.venv}/bin/python" -m pytest tests -n 2 --dist loadfile "$@"

@@ -33,12 +33,12 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "example_plans" / "at_scale"
 
 # Every report the controller gets, one JSON line each (workers' reports reach it too, under xdist).
 OUTCOMES_CONFTEST = PORTAL_CONFTEST + '''
-import json, os
+import json
 
 _FILE = []
 
 def pytest_sessionstart(session):
-    if "PYTEST_XDIST_WORKER" not in os.environ:
+    if not hasattr(session.config, "workerinput"):  # the controller (the env var may be an outer run's)
         _FILE.append(session.config.rootpath / "outcomes.jsonl")
         _FILE[0].write_text("")
 
