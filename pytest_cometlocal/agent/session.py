@@ -100,7 +100,7 @@ class AgentSession:
             run = RunFolder.create(self.workdir / "cometlocal-runs", run_name, mode="live", policy=self.policy,
                                    allowlist=hosts, plan_info={"planner": "mcp", "name": run_name},
                                    redactor=redactor, profile={"name": "mcp", "base_url": base_url, "browser": "chromium"},
-                                   extra={"guards": guards_in_force(browser, self.browsers.remote and self.browsers.remote.connection)})
+                                   extra={"guards": guards_in_force(context, self.browsers.remote and self.browsers.remote.connection)})
             settings = ExecutorSettings(base_url=base_url, allowlist=tuple(hosts), policy=self.policy,
                                         secrets=dict(values), uploads_root=self.workdir)
             executor = Executor(context.new_page(), run, settings, guard=guard)

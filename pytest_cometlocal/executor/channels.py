@@ -37,8 +37,10 @@ BINDING = "__cometlocalChannelBlocked"
 KINDS = frozenset({"STUN", "TURN", "ICE", "WEBTRANSPORT"})
 _MAX_TEXT = 500
 
-# Browsers launched with WEBRTC_FLAGS by this process (browser.BrowserManager adds them).
+# Browsers launched with WEBRTC_FLAGS by this process (browser.BrowserManager adds them),
+# and contexts that got the page script (guard_channels): what the manifest's guards report.
 _flagged: "weakref.WeakSet[Any]" = weakref.WeakSet()
+_scripted: "weakref.WeakSet[Any]" = weakref.WeakSet()
 
 PAGE_SCRIPT = r"""
 (() => {
@@ -163,6 +165,7 @@ def guard_channels(context: Any, guard: Any) -> None:
 
     context.expose_binding(BINDING, refused)
     context.add_init_script(page_script(guard.allowlist))
+    _scripted.add(context)
 
 
 def mark_flagged(browser: Any) -> None:
@@ -170,16 +173,18 @@ def mark_flagged(browser: Any) -> None:
     _flagged.add(browser)
 
 
-def guards_in_force(browser: Any, connection: str | None) -> dict[str, Any]:
-    """The run manifest's ``guards``: what keeps this run's requests inside the allowlist.
+def guards_in_force(context: Any, connection: str | None) -> dict[str, Any]:
+    """The run manifest's ``guards``: what keeps the requests of ``context``'s run inside the allowlist.
 
     ``webrtc_launch_flag``: ``set`` (launched here with it), ``requested`` (sent
     to a Playwright server, which honours it only when started with --unsafe),
     ``absent`` (a CDP browser) or ``unknown`` (a browser handed to run_plan, or
-    launched with the user's own policy flag).
+    launched with the user's own policy flag). ``webrtc_page_script``: whether
+    guard_channels gave ``context`` the page script.
     """
-    if browser in _flagged:
+    browser = getattr(context, "browser", None)
+    if browser is not None and browser in _flagged:
         flag = "set"
     else:
         flag = {"playwright-server": "requested", "cdp": "absent"}.get(connection or "", "unknown")
-    return {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": True}
+    return {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": context is not None and context in _scripted}

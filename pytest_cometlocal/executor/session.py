@@ -25,8 +25,8 @@ DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"
 
 
 def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, profile: dict[str, Any] | None = None,
-                      extra_info: dict[str, Any] | None = None, browser: Any = None) -> RunFolder:
-    """The run's folder; its manifest names the guards in force for ``browser`` (channels.guards_in_force)."""
+                      extra_info: dict[str, Any] | None = None, context: Any = None) -> RunFolder:
+    """The run's folder; its manifest names the guards in force for ``context`` (channels.guards_in_force)."""
     row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
     return RunFolder.create(
         output, plan.item_name, mode=eff.mode, policy=plan.plan.policy, allowlist=eff.allowlist,
@@ -35,7 +35,7 @@ def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, pro
         redactor=Redactor(eff.secrets.values()),
         profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **(profile or {})},
         extra={"configuration": eff.configuration(),
-               "guards": guards_in_force(browser, (profile or {}).get("connection"))},
+               "guards": guards_in_force(context, (profile or {}).get("connection"))},
     )
 
 
@@ -72,7 +72,7 @@ def run_plan(browser: Any, plan: ValidPlan, output: Path, eff: EffectiveSettings
         context = browser.new_context(**args)
         guard_channels(context, guard)
         page = context.new_page()
-        run = create_run_folder(plan, eff, output, profile=profile, extra_info=extra_info, browser=browser)
+        run = create_run_folder(plan, eff, output, profile=profile, extra_info=extra_info, context=context)
         metadata = record_storage_use(run, *used) if used else {}
         return make_executor(page, plan, eff, run, guard, storage=storage).run_plan(plan.plan, metadata=metadata)
     finally:

@@ -159,7 +159,7 @@ def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettin
         eff = cometlocal_plan_settings
         profile = {"name": "pytest", "headless": not opts.headed, **opts.connection_profile}
         run_folder = create_run_folder(plan, eff, opts.output, profile=profile, extra_info={"nodeid": item.nodeid},
-                                       browser=cometlocal_page.context.browser)
+                                       context=cometlocal_page.context)
         item.cometlocal_run_dir = run_folder.path
         metadata: dict[str, Any] = {"nodeid": item.nodeid}
         if cometlocal_storage_state is not None:

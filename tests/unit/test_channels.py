@@ -20,7 +20,8 @@ class Browser:
 
 
 class Context:
-    def __init__(self) -> None:
+    def __init__(self, browser: Any = None) -> None:
+        self.browser = browser
         self.bindings: dict[str, Any] = {}
         self.scripts: list[str] = []
 
@@ -36,14 +37,19 @@ def test_every_launch_has_the_webrtc_flags() -> None:
     assert set(WEBRTC_FLAGS) <= set(LAUNCH_ARGS)
 
 
-def test_manifest_guards_say_where_the_flag_comes_from() -> None:
+def test_manifest_guards_say_where_the_flag_comes_from_and_whether_the_script_was_given() -> None:
     launched, other = Browser(), Browser()
     mark_flagged(launched)
-    assert guards_in_force(launched, "launch") == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
-    assert guards_in_force(other, "playwright-server")["webrtc_launch_flag"] == "requested"
-    assert guards_in_force(other, "cdp")["webrtc_launch_flag"] == "absent"
-    assert guards_in_force(other, None)["webrtc_launch_flag"] == "unknown"
-    assert guards_in_force(None, "launch")["webrtc_launch_flag"] == "unknown"
+    guarded = Context(launched)
+    guard_channels(guarded, NetworkGuard(["127.0.0.1"]))
+    assert guards_in_force(guarded, "launch") == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
+    # A context that never got the page script is not reported as guarded by it.
+    assert guards_in_force(Context(launched), "launch") == {"proxy": True, "webrtc_launch_flag": "set",
+                                                           "webrtc_page_script": False}
+    assert guards_in_force(Context(other), "playwright-server")["webrtc_launch_flag"] == "requested"
+    assert guards_in_force(Context(other), "cdp")["webrtc_launch_flag"] == "absent"
+    assert guards_in_force(Context(other), None)["webrtc_launch_flag"] == "unknown"
+    assert guards_in_force(None, "launch") == {"proxy": True, "webrtc_launch_flag": "unknown", "webrtc_page_script": False}
 
 
 def test_a_pages_report_records_only_outside_hosts_of_known_kinds() -> None:
@@ -80,5 +86,5 @@ def test_a_launch_with_the_users_own_webrtc_policy_is_not_recorded_as_ours(tmp_p
     ours = BrowserManager({}, str(chrome), playwright=FakePlaywright(FakeChromium(None))).browser()
     theirs = BrowserManager({"args": ["--webrtc-ip-handling-policy=default"]}, str(chrome),
                             playwright=FakePlaywright(FakeChromium(None))).browser()
-    assert guards_in_force(ours, "launch")["webrtc_launch_flag"] == "set"
-    assert guards_in_force(theirs, "launch")["webrtc_launch_flag"] == "unknown"
+    assert guards_in_force(Context(ours), "launch")["webrtc_launch_flag"] == "set"
+    assert guards_in_force(Context(theirs), "launch")["webrtc_launch_flag"] == "unknown"
