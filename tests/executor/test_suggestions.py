@@ -104,9 +104,13 @@ def flow(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10_000).strip()
 
 
-def step_plan(step: str, page: str = "/app", extra_steps: str = "") -> str:
+def step_plan(step: str, page: str = "/app", extra_steps: str = "", timeout_ms: int = 600) -> str:
+    """A short timeout keeps a failing step short; a plan expected to pass gets PASSING_MS (a loaded machine)."""
     return plan(f"- {{id: open, kind: navigate, target: {{type: url, url: {page}}}}}\n{extra_steps}{step}\n",
-                name="s", timeout_ms=600)
+                name="s", timeout_ms=timeout_ms)
+
+
+PASSING_MS = 10_000
 
 
 def click(target: dict[str, Any], kind: str = "click", extra: str = "") -> str:
@@ -151,7 +155,7 @@ def test_a_stale_target_suggests_the_one_on_the_page_first_and_each_suggestion_w
     assert [s["score"] for s in found] == sorted((s["score"] for s in found), reverse=True)
     for s in found:
         assert set(s) >= {"target", "matched", "score", "why"} and s["why"] and s["matched"]
-        fixed = go(step_plan(with_target(kind, s, value)))
+        fixed = go(step_plan(with_target(kind, s, value), timeout_ms=PASSING_MS))
         assert fixed.result.status == "passed", (s, fixed.error and fixed.error.message)
 
 
@@ -166,7 +170,7 @@ def test_not_unique_gets_narrowing_suggestions_that_each_match_one(go):
     assert all("in region \"Danger zone\"" in s["matched"] for s in found), found
     assert "rationale" in found[1] and "rationale" not in found[0]
     for s in found:
-        fixed = go(step_plan(with_target("click", s)))
+        fixed = go(step_plan(with_target("click", s), timeout_ms=PASSING_MS))
         assert fixed.result.status == "passed", (s, fixed.error and fixed.error.message)
 
 
@@ -202,7 +206,8 @@ def test_a_passing_step_does_no_suggestion_work(go, monkeypatch):
     calls: list[Any] = []
     real = S.suggest
     monkeypatch.setattr(S, "suggest", lambda *a, **k: calls.append(a) or real(*a, **k))
-    passed = go(step_plan(click({"type": "role", "role": "button", "name": "Save changes", "exact": True})))
+    passed = go(step_plan(click({"type": "role", "role": "button", "name": "Save changes", "exact": True}),
+                          timeout_ms=PASSING_MS))
     assert passed.result.status == "passed" and calls == []
     failed = go(step_plan(click({"type": "role", "role": "button", "name": "Save", "exact": True})))
     assert failed.code == "TARGET_NOT_FOUND" and len(calls) == 1
@@ -226,7 +231,7 @@ def test_a_target_in_a_frame_gets_suggestions_in_the_same_frame(go):
     r = go(step_plan(click(stale), page="/host"))
     found = suggestions_of(r)
     assert [s["target"] for s in found] == [{**stale, "inner": {**stale["inner"], "name": "Inner action"}}]
-    fixed = go(step_plan(with_target("click", found[0]), page="/host"))
+    fixed = go(step_plan(with_target("click", found[0]), page="/host", timeout_ms=PASSING_MS))
     assert fixed.result.status == "passed", fixed.error and fixed.error.message
 
 
