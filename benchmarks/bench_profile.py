@@ -87,8 +87,17 @@ class NestedTimer:
 def instrument(timer: NestedTimer) -> None:
     from playwright.sync_api._generated import Locator, Page
 
-    from pytest_cometlocal.executor import (actions, checks, engine, evidence, observe, observer, safety,
-                                            step_conditions, step_evidence, step_target, trace)
+    from pytest_cometlocal.executor.step import actions
+    from pytest_cometlocal.executor.page import conditions as checks
+    from pytest_cometlocal.executor import engine
+    from pytest_cometlocal.executor.runfolder.folder import evidence_store as evidence
+    from pytest_cometlocal.executor.page import observation as observe
+    from pytest_cometlocal.executor.step import observer
+    from pytest_cometlocal.executor.step import safety
+    from pytest_cometlocal.executor.step import checkpoints as step_conditions
+    from pytest_cometlocal.executor.step import evidence as step_evidence
+    from pytest_cometlocal.executor.step import target as step_target
+    from pytest_cometlocal.executor.runfolder.folder import trace_writer as trace
 
     E = engine.Executor
     timer.patch(E, "_attempt", "step")
@@ -128,7 +137,7 @@ def _phase(times: dict[str, list[float]], name: str) -> Iterator[None]:
 
 
 def _validated(text: str, root: Path, name: str):
-    from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, validate_text
+    from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 
     path = root / name
     path.write_text(text, encoding="utf-8")
@@ -141,7 +150,7 @@ def _validated(text: str, root: Path, name: str):
 def _run_item(browser: Any, plan: Any, base_url: str, output: Path, timer: NestedTimer,
               phases: dict[str, list[float]]) -> Any:
     """What the plugin's fixtures do for one item, each phase timed."""
-    from pytest_cometlocal.executor.guard import NetworkGuard
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
     from pytest_cometlocal.contract.settings import effective_settings
     from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS, create_run_folder, make_executor
 
@@ -221,8 +230,8 @@ def screenshot_variants(browser: Any, url: str, shots: int) -> dict[str, float]:
     """Median ms of one viewport picture, by way of taking it, on the benchmark page (1280x720)."""
     import base64
 
-    from pytest_cometlocal.executor import screenshots
-    from pytest_cometlocal.executor.observe import MAX_ELEMENTS, OBSERVE_JS, observe
+    from pytest_cometlocal.executor.page import screenshots
+    from pytest_cometlocal.executor.page.observation import MAX_ELEMENTS, OBSERVE_JS, observe
     from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 
     context = browser.new_context(**DEFAULT_CONTEXT_ARGS)
@@ -279,7 +288,7 @@ def bench_profile(work: Path, *, runs: int = 3, bench_steps: int = 40, cprofile:
     from playwright.sync_api import sync_playwright
 
     from pytest_cometlocal.demo.portal import DemoPortal
-    from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, find_chromium
+    from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
 
     from .bench_throughput import portal_plan
     from .site import BenchSite, flow, plan_yaml

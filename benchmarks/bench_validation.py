@@ -34,7 +34,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.plans import plan_text  # noqa: E402
-from pytest_cometlocal.contract.validator import (  # noqa: E402
+from pytest_cometlocal.contract.validate.validator import (  # noqa: E402
     InvalidPlan,
     ValidationContext,
     validate_path,

@@ -250,7 +250,7 @@ def chromium_binary() -> str | None:
     """The Chromium the plugin launches (find_chromium: Playwright's build or a system one)."""
     from playwright.sync_api import sync_playwright
 
-    from pytest_cometlocal.executor.chromium import find_chromium
+    from pytest_cometlocal.executor.browser.chromium import find_chromium
 
     with sync_playwright() as pw:
         path = find_chromium(pw)
@@ -261,7 +261,7 @@ def chromium_version() -> str | None:
     try:
         from playwright.sync_api import sync_playwright
 
-        from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, find_chromium
+        from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
 
         with sync_playwright() as pw:
             path = find_chromium(pw)

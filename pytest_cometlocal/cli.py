@@ -14,13 +14,13 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from . import __version__
-from .contract.expectation import expectation_met
-from .contract.suite import SuiteConfigFinder
-from .contract.settings import effective_settings
-from .contract.validator import InvalidPlan, ValidationContext, validate_path
-from .contract.paths import DEFAULT_GLOBS
-from .contract.rootdir import RootdirError, pytest_rootdir
+from pytest_cometlocal import __version__
+from pytest_cometlocal.contract.expectation import expectation_met
+from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.settings import effective_settings
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
+from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
+from pytest_cometlocal.contract.load.rootdir import RootdirError, pytest_rootdir
 
 # verify/show (run folders) and schema import what they need when they run:
 # every start of the command pays for what it imports, and validate, the
@@ -160,7 +160,7 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .contract.schema import group_json_schema, plan_json_schema, suite_json_schema
+    from pytest_cometlocal.contract.model.schema import group_json_schema, plan_json_schema, suite_json_schema
 
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
     text = json.dumps(make(), indent=2)
@@ -172,7 +172,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from .audit import find_runs, verify_run
+    from pytest_cometlocal.runs.verify import find_runs, verify_run
 
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
@@ -197,12 +197,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from .audit import find_runs, show_run
+    from pytest_cometlocal.runs.verify import find_runs, show_run
 
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))
-    from .contract.suggested import run_suggestion_lines
+    from pytest_cometlocal.contract.model.suggestion import run_suggestion_lines
 
     for run in runs:
         try:
@@ -216,7 +216,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """Exit 0 when the two runs match, 1 when they diverge; refusals are usage errors (2)."""
-    from .run_diff import DiffError, run_diff_command
+    from pytest_cometlocal.runs.diff import DiffError, run_diff_command
 
     try:
         text, code = run_diff_command(Path(args.run_a), Path(args.run_b), as_json=args.json)
@@ -228,7 +228,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """A codegen recording -> a plan file (docs/planners.md); exit 1 when statements were left out."""
-    from .planners.importer import ImportFailed, run_import
+    from pytest_cometlocal.planners.importer import ImportFailed, run_import
 
     try:
         return run_import(Path(args.script), args.output, name=args.name, base_url=args.base_url,
@@ -240,7 +240,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 def cmd_mcp(args: argparse.Namespace) -> int:
     """The executor as an MCP server on stdio (docs/planners.md); needs the extra ``mcp``."""
     try:
-        from .agent.server import serve
+        from pytest_cometlocal.agent.server import serve
     except ImportError as exc:
         if "mcp" not in str(exc):
             raise

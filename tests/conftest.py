@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_cometlocal.contract.settings import effective_settings
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, validate_text
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 from pytest_cometlocal.demo.portal import DemoPortal
 from tests.support import OutsideServer, Run
 
@@ -33,7 +33,7 @@ def chromium():
     Playwright's sync API allows one instance per thread, so every browser
     test in this process shares it.
     """
-    from pytest_cometlocal.executor.browser import BrowserManager
+    from pytest_cometlocal.executor.browser.manager import BrowserManager
 
     manager = BrowserManager({"headless": True}, None)
     yield manager

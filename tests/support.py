@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidPlan
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidPlan
 
 if TYPE_CHECKING:
     from pytest_cometlocal.executor.engine import RunResult
@@ -296,7 +296,7 @@ def run_text(chromium: Any, root: Path, text: str, base_url: str, env: dict[str,
     """Validate a plan's text (dedented; written under ``root``/plans) and run it in a fresh context of the
     suite's Chromium against ``base_url``: the ``run`` fixture's work, for a site other than the portal."""
     from pytest_cometlocal.contract.settings import effective_settings
-    from pytest_cometlocal.contract.validator import ValidationContext, validate_text
+    from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text
     from pytest_cometlocal.executor.session import run_plan
 
     folder = root / "plans"

@@ -20,12 +20,12 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from ..contract.paths import DEFAULT_GLOBS, ConfinementError, confine
-from ..contract.policy import Policy
-from ..contract.problems import Problem
-from ..contract.results import InvalidPlan, ValidationContext
-from ..contract.validator import validate_text
-from ..planners.plan_yaml import DEFAULTS, dump_plan
+from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS, ConfinementError, confine
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.problems import Problem
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
+from pytest_cometlocal.contract.validate.validator import validate_text
+from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 DESCRIPTION = "Explored by an agent through cometlocal mcp."
 SUFFIXES = tuple(glob.lstrip("*") for glob in DEFAULT_GLOBS)  # .actions.yaml, .actions.yml

@@ -25,7 +25,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from .session import AgentError, AgentSession
+from pytest_cometlocal.agent.agent_session import AgentError, AgentSession
 
 INSTRUCTIONS = (
     "Drive a browser one validated step at a time. start_session first; observe gives candidate targets that "

@@ -4,17 +4,17 @@ Pure Python: nothing here imports a browser library, so plans can be checked
 (``cometlocal validate``, editors, collection) without Chromium.
 """
 
-from .actionspec import ActionSpec, StepDefaults
-from .codes import CANONICAL_CODES, EXTENSION_CODES, ErrorCode
-from .conditions import Condition
-from .loader import Document, YamlError, load_documents, load_file
-from .plan import Plan
-from .policy import Policy
-from .problems import Mark, Problem
-from .records import EvidenceRef, ExecutorError, FailedCondition, StateSignature, TraceEvent
-from .settings import EffectiveSettings, effective_settings
-from .targets import Target, TargetSpec
-from .validator import (
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
+from pytest_cometlocal.contract.model.codes import CANONICAL_CODES, EXTENSION_CODES, ErrorCode
+from pytest_cometlocal.contract.model.conditions import Condition
+from pytest_cometlocal.contract.load.safe_yaml import Document, YamlError, load_documents, load_file
+from pytest_cometlocal.contract.model.plan import Plan
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.problems import Mark, Problem
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature, TraceEvent
+from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.contract.model.targets import Target, TargetSpec
+from pytest_cometlocal.contract.validate.validator import (
     InvalidPlan,
     PlanResult,
     PlanSource,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from .plan import Expect
+from pytest_cometlocal.contract.model.plan import Expect
 
 
 def expectation_met(expect: Expect, error_code: str | None, action_id: str | None, problem_steps: Iterable[str] = ()) -> bool:

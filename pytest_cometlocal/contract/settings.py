@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from .results import ValidPlan
+from pytest_cometlocal.contract.validate.validated import ValidPlan
 
 # The plan keys a suite config can also set, whose source the run manifest records.
 CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults")

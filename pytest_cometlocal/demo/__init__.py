@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .portal import DemoPortal, main
+    from pytest_cometlocal.demo.portal import DemoPortal, main
 
 __all__ = ["DemoPortal", "main"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        from . import portal
+        from pytest_cometlocal.demo import portal
 
         return getattr(portal, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

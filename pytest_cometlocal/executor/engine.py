@@ -33,29 +33,29 @@ import time
 from typing import Any, Callable
 from urllib.parse import urljoin, urlsplit
 
-from ..contract.actionspec import ActionSpec
-from ..contract.codes import ErrorCode
-from ..contract.interpolation import SECRET_REFERENCE, resolve_secrets
-from ..contract.plan import Plan
-from ..contract.problems import Mark, Problem
-from ..contract.records import EvidenceRef, ExecutorError
-from ..contract.validator import validate_action_spec
-from .actions import Actions
-from .errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
-from .evidence import MANIFEST, OutputWriteFailed
-from .failures import PAGE_GONE, Failures
-from .locators import describe_compiled
-from .observer import Observer
-from .page_events import PageEvents
-from .policy import Halt, PolicyState
-from .results import ExecutorSettings, RunResult, StepAttempt, StepResult, Stop, elapsed_ms, status_for
-from .runfolder import RunFolder
-from .safety import Safety
-from .step_conditions import StepConditions
-from .step_evidence import step_evidence
-from .step_target import U4_ORDER, resolve_step_target
-from .storage import save_state
-from .watchdog import CALL_MARGIN_MS, CallTimedOut, PageWatch, bound
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, resolve_secrets
+from pytest_cometlocal.contract.model.plan import Plan
+from pytest_cometlocal.contract.model.problems import Mark, Problem
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+from pytest_cometlocal.contract.validate.validator import validate_action_spec
+from pytest_cometlocal.executor.step.actions import Actions
+from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
+from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, OutputWriteFailed
+from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
+from pytest_cometlocal.executor.page.locators import describe_compiled
+from pytest_cometlocal.executor.step.observer import Observer
+from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.step.budget import Halt, PolicyState
+from pytest_cometlocal.executor.results import ExecutorSettings, RunResult, StepAttempt, StepResult, Stop, elapsed_ms, status_for
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.step.safety import Safety
+from pytest_cometlocal.executor.step.checkpoints import StepConditions
+from pytest_cometlocal.executor.step.evidence import step_evidence
+from pytest_cometlocal.executor.step.target import U4_ORDER, resolve_step_target
+from pytest_cometlocal.executor.browser.storage_states import save_state
+from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, PageWatch, bound
 
 __all__ = ["Executor", "ExecutorSettings", "RunResult", "StepResult"]
 
@@ -80,7 +80,7 @@ class Executor:
         self.policy = PolicyState(settings.policy)
         self.results: list[StepResult] = []
         self.proposals = 0
-        self.storage: Any = None  # a StorageStates, where save points write (executor/storage.py)
+        self.storage: Any = None  # a StorageStates, where save points write (executor/browser/storage_states.py)
         self.released: str | None = None  # how a stuck or crashed page was let go of
         self.events = PageEvents(page.context, page, guard)
         self.watch = PageWatch(page, self.events)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from ..contract.records import ExecutorError
+from pytest_cometlocal.contract.model.records import ExecutorError
 
 
 class ExecutorFailure(Exception):

@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from ..contract.actionspec import ActionSpec
-from ..contract.codes import ErrorCode
-from ..contract.plan import AuthSignals, Plan
-from ..contract.policy import Policy
-from ..contract.records import EvidenceRef, ExecutorError
-from .checks import DEFAULT_TOAST_SELECTOR
-from .locators import ResolvedTarget
-from .observe import Observation
-from .page_events import Marks
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.plan import AuthSignals, Plan
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+from pytest_cometlocal.executor.page.conditions import DEFAULT_TOAST_SELECTOR
+from pytest_cometlocal.executor.page.locators import ResolvedTarget
+from pytest_cometlocal.executor.page.observation import Observation
+from pytest_cometlocal.executor.page.events import Marks
 
 
 @dataclass(frozen=True)

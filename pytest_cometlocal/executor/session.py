@@ -12,14 +12,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..contract.results import ValidPlan
-from ..contract.settings import EffectiveSettings
-from .engine import Executor, ExecutorSettings, RunResult
-from .channels import guard_channels, guards_in_force
-from .guard import DEFAULT_GUARD_HOST, NetworkGuard
-from .redaction import Redactor
-from .runfolder import RunFolder
-from .watchdog import close_context
+from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.settings import EffectiveSettings
+from pytest_cometlocal.executor.engine import Executor, ExecutorSettings, RunResult
+from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
+from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.page.watchdog import close_context
 
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
 
@@ -89,7 +89,7 @@ def record_storage_use(run: RunFolder, info: dict[str, Any], values: list[str]) 
 
     Returns the run_started metadata that names it (never its values).
     """
-    from .storage import mask_values
+    from pytest_cometlocal.executor.browser.storage_states import mask_values
 
     mask_values(run.redactor, values)
     run.manifest["storage_state"] = info

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .codegen_parse import Link, Recorded, Unmapped
+from pytest_cometlocal.planners.codegen_parse import Link, Recorded, Unmapped
 
 # Focus moves: the next step's target says where the author went, so nothing is lost.
 DROPPED_KEYS = frozenset({"Tab", "Shift+Tab"})

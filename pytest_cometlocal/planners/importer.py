@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from ..contract.results import InvalidPlan, ValidationContext
-from ..contract.validator import validate_text
-from ..executor.redaction import Redactor
-from .codegen_map import Mapped, map_calls, risky, strings
-from .codegen_parse import NotAScript, Unmapped, read_script
-from .plan_yaml import DEFAULTS, dump_plan
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
+from pytest_cometlocal.contract.validate.validator import validate_text
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.planners.codegen_map import Mapped, map_calls, risky, strings
+from pytest_cometlocal.planners.codegen_parse import NotAScript, Unmapped, read_script
+from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)

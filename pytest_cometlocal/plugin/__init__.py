@@ -9,8 +9,8 @@ plugin. Contract rules live in ``contract/``; running (and the session's
 browser, ``executor.browser.BrowserManager``) lives in ``executor/``.
 """
 
-from .collection import PlanFile, PlanItem, pytest_collect_file, pytest_collection_modifyitems
-from .fixtures import (
+from pytest_cometlocal.plugin.collection import PlanFile, PlanItem, pytest_collect_file, pytest_collection_modifyitems
+from pytest_cometlocal.plugin.fixtures import (
     cometlocal_base_url,
     cometlocal_browser,
     cometlocal_browser_manager,
@@ -23,9 +23,9 @@ from .fixtures import (
     cometlocal_runner,
     cometlocal_storage_state,
 )
-from .hooks import pytest_collection, pytest_configure, pytest_runtest_call, pytest_sessionfinish, pytest_terminal_summary
-from .interrupts import pytest_sessionstart, pytest_unconfigure
-from .options import pytest_addoption
+from pytest_cometlocal.plugin.hooks import pytest_collection, pytest_configure, pytest_runtest_call, pytest_sessionfinish, pytest_terminal_summary
+from pytest_cometlocal.plugin.interrupts import pytest_sessionstart, pytest_unconfigure
+from pytest_cometlocal.plugin.options import pytest_addoption
 
 __all__ = [
     "PlanFile",

@@ -19,11 +19,11 @@ from uuid import uuid4
 import allure_commons
 import pytest
 
-from ..contract.codes import ErrorCode
-from ..contract.suggested import suggestion_lines
-from ..contract.targets import describe_target
-from ..executor.evidence import MANIFEST
-from .failures import StepFailed, report_message
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.suggestion import suggestion_lines
+from pytest_cometlocal.contract.model.targets import describe_target
+from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
+from pytest_cometlocal.plugin.errors import StepFailed, report_message
 
 
 def allure_active(config: pytest.Config) -> bool:
@@ -35,7 +35,7 @@ class CodeFirstMessages:
     steps, starts with the error code, as the categories (``^CODE\\b``) expect.
 
     allure-pytest takes the message from ``ExceptionInfo.exconly()``, which names the
-    exception's class with its module (``pytest_cometlocal.plugin.failures.TARGET_NOT_FOUND:
+    exception's class with its module (``pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND:
     ...``); ``report_result`` runs before the result file is written and drops the module
     and, for classes not named after a code, the class (``failures.report_message``).
     """

@@ -23,21 +23,21 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..contract.codes import ErrorCode
-from ..contract.loader import YamlError, read_file
-from ..contract.outline import PlanOutline, outline_text
-from ..contract.records import ExecutorError
-from ..contract.suite import SuiteConfigFinder
-from ..contract.problems import Mark, Problem
-from ..contract.results import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
-from ..contract.validator import validate_text
-from ..executor.evidence import OutputWriteFailed
-from ..executor.failures import record_invalid_plan
-from .allure_report import allure_active, attach_run, label_error
-from .failures import PlanFailed, plan_failure
-from .options import settings
-from .storage import order_providers_first, shared_states
-from .outcome import Verdict, invalid_plan_text, judge
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.load.safe_yaml import YamlError, read_file
+from pytest_cometlocal.contract.validate.outline import PlanOutline, outline_text
+from pytest_cometlocal.contract.model.records import ExecutorError
+from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.model.problems import Mark, Problem
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
+from pytest_cometlocal.contract.validate.validator import validate_text
+from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
+from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
+from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
+from pytest_cometlocal.plugin.options import settings
+from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
+from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()

@@ -18,25 +18,25 @@ from typing import Any, Iterator
 
 import pytest
 
-from ..contract.results import ValidPlan
-from ..contract.settings import EffectiveSettings, effective_settings
-from ..executor.browser import BrowserManager
-from ..executor.channels import guard_channels
-from ..executor.engine import RunResult
-from ..executor.guard import NetworkGuard
-from ..executor.remote import RemoteBrowserUnavailable
-from ..executor.session import (
+from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.executor.browser.manager import BrowserManager
+from pytest_cometlocal.executor.browser.channels import guard_channels
+from pytest_cometlocal.executor.engine import RunResult
+from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+from pytest_cometlocal.executor.browser.remote import RemoteBrowserUnavailable
+from pytest_cometlocal.executor.session import (
     DEFAULT_CONTEXT_ARGS,
     create_run_folder,
     make_executor,
     record_storage_use,
 )
-from ..executor.watchdog import close_context
-from .options import settings
-from .allure_report import AllureSteps, allure_active, label_item
-from .pwtrace import PlaywrightTrace
-from .report import failure_text, step_printer
-from .storage import StateInUse, ensure_state, shared_states
+from pytest_cometlocal.executor.page.watchdog import close_context
+from pytest_cometlocal.plugin.options import settings
+from pytest_cometlocal.plugin.allure_report import AllureSteps, allure_active, label_item
+from pytest_cometlocal.plugin.pwtrace import PlaywrightTrace
+from pytest_cometlocal.plugin.report import failure_text, step_printer
+from pytest_cometlocal.plugin.shared_states import StateInUse, ensure_state, shared_states
 
 
 @pytest.fixture(scope="session")

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from .allure_report import allure_active, register_code_first_messages, write_categories
-from .options import store_settings
-from .report import error_code_summary
-from .retries import flaky_summary, record_attempts, register_flaky_results
+from pytest_cometlocal.plugin.allure_report import allure_active, register_code_first_messages, write_categories
+from pytest_cometlocal.plugin.options import store_settings
+from pytest_cometlocal.plugin.report import error_code_summary
+from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
 
 
 def pytest_configure(config: pytest.Config) -> None:

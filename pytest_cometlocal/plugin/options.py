@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from ..contract.paths import DEFAULT_GLOBS
-from ..executor.guard import DEFAULT_GUARD_HOST
-from ..executor.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
-from .pwtrace import TRACING_MODES
+from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
+from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
+from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"

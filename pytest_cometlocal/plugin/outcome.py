@@ -9,10 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..contract.expectation import expectation_met
-from ..contract.plan import Expect
-from ..contract.records import ExecutorError
-from ..contract.results import InvalidPlan
+from pytest_cometlocal.contract.expectation import expectation_met
+from pytest_cometlocal.contract.model.plan import Expect
+from pytest_cometlocal.contract.model.records import ExecutorError
+from pytest_cometlocal.contract.validate.validated import InvalidPlan
 
 MAX_PROBLEMS_SHOWN = 25
 

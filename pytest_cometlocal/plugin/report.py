@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..contract.records import ExecutorError
-from ..contract.results import ValidPlan
-from ..contract.suggested import suggestion_lines
+from pytest_cometlocal.contract.model.records import ExecutorError
+from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 
 
 def _short(value: Any, limit: int = 160) -> str:

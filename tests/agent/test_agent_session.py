@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from pytest_cometlocal.agent.session import AgentSession
-from pytest_cometlocal.contract.policy import Policy
+from pytest_cometlocal.agent.agent_session import AgentSession
+from pytest_cometlocal.contract.model.policy import Policy
 
 OPEN = {"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}}
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.agent.plan_writer import PlanRefused, check_session, save_path, write_plan
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.contract.results import ValidationContext, ValidPlan
-from pytest_cometlocal.contract.validator import validate_path
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.validate.validated import ValidationContext, ValidPlan
+from pytest_cometlocal.contract.validate.validator import validate_path
 
 OPEN = {"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}}
 BASE = "http://127.0.0.1:8000"

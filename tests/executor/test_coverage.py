@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import hashlib
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.contract.actionspec import ACTION_KINDS
-from pytest_cometlocal.contract.conditions import CONDITION_KINDS
-from pytest_cometlocal.contract.targets import TARGET_TYPES
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS
+from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 from tests.support import DEFAULTS
 
 LOGIN_AND_FORM = """\

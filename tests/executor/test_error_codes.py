@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 
-from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.runs.verify import verify_run
 from tests.support import Run, plan
 
 REQUIRED = ("schema_version", "error_code", "stage", "severity", "message", "retryable", "run_id", "seq",

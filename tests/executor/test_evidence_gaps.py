@@ -14,7 +14,7 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.runs.verify import verify_run
 from tests.reliability.misbehaving import MisbehavingServer
 from tests.support import plan
 

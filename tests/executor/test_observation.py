@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from pytest_cometlocal.executor.observe import observe
+from pytest_cometlocal.executor.page.observation import observe
 from tests.support import LOGIN
 
 PAGE = """<!doctype html><title>Form</title>
@@ -89,7 +89,7 @@ def test_the_caret_of_a_document_in_design_mode_does_not_change_the_hash(page):
 
 
 def test_the_next_step_carries_the_after_screenshot_unless_critical(run, monkeypatch):
-    from pytest_cometlocal.executor import observer
+    from pytest_cometlocal.executor.step import observer
 
     monkeypatch.setattr(observer, "CARRY_MAX_AGE_S", 60.0)  # the age bound has its own test (test_planner_api)
     # The sign-in plan of test_smoke, its submit made critical.
@@ -147,7 +147,7 @@ def test_labels_agree_with_the_browsers_own_association_on_awkward_markup(page):
 
 
 def test_only_the_first_elements_are_read_on_a_large_page(page, monkeypatch):
-    from pytest_cometlocal.executor import observe as observe_module
+    from pytest_cometlocal.executor.page import observation as observe_module
 
     rows = "".join(f'<p><a href="/r{i}">row {i}</a></p>' for i in range(50))
     page.set_content(f"<title>Rows</title>{rows}")
@@ -180,7 +180,7 @@ def test_the_visible_text_hash_sees_only_text_on_show(page, change, counts):
 
 def test_the_visible_text_hashed_is_its_first_characters_on_a_large_page(page, monkeypatch):
     # The read stops at MAX_TEXT_CHARS: its cost does not grow with the page beyond it.
-    from pytest_cometlocal.executor import observe as observe_module
+    from pytest_cometlocal.executor.page import observation as observe_module
 
     monkeypatch.setattr(observe_module, "MAX_TEXT_CHARS", 200)
     rows = "".join(f"<p id='p{i}'>paragraph number {i:03d}</p>" for i in range(100))  # 2,200 characters
@@ -203,7 +203,7 @@ def test_a_key_elements_label_is_the_start_of_its_text_however_large_the_element
     import json
     import re
 
-    from pytest_cometlocal.executor.observe import OBSERVE_JS
+    from pytest_cometlocal.executor.page.observation import OBSERVE_JS
 
     rows = "".join(f"<p>line {i}</p>" for i in range(2000))
     page.set_content(f"<title>Main</title><div role='main'>{rows}</div><button>Save <b>now</b></button>")
@@ -214,8 +214,8 @@ def test_a_key_elements_label_is_the_start_of_its_text_however_large_the_element
 
 
 def test_the_target_is_described_by_its_own_text_and_the_start_of_its_ancestors(page):
-    from pytest_cometlocal.contract.targets import TestIdTarget
-    from pytest_cometlocal.executor.locators import resolve
+    from pytest_cometlocal.contract.model.targets import TestIdTarget
+    from pytest_cometlocal.executor.page.locators import resolve
 
     rows = "".join(f"<tr><td>Row {i}</td><td><button data-testid='b{i}'>Edit {i}</button></td></tr>" for i in range(300))
     page.set_content(f"<title>Table</title><table id='t'><tbody>{rows}</tbody></table><script>var x = 1;</script>")
@@ -303,7 +303,7 @@ def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation
 
 
 def test_a_fresh_pages_blank_document_reuses_the_frame_of_the_first(chromium, monkeypatch):
-    from pytest_cometlocal.executor import observe as observe_module
+    from pytest_cometlocal.executor.page import observation as observe_module
 
     monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
     context = chromium.browser().new_context(viewport={"width": 640, "height": 480})

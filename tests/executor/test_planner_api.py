@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from pytest_cometlocal.contract.policy import Policy
+from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.executor.engine import Executor, ExecutorSettings
 from pytest_cometlocal.executor.errors import ExecutorFailure
-from pytest_cometlocal.executor.guard import NetworkGuard
-from pytest_cometlocal.executor.runfolder import RunFolder
+from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
 
 BASE = {"criticality": "normal", "timeout_ms": 3000,
         "preconditions": [{"kind": "host_in_allowlist"}], "postconditions": [{"kind": "host_in_allowlist"}]}
@@ -75,7 +75,7 @@ def test_failed_proposal_keeps_the_typed_error_and_its_string_form(executor):
 
 
 def test_secret_fields_are_masked_before_a_screenshot(executor):
-    from pytest_cometlocal.executor.observe import observe
+    from pytest_cometlocal.executor.page.observation import observe
 
     executor.settings.secrets["pw"] = "Hush-4471"  # what a plan's secrets block would give
     executor._secret_values = ("Hush-4471",)
@@ -133,7 +133,7 @@ def test_relative_url_without_base_url_is_a_rejected_proposal(chromium, tmp_path
 
 def test_a_planner_that_takes_its_time_gets_a_fresh_screenshot(executor, monkeypatch):
     # Between two proposals a planner may think for long; the page may repaint meanwhile.
-    from pytest_cometlocal.executor import observer
+    from pytest_cometlocal.executor.step import observer
 
     monkeypatch.setattr(observer, "CARRY_MAX_AGE_S", 0.6)
     fill = {"kind": "fill", "target": {"type": "label", "text": "User name", "exact": True}, **BASE}

@@ -42,7 +42,7 @@ def test_the_before_snapshot_describes_the_target_as_it_was_before_the_action(ru
 def test_transient_screenshot_error_is_retried(run, monkeypatch):
     # Chromium sometimes cannot capture the first screenshot of a fresh page under load
     # (seen with pytest -n 2); it is not reproducible on demand, so the first capture fails here.
-    from pytest_cometlocal.executor import observe as observe_module
+    from pytest_cometlocal.executor.page import observation as observe_module
 
     real = observe_module.grab_frame
     calls = []

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_cometlocal.executor import suggestions as S
+from pytest_cometlocal.executor.suggest import suggester as S
 from tests.support import Run, plan, run_text
 
 APP = """<!doctype html><title>App</title>

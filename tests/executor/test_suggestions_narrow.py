@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter
 
-from pytest_cometlocal.contract import targets as T
-from pytest_cometlocal.executor import suggestions as S
-from pytest_cometlocal.executor.locators import compile_target
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.executor.suggest import suggester as S
+from pytest_cometlocal.executor.page.locators import compile_target
 from tests.executor.test_suggestions import (  # noqa: F401 - go and site are fixtures
     GRIDS, click, go, site, step_plan, suggestions_of, with_target,
 )

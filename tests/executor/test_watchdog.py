@@ -16,7 +16,7 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.executor.watchdog import CallTimedOut, PageWatch, bound, call, page_answers
+from pytest_cometlocal.executor.page.watchdog import CallTimedOut, PageWatch, bound, call, page_answers
 
 pytestmark = pytest.mark.browser
 

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.results import ValidationContext, ValidPlan
-from pytest_cometlocal.contract.validator import validate_text
+from pytest_cometlocal.contract.validate.validated import ValidationContext, ValidPlan
+from pytest_cometlocal.contract.validate.validator import validate_text
 
 RECORDINGS = Path(__file__).with_name("recordings")
 SECRET = "s3cret-Passw0rd"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.codes import ErrorCode
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from tests.support import DEFAULTS, FLAKY_SITE_CONFTEST, write
 
 REPO = Path(__file__).resolve().parents[2]

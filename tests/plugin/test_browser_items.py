@@ -213,7 +213,7 @@ steps:
 def test_playwright_tracing_modes(pytester: pytest.Pytester, mode: str, kept: set[str]) -> None:
     import zipfile
 
-    from pytest_cometlocal.audit import verify_run
+    from pytest_cometlocal.runs.verify import verify_run
 
     pytester.makeconftest(PORTAL_CONFTEST)
     write(pytester, "a.actions.yaml", "name: pass\n" + DEFAULTS + """\

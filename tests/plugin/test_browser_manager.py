@@ -10,7 +10,7 @@ pytestmark = pytest.mark.browser
 
 KILLING_CONFTEST = PORTAL_CONFTEST + """
 
-from pytest_cometlocal.executor.browser import BrowserManager
+from pytest_cometlocal.executor.browser.manager import BrowserManager
 
 @pytest.fixture(autouse=True)
 def _count_launches(request, cometlocal_browser_manager):

@@ -326,7 +326,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from pytest_cometlocal.contract.codes import ErrorCode
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.plugin import failures
 
 
@@ -350,7 +350,7 @@ def pytest_runtest_makereport(item, call):
 def test_short_summary_line_leads_with_the_error_code(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact short summary lines of a failed plan, an invalid plan and an unmet expectation.
 
-    The failures are real classes of ``pytest_cometlocal.plugin.failures`` (one per code), and
+    The failures are real classes of ``pytest_cometlocal.plugin.errors`` (one per code), and
     the summary prints the item's failure text, so no module name shows.
     """
     monkeypatch.setenv("COLUMNS", "200")  # the summary line is cut to the terminal's width
@@ -361,8 +361,8 @@ def test_short_summary_line_leads_with_the_error_code(pytester: pytest.Pytester,
     result = pytester.runpytest("-rf", "-s", "-p", "no:randomly")
     result.assert_outcomes(failed=2, passed=1)
     result.stdout.fnmatch_lines([
-        "*CLASS pytest_cometlocal.plugin.failures TARGET_NOT_FOUND True True",
-        "*CLASS pytest_cometlocal.plugin.failures INVALID_ACTIONSPEC False True",
+        "*CLASS pytest_cometlocal.plugin.errors TARGET_NOT_FOUND True True",
+        "*CLASS pytest_cometlocal.plugin.errors INVALID_ACTIONSPEC False True",
     ])
     lines = result.stdout.lines
     assert "FAILED a.actions.yaml::minimal - TARGET_NOT_FOUND at step 'go' (click, normal) — a.actions.yaml:14" in lines
@@ -393,7 +393,7 @@ def cometlocal_runner():
 
 def pytest_collection_finish(session):
     import gc
-    from pytest_cometlocal.contract.results import ValidPlan
+    from pytest_cometlocal.contract.validate.validated import ValidPlan
     gc.collect()
     print("PLANS KEPT", sum(isinstance(o, ValidPlan) for o in gc.get_objects()))
     for path, (old, new) in EDITS.items():

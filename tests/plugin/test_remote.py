@@ -22,8 +22,8 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, system_chromium
-from pytest_cometlocal.executor.remote import launch_options_header, pick_endpoint, public_endpoint, split_endpoints
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, system_chromium
+from pytest_cometlocal.executor.browser.remote import launch_options_header, pick_endpoint, public_endpoint, split_endpoints
 from tests.support import DEFAULTS, PORTAL_CONFTEST, OutsideServer, plan, write
 
 # The Chromium the Playwright server launches (it has no downloadable browser of its own here).
@@ -121,7 +121,7 @@ def test_launch_options_header_carries_our_flags_then_the_users() -> None:
 def test_guard_listens_on_the_configured_host_and_names_it_in_the_proxy_setting() -> None:
     import urllib.request
 
-    from pytest_cometlocal.executor.guard import BLOCK_HEADER, NetworkGuard
+    from pytest_cometlocal.executor.browser.network_guard import BLOCK_HEADER, NetworkGuard
 
     with NetworkGuard(["127.0.0.1"], host="127.0.0.2") as guard:
         assert guard.proxy_settings()["server"] == f"http://127.0.0.2:{guard.port}"

@@ -28,10 +28,10 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.executor.channels import WEBRTC_FLAGS
-from pytest_cometlocal.executor.chromium import system_chromium
-from pytest_cometlocal.executor.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.executor.browser.channels import WEBRTC_FLAGS
+from pytest_cometlocal.executor.browser.chromium import system_chromium
+from pytest_cometlocal.executor.browser.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
 from tests.reliability.faultserver import LoopbackServer, RoutedHandler
 from tests.reliability.test_security import readable_forms
 from tests.support import DEFAULTS
@@ -234,7 +234,7 @@ def test_the_page_script_alone_holds_in_a_browser_without_the_flag(chromium, tmp
 
 def flag_alone(browser, page_url: str, listener: UdpListener) -> None:
     """The page in a context with the allowlist proxy but without the page script: only the launch flag guards."""
-    from pytest_cometlocal.executor.guard import NetworkGuard
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 
     with NetworkGuard(["127.0.0.1"]) as guard:
         context = browser.new_context(proxy=guard.proxy_settings())
@@ -338,8 +338,8 @@ LOOKS_NATIVE = """async (outside) => {
 def test_the_page_script_keeps_webrtc_usable_within_the_allowlist(chromium, channel_page):
     """Allowed ICE servers are kept; the wrapper behaves as the native constructor; subframes get it too,
     a new empty one used before it loads included."""
-    from pytest_cometlocal.executor.channels import guard_channels
-    from pytest_cometlocal.executor.guard import NetworkGuard
+    from pytest_cometlocal.executor.browser.channels import guard_channels
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 
     with NetworkGuard(["127.0.0.1"]) as guard:
         context = chromium.browser().new_context(proxy=guard.proxy_settings())

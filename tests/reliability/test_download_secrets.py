@@ -20,8 +20,8 @@ from urllib.parse import quote
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.executor.redaction import encoded_forms
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.executor.runfolder.redactor import encoded_forms
 from tests.reliability.faultserver import SecretDownloads
 from tests.support import DEFAULTS, run_text, write
 

@@ -6,7 +6,7 @@ writes (a batch of DOM snapshots and a screenshot, then evidence_captured),
 with a pause standing for the browser's part of a step, until it is killed.
 
 A kill between the first file of a batch moved into evidence/ and the new
-manifest replacing the old one (a few renames; see executor/evidence.py)
+manifest replacing the old one (a few renames; see executor/runfolder/evidence_store.py)
 leaves files that only the complete ``evidence_manifest.json.tmp`` lists:
 ``verify_run`` recognises that state and accepts it with a note
 (tests/unit/test_evidence_batches.py builds it on purpose). Any problem fails
@@ -24,15 +24,15 @@ import sys
 import time
 from pathlib import Path
 
-from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.runs.verify import verify_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
 CHILD = r"""
 import os, random, sys, time
 from pathlib import Path
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.executor.runfolder import RunFolder
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
 
 run = RunFolder.create(Path(sys.argv[1]), "killed", mode="live", policy=Policy(), allowlist=(),
                        plan_info={"name": "killed"})

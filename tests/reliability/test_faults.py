@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.runs.verify import verify_run
 from tests.reliability import procs
 from tests.support import DEFAULTS, PORTAL_CONFTEST, Run, plan
 
@@ -211,8 +211,8 @@ def test_disk_full_mid_run_is_output_write_failed_with_a_valid_trace(run, tmp_pa
         # Room for the start of the run and its reserve, then a few steps.
         mount_tmpfs(tmp_path / "runs", size="128k")
     else:
-        import pytest_cometlocal.executor.trace as trace_module
-        from pytest_cometlocal.executor.runfolder import RESERVE_BYTES, RunFolder
+        import pytest_cometlocal.executor.runfolder.trace_writer as trace_module
+        from pytest_cometlocal.executor.runfolder.folder import RESERVE_BYTES, RunFolder
 
         disk = _BudgetedOs(12_000)
         monkeypatch.setattr(trace_module, "os", disk)

@@ -29,11 +29,11 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_cometlocal.contract.loader import MAX_FILE_BYTES
-from pytest_cometlocal.contract.problems import MAX_MESSAGE
-from pytest_cometlocal.contract.records import EvidenceRef
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
-from pytest_cometlocal.executor.failures import invalid_plan_error
+from pytest_cometlocal.contract.load.safe_yaml import MAX_FILE_BYTES
+from pytest_cometlocal.contract.model.problems import MAX_MESSAGE
+from pytest_cometlocal.contract.model.records import EvidenceRef
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
+from pytest_cometlocal.executor.step.failures import invalid_plan_error
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOCUMENTED_RULES = set(re.findall(r"^### `([A-Z0-9_]+)`", (DOCS / "validation-rules.md").read_text(), re.M))

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
+from pytest_cometlocal.runs.verify import verify_run
 from tests.support import DEFAULTS, PORTAL_CONFTEST, sigint_as_default
 
 pytestmark = pytest.mark.browser  # the inner sessions run plans in Chromium

@@ -29,9 +29,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.contract.codes import ErrorCode
-from pytest_cometlocal.executor.observe import UNPAINTED
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.executor.page.observation import UNPAINTED
 from tests.reliability import procs
 from tests.support import plan
 

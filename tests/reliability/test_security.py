@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
 from tests.support import DEFAULTS, plan
 
 # ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 A killed run loses the events after the kill, never one it was writing. The
 kernel's share of that promise is narrow: it copies a ``write`` into the file
 one page at a time and, for a process being killed, stops at the next page
-boundary, so SIGKILL can cut a line that straddles one. executor/trace.py
+boundary, so SIGKILL can cut a line that straddles one. executor/runfolder/trace_writer.py
 pads lines so that none of up to ``LINE_ROOM`` bytes ever straddles one.
 
 Each test starts one child, a fork server: it imports everything once, then
@@ -41,9 +41,9 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.executor.chromium import LAUNCH_ARGS, system_chromium
-from pytest_cometlocal.executor.trace import LINE_ROOM
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, system_chromium
+from pytest_cometlocal.executor.runfolder.trace_writer import LINE_ROOM
 from tests.support import DEFAULTS, LOGIN, defaults
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,8 +74,8 @@ for request in sys.stdin:
 """
 
 WRITER_SETUP = r"""
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.executor.runfolder import RunFolder
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
 
 def work(output, seed):
     rng = random.Random(seed)
@@ -88,7 +88,7 @@ def work(output, seed):
 PLAN_SETUP = r"""
 from playwright.sync_api import sync_playwright
 from pytest_cometlocal.contract.settings import effective_settings
-from pytest_cometlocal.contract.validator import ValidationContext, validate_path
+from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_path
 from pytest_cometlocal.executor.session import run_plan
 
 path = Path(sys.argv[1])

@@ -13,9 +13,9 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-from pytest_cometlocal.executor.browser import BrowserManager
-from pytest_cometlocal.executor.chromium import LAUNCH_ARGS
-from pytest_cometlocal.executor.remote import (
+from pytest_cometlocal.executor.browser.manager import BrowserManager
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
+from pytest_cometlocal.executor.browser.remote import (
     PLAYWRIGHT_SERVER,
     RemoteBrowserUnavailable,
     RemoteTarget,
@@ -67,7 +67,7 @@ class FakePlaywright:
 
 
 def test_executor_browser_module_loads_no_pytest() -> None:
-    code = ("import sys, pytest_cometlocal.executor.browser, pytest_cometlocal.executor.remote;"
+    code = ("import sys, pytest_cometlocal.executor.browser.manager, pytest_cometlocal.executor.browser.remote;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pytest', '_pytest')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

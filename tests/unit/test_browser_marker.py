@@ -36,7 +36,7 @@ def test_marked():
 
 
 def test_unmarked_session_browser():
-    from pytest_cometlocal.executor.browser import BrowserManager
+    from pytest_cometlocal.executor.browser.manager import BrowserManager
 
     manager = BrowserManager({{"headless": True}}, None)
     try:
@@ -53,7 +53,7 @@ def test_unmarked_playwright_launch():
 
 
 def test_unmarked_child_process():
-    code = "from pytest_cometlocal.executor.chromium import find_chromium; print(find_chromium(None))"
+    code = "from pytest_cometlocal.executor.browser.chromium import find_chromium; print(find_chromium(None))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr.strip().splitlines()[-1]
 """

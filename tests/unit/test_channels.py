@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pytest_cometlocal.executor.channels import BINDING, WEBRTC_FLAGS, guard_channels, guards_in_force, mark_flagged
-from pytest_cometlocal.executor.chromium import LAUNCH_ARGS
-from pytest_cometlocal.executor.guard import NetworkGuard
+from pytest_cometlocal.executor.browser.channels import BINDING, WEBRTC_FLAGS, guard_channels, guards_in_force, mark_flagged
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
+from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 
 
 class Browser:
@@ -78,7 +78,7 @@ def test_the_page_script_carries_the_allowlist_as_json() -> None:
 
 
 def test_a_launch_with_the_users_own_webrtc_policy_is_not_recorded_as_ours(tmp_path) -> None:
-    from pytest_cometlocal.executor.browser import BrowserManager
+    from pytest_cometlocal.executor.browser.manager import BrowserManager
     from tests.unit.test_browser_manager import FakeChromium, FakePlaywright
 
     chrome = tmp_path / "chrome"

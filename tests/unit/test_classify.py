@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.contract.codes import ErrorCode
-from pytest_cometlocal.executor.classify import ActionFacts, classify_action, unresponsive
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action, unresponsive
 
 CLICK_LOG = "Locator.click: Timeout 3000ms exceeded.\nCall log:\n  - waiting for locator('#b')\n"
 STUCK = {"during": "click", "waited_ms": 3000, "probe": "no answer"}

@@ -98,7 +98,7 @@ def test_schema_to_file(suite: Path) -> None:
 
 def test_committed_schema_is_up_to_date() -> None:
     """docs/plan-format-v1.schema.json is what editors load; it must match the models."""
-    from pytest_cometlocal.contract.schema import plan_json_schema
+    from pytest_cometlocal.contract.model.schema import plan_json_schema
 
     committed = Path(__file__).resolve().parents[2] / "docs" / "plan-format-v1.schema.json"
     assert json.loads(committed.read_text()) == plan_json_schema(), "run: cometlocal schema -o docs/plan-format-v1.schema.json"

@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from pytest_cometlocal.contract.actionspec import ActionSpec
-from pytest_cometlocal.contract.problems import Problem
-from pytest_cometlocal.contract.validator import validate_action_spec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.problems import Problem
+from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from tests.support import VALID_PLAN, line_of, mark_at, only_problems, only_valid, plan
 
 # A plan that uses every block that can hold keys; `colour: red` is inserted
@@ -393,7 +393,7 @@ def test_validate_action_spec_not_a_mapping():
 
 
 def test_hint_comes_from_the_keys_valid_in_that_place():
-    from pytest_cometlocal.contract.collector import key_hint
+    from pytest_cometlocal.contract.validate.collector import key_hint
 
     # An xpath target has only type and selector: "texts" gets no "text" hint there.
     assert key_hint("texts", {"type": "xpath", "texts": 1}) is None

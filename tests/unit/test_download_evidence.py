@@ -1,4 +1,4 @@
-"""What a download becomes in the evidence (executor/downloads.py), and the redactor and store parts it uses.
+"""What a download becomes in the evidence (executor/runfolder/downloads.py), and the redactor and store parts it uses.
 
 Its file name holds no secret, even one the browser changed to make it a
 file name; text is masked and counted, binary holding a secret is withheld;
@@ -18,10 +18,10 @@ from urllib.parse import quote
 
 import pytest
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.executor.downloads import download_evidence, file_name, is_text
-from pytest_cometlocal.executor.evidence import MANIFEST, EvidenceStore
-from pytest_cometlocal.executor.redaction import Redactor
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.executor.runfolder.downloads import download_evidence, file_name, is_text
+from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, EvidenceStore
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 SECRET = 'Tk9:<"é+/=x*?|\\'
 TOK = "tok-7f3a9c"

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_cometlocal.contract.actionspec import ACTION_KINDS
-from pytest_cometlocal.contract.codes import CANONICAL_CODES
-from pytest_cometlocal.contract.conditions import CONDITION_KINDS
-from pytest_cometlocal.contract.targets import TARGET_TYPES
-from pytest_cometlocal.contract.suite import SuiteConfigFinder
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS
+from pytest_cometlocal.contract.model.codes import CANONICAL_CODES
+from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.model.targets import TARGET_TYPES
+from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
 

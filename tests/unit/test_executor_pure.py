@@ -7,14 +7,14 @@ import time
 
 import pytest
 
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.executor.allowlist import host_allowed, url_allowed, url_host
-from pytest_cometlocal.executor.chromium import ChromiumNotFound, find_chromium
-from pytest_cometlocal.executor.classify import actionability_check, intercepting_overlay, net_error
-from pytest_cometlocal.executor.guard import NetworkGuard
-from pytest_cometlocal.executor.observe import observe
-from pytest_cometlocal.executor.screenshots import SCREENSHOT_RETRY_DELAYS_MS
-from pytest_cometlocal.executor.policy import PolicyState
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.allowlist import host_allowed, url_allowed, url_host
+from pytest_cometlocal.executor.browser.chromium import ChromiumNotFound, find_chromium
+from pytest_cometlocal.executor.step.action_failure import actionability_check, intercepting_overlay, net_error
+from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+from pytest_cometlocal.executor.page.observation import observe
+from pytest_cometlocal.executor.page.screenshots import SCREENSHOT_RETRY_DELAYS_MS
+from pytest_cometlocal.executor.step.budget import PolicyState
 
 
 class TestPolicyState:
@@ -193,6 +193,6 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
     monkeypatch.setenv("COMETLOCAL_CHROMIUM", str(fake))
     assert find_chromium(_FakePlaywright(None)) == str(fake)
     monkeypatch.delenv("COMETLOCAL_CHROMIUM")
-    monkeypatch.setattr("pytest_cometlocal.executor.chromium.system_chromium", lambda: None)
+    monkeypatch.setattr("pytest_cometlocal.executor.browser.chromium.system_chromium", lambda: None)
     with pytest.raises(ChromiumNotFound, match="no Chromium found"):
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))

@@ -9,10 +9,10 @@ import traceback
 import pytest
 from allure_commons import model2
 
-from pytest_cometlocal.contract.codes import ErrorCode
-from pytest_cometlocal.plugin import failures
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.plugin import errors as failures
 from pytest_cometlocal.plugin.allure_report import CodeFirstMessages, write_categories
-from pytest_cometlocal.plugin.failures import FAILURE_CLASSES, PlanFailed, StepFailed, plan_failure, report_message
+from pytest_cometlocal.plugin.errors import FAILURE_CLASSES, PlanFailed, StepFailed, plan_failure, report_message
 
 
 def test_every_error_code_has_a_real_class_of_the_failures_module() -> None:
@@ -20,7 +20,7 @@ def test_every_error_code_has_a_real_class_of_the_failures_module() -> None:
     for code in ErrorCode:
         cls = FAILURE_CLASSES[code.value]
         assert getattr(failures, code.value) is cls  # a module-level name
-        assert cls.__module__ == "pytest_cometlocal.plugin.failures"
+        assert cls.__module__ == "pytest_cometlocal.plugin.errors"
         assert cls.__qualname__ == cls.__name__ == code.value
         assert cls.code is code
         assert issubclass(cls, PlanFailed) and issubclass(cls, pytest.fail.Exception)
@@ -54,7 +54,7 @@ def _exconly(exc: BaseException) -> str:
 def test_report_message_turns_exconly_back_into_code_first() -> None:
     """allure-pytest's message is ``exconly()``: module-qualified for classes that are not builtins."""
     failure = plan_failure("TARGET_NOT_FOUND at step 'go' (click, normal)")
-    assert _exconly(failure) == "pytest_cometlocal.plugin.failures.TARGET_NOT_FOUND: at step 'go' (click, normal)"
+    assert _exconly(failure) == "pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND: at step 'go' (click, normal)"
     assert report_message(_exconly(failure)) == "TARGET_NOT_FOUND: at step 'go' (click, normal)"
     plain = plan_failure("expected AUTH_FAILED, but the plan passed with no error")
     assert report_message(_exconly(plain)) == "expected AUTH_FAILED, but the plan passed with no error"

@@ -237,7 +237,7 @@ def test_a_group_in_recovery_steps(validate, plan_dir):
 
 
 def test_group_file_is_read_once_per_change(validate, plan_dir, monkeypatch):
-    from pytest_cometlocal.contract import groups
+    from pytest_cometlocal.contract.load import step_groups as groups
 
     path = group(plan_dir, "plans/login.steps.yaml", LOGIN)
     loads = []

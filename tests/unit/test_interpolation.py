@@ -6,13 +6,13 @@ import re
 
 import pytest
 
-from pytest_cometlocal.contract.interpolation import (
+from pytest_cometlocal.contract.load.interpolation import (
     SECRET_REFERENCE,
     InterpolationError,
     interpolate,
     resolve_secrets,
 )
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidPlan
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidPlan
 from tests.support import line_of, only_problems, only_valid, plan
 
 SECRET_VALUE = "hunter2"

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract import loader
-from pytest_cometlocal.contract.loader import (
+from pytest_cometlocal.contract.load import safe_yaml as loader
+from pytest_cometlocal.contract.load.safe_yaml import (
     MAX_DEPTH,
     MAX_FILE_BYTES,
     YamlError,
@@ -19,7 +19,7 @@ from pytest_cometlocal.contract.loader import (
     load_documents,
     load_file,
 )
-from pytest_cometlocal.contract.problems import Mark
+from pytest_cometlocal.contract.model.problems import Mark
 
 
 def load_one(text):
@@ -485,10 +485,10 @@ def test_quick_load_errors_are_errors_of_the_full_load(text):
 
 
 def test_every_example_plan_validates_the_same_with_and_without_positions():
-    from pytest_cometlocal.contract.results import ValidationContext
-    from pytest_cometlocal.contract.suite import SuiteConfigFinder
-    from pytest_cometlocal.contract.results import InvalidPlan
-    from pytest_cometlocal.contract.validator import validate_documents, validate_path
+    from pytest_cometlocal.contract.validate.validated import ValidationContext
+    from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+    from pytest_cometlocal.contract.validate.validated import InvalidPlan
+    from pytest_cometlocal.contract.validate.validator import validate_documents, validate_path
 
     root = Path(__file__).resolve().parents[2] / "example_plans"
     files = sorted(root.rglob("*.actions.yaml"))

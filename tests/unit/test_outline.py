@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.outline import PlanOutline, outline_text
-from pytest_cometlocal.contract.results import InvalidPlan, ValidationContext, ValidPlan
-from pytest_cometlocal.contract.validator import validate_text
+from pytest_cometlocal.contract.validate.outline import PlanOutline, outline_text
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext, ValidPlan
+from pytest_cometlocal.contract.validate.validator import validate_text
 from tests.support import VALID_PLAN
 
 REPO = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.paths import ConfinementError, confine
-from pytest_cometlocal.contract.validator import ValidPlan
+from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.validate.validator import ValidPlan
 from tests.support import VALID_PLAN, line_of, only_problems, only_valid
 
 

@@ -12,14 +12,14 @@ from urllib.parse import quote, quote_plus, urlencode
 import pydantic
 import pytest
 
-from pytest_cometlocal.contract.codes import ErrorCode
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.contract.records import EvidenceRef, ExecutorError, TraceEvent
-from pytest_cometlocal.executor.evidence import MANIFEST, EvidenceStore
-from pytest_cometlocal.executor.redaction import MASK, Redactor
-from pytest_cometlocal.executor.failures import record_invalid_plan
-from pytest_cometlocal.executor.runfolder import RUN_MANIFEST, TRACE, RunFolder
-from pytest_cometlocal.executor.trace import TraceWriter
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, EvidenceStore
+from pytest_cometlocal.executor.runfolder.redactor import MASK, Redactor
+from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.runfolder.folder import RUN_MANIFEST, TRACE, RunFolder
+from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
 from tests.support import VALID_PLAN, only_problems
 
 

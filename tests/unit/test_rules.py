@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from pytest_cometlocal.contract import targets as T
-from pytest_cometlocal.contract.validator import InvalidPlan, ValidPlan, validate_action_spec
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidPlan, validate_action_spec
 from tests.support import VALID_PLAN, line_of, mark_at, only, only_problems, only_valid, plan, triples
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.run_diff import DiffError, diff_runs, render_json, run_diff_command
+from pytest_cometlocal.runs.diff import DiffError, diff_runs, render_json, run_diff_command
 
 BASE = "http://127.0.0.1:8000"
 

@@ -8,11 +8,11 @@ from typing import Any, Iterator
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, ActionSpec
-from pytest_cometlocal.contract.conditions import CONDITION_KINDS
-from pytest_cometlocal.contract.plan import PLAN_KEYS
-from pytest_cometlocal.contract.schema import plan_json_schema
-from pytest_cometlocal.contract.targets import TARGET_TYPES
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, ActionSpec
+from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
+from pytest_cometlocal.contract.model.plan import PLAN_KEYS
+from pytest_cometlocal.contract.model.schema import plan_json_schema
+from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 
 
 @pytest.fixture(scope="module")

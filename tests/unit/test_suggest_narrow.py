@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.executor.suggest_narrow import (
+from pytest_cometlocal.executor.suggest.narrowing import (
     attribute_targets, describe_match, narrowing_picks, narrowing_targets, resolved_match,
 )
-from pytest_cometlocal.executor.suggest_rank import css_string
+from pytest_cometlocal.executor.suggest.ranking import css_string
 
 
 def match(i: int, **fields: Any) -> dict[str, Any]:

@@ -10,15 +10,15 @@ import pytest
 import yaml
 from pydantic import TypeAdapter
 
-from pytest_cometlocal.contract import targets as T
-from pytest_cometlocal.contract.codes import ErrorCode
-from pytest_cometlocal.contract.records import FailedCondition
-from pytest_cometlocal.contract.suggested import HEADING, run_suggestion_lines, suggestion_lines
-from pytest_cometlocal.executor.suggest_rank import (
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.records import FailedCondition
+from pytest_cometlocal.contract.model.suggestion import HEADING, run_suggestion_lines, suggestion_lines
+from pytest_cometlocal.executor.suggest.ranking import (
     MIN_SIMILARITY, Wanted, describe_candidate, edit_distance, normalise, place_key, rank, similarity,
     target_options, wanted_from,
 )
-from pytest_cometlocal.executor.suggestions import request_for
+from pytest_cometlocal.executor.suggest.suggester import request_for
 
 ONE = TypeAdapter(T.Target)
 

@@ -7,11 +7,11 @@ import textwrap
 from pathlib import Path
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.suite import SuiteConfigFinder
-from pytest_cometlocal.contract.validator import ValidationContext, validate_path
-from pytest_cometlocal.executor.redaction import Redactor
+from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_path
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.contract.settings import effective_settings
-from pytest_cometlocal.executor.storage import StorageStates, state_values
+from pytest_cometlocal.executor.browser.storage_states import StorageStates, state_values
 from tests.support import only_problems, only_valid
 
 CONFIG = """\

@@ -10,8 +10,8 @@ import textwrap
 
 import pytest
 
-from pytest_cometlocal.contract import conditions as C
-from pytest_cometlocal.contract import targets as T
+from pytest_cometlocal.contract.model import conditions as C
+from pytest_cometlocal.contract.model import targets as T
 from tests.support import col_of, line_of, only, only_problems, only_valid, plan
 
 

@@ -1,7 +1,7 @@
 """Where trace lines fall in the file: none of up to LINE_ROOM bytes crosses a page boundary.
 
 SIGKILL can cut a ``write`` where it crosses a page boundary of the file
-(executor/trace.py); tests/reliability/test_trace_kill.py kills writers. Here,
+(executor/runfolder/trace_writer.py); tests/reliability/test_trace_kill.py kills writers. Here,
 without a kill: the padding that keeps lines within a page, that it is JSON
 whitespace every reader accepts, and that ``verify`` still reports a line cut
 the way older versions could leave one.
@@ -13,12 +13,12 @@ import json
 import random
 from pathlib import Path
 
-from pytest_cometlocal.audit import verify_run
-from pytest_cometlocal.contract.policy import Policy
-from pytest_cometlocal.contract.records import TraceEvent
-from pytest_cometlocal.executor.runfolder import RunFolder
-from pytest_cometlocal.executor.trace import LINE_ROOM, PAGE, TraceWriter, padded
-from pytest_cometlocal.run_steps import read_run
+from pytest_cometlocal.runs.verify import verify_run
+from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.records import TraceEvent
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.runfolder.trace_writer import LINE_ROOM, PAGE, TraceWriter, padded
+from pytest_cometlocal.runs.reader import read_run
 
 
 def write_events(path: Path, sizes: list[int]) -> bytes:

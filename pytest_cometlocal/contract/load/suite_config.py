@@ -1,0 +1,130 @@
+"""Suite configuration: ``cometlocal.yaml`` values that every plan below it starts from.
+
+A suite of hundreds of plans shares its base URL, allowlist, policy, auth
+signals, toast and overlay selectors and step defaults. They are written once
+in ``cometlocal.yaml`` (or ``.yml``); the nearest such file in the plan's
+folder or above it, up to the suite's root folder, applies (an explicit file
+from ``--cometlocal-config`` / ini ``cometlocal_config`` replaces the search).
+
+The config is merged into each plan's YAML tree before validation, so its
+values are validated by the same models and rules as a plan's own, and a
+problem in them names ``cometlocal.yaml`` with its line. A plan's own key
+wins; ``policy`` and ``defaults`` are merged key by key (the plan's keys win).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_cometlocal.contract.load.safe_yaml import YamlError, YDict, copy_tree, load_file
+from pytest_cometlocal.contract.model.plan import MERGED_SUITE_KEYS, SUITE_KEYS
+from pytest_cometlocal.contract.model.problems import Mark, Problem
+
+SUITE_CONFIG_NAMES: tuple[str, ...] = ("cometlocal.yaml", "cometlocal.yml")
+
+
+@dataclass(frozen=True)
+class SuiteConfigFile:
+    """A loaded suite config: its tree (positions name the file) or its problems."""
+
+    path: Path
+    shown: str
+    tree: YDict | None
+    problems: tuple[Problem, ...] = ()
+
+
+def load_suite_config(path: Path, shown: str) -> SuiteConfigFile:
+    """Load and shape-check a config file; problems are kept, never raised."""
+    try:
+        docs = load_file(path)
+    except YamlError as exc:
+        p = exc.problem
+        return SuiteConfigFile(path, shown, None, (Problem(shown, p.mark, p.key_path, p.message, p.rule),))
+    if len(docs) != 1 or not isinstance(docs[0].value, YDict):
+        what = f"{len(docs)} documents" if len(docs) != 1 else "not a mapping"
+        return SuiteConfigFile(path, shown, None, (
+            Problem(shown, docs[0].mark if docs else Mark(1, 1), "",
+                    f"a suite config is one mapping of {', '.join(SUITE_KEYS)} ({what})", "SUITE_CONFIG"),))
+    tree = copy_tree(docs[0].value, file=shown)
+    problems = []
+    for key in tree:
+        if key not in SUITE_KEYS:
+            mark = tree.key_marks[key]
+            problems.append(Problem(shown, Mark(mark.line, mark.col), key,
+                                    f"unknown key '{key}' in the suite config (it takes {', '.join(SUITE_KEYS)})",
+                                    "SUITE_CONFIG"))
+    return SuiteConfigFile(path, shown, tree, tuple(problems))
+
+
+def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
+    """Fill the config's keys into a plan's tree, in place; return where each key came from.
+
+    Nodes are copied, so interpolation and defaults never change the config
+    shared by other plans.
+    """
+    sources: dict[str, str] = {}
+    assert config.tree is not None
+    for key, value in config.tree.items():
+        if key not in tree:
+            tree[key] = copy_tree(value)
+            tree.key_marks[key] = config.tree.key_marks[key]
+            tree.value_marks[key] = config.tree.value_marks[key]
+            sources[key] = "suite"
+        elif key in MERGED_SUITE_KEYS and isinstance(tree[key], YDict) and isinstance(value, YDict):
+            own = tree[key]
+            merged = YDict(own.mark)
+            merged.update(own)
+            merged.key_marks.update(own.key_marks)
+            merged.value_marks.update(own.value_marks)
+            for sub, sub_value in value.items():
+                if sub not in merged:
+                    merged[sub] = copy_tree(sub_value)
+                    merged.key_marks[sub] = value.key_marks[sub]
+                    merged.value_marks[sub] = value.value_marks[sub]
+            tree[key] = merged
+            sources[key] = "plan+suite"
+        else:
+            sources[key] = "plan"
+    return sources
+
+
+class SuiteConfigFinder:
+    """The config that applies to a plan file, with files and folders looked up once."""
+
+    def __init__(self, root: Path, explicit: Path | None = None):
+        self.root = root.resolve()
+        self.explicit = explicit
+        self._by_dir: dict[Path, SuiteConfigFile | None] = {}
+        self._loaded: dict[Path, SuiteConfigFile] = {}
+
+    def _shown(self, path: Path) -> str:
+        try:
+            return path.resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+    def _load(self, path: Path) -> SuiteConfigFile:
+        if path not in self._loaded:
+            self._loaded[path] = load_suite_config(path, self._shown(path))
+        return self._loaded[path]
+
+    def for_plan(self, plan_path: Path) -> SuiteConfigFile | None:
+        if self.explicit is not None:
+            return self._load(self.explicit)
+        return self._for_dir(plan_path.resolve().parent)
+
+    def _for_dir(self, folder: Path) -> SuiteConfigFile | None:
+        if folder in self._by_dir:
+            return self._by_dir[folder]
+        found: SuiteConfigFile | None = None
+        for name in SUITE_CONFIG_NAMES:
+            candidate = folder / name
+            if candidate.is_file():
+                found = self._load(candidate)
+                break
+        else:
+            if folder != self.root and self.root in folder.parents:
+                found = self._for_dir(folder.parent)
+        self._by_dir[folder] = found
+        return found

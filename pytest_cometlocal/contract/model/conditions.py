@@ -1,0 +1,191 @@
+"""Condition v1: the 17 checks a step can require before or after it acts.
+
+Each kind is its own model (discriminated on ``kind``) with its own ``args``
+model, so an argument that does not belong to a kind is an unknown key, not a
+silently ignored one. Regular expressions are compiled by the validator, which
+can report the line they came from.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union, get_args
+
+from pydantic import Field
+
+from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.codes import Severity
+from pytest_cometlocal.contract.model.targets import TargetSpec
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class NoArgs(ContractModel):
+    """Kinds that take no arguments still accept an empty ``args: {}``."""
+
+
+class UrlIsArgs(ContractModel):
+    url: NonEmpty
+
+
+class PatternArgs(ContractModel):
+    pattern: NonEmpty
+
+
+class TextArgs(ContractModel):
+    text: NonEmpty
+
+
+class TargetArgs(ContractModel):
+    target: TargetSpec | None = None
+
+
+class CountArgs(ContractModel):
+    target: TargetSpec | None = None
+    count: Annotated[int, Field(ge=0)]
+
+
+class TargetTextArgs(ContractModel):
+    target: TargetSpec | None = None
+    text: str
+
+
+class AttrArgs(ContractModel):
+    target: TargetSpec | None = None
+    attr: NonEmpty
+    value: str
+
+
+class ValueArgs(ContractModel):
+    target: TargetSpec | None = None
+    value: str
+
+
+class DownloadArgs(ContractModel):
+    filename: NonEmpty | None = None
+
+
+class UploadArgs(ContractModel):
+    target: TargetSpec | None = None
+    text: NonEmpty | None = None
+
+
+class _Condition(ContractModel):
+    severity: Severity = "error"
+
+
+class UrlIs(_Condition):
+    kind: Literal["url_is"]
+    args: UrlIsArgs
+
+
+class UrlMatches(_Condition):
+    kind: Literal["url_matches"]
+    args: PatternArgs
+
+
+class HostInAllowlist(_Condition):
+    kind: Literal["host_in_allowlist"]
+    args: NoArgs = NoArgs()
+
+
+class TitleContains(_Condition):
+    kind: Literal["title_contains"]
+    args: TextArgs
+
+
+class ElementExists(_Condition):
+    kind: Literal["element_exists"]
+    args: TargetArgs = TargetArgs()
+
+
+class ElementVisible(_Condition):
+    kind: Literal["element_visible"]
+    args: TargetArgs = TargetArgs()
+
+
+class ElementEnabled(_Condition):
+    kind: Literal["element_enabled"]
+    args: TargetArgs = TargetArgs()
+
+
+class ElementClickable(_Condition):
+    kind: Literal["element_clickable"]
+    args: TargetArgs = TargetArgs()
+
+
+class ElementCountEquals(_Condition):
+    kind: Literal["element_count_equals"]
+    args: CountArgs
+
+
+class ElementTextContains(_Condition):
+    kind: Literal["element_text_contains"]
+    args: TargetTextArgs
+
+
+class ElementAttrEquals(_Condition):
+    kind: Literal["element_attr_equals"]
+    args: AttrArgs
+
+
+class ElementValueEquals(_Condition):
+    kind: Literal["element_value_equals"]
+    args: ValueArgs
+
+
+class NetworkIdle(_Condition):
+    kind: Literal["network_idle"]
+    args: NoArgs = NoArgs()
+
+
+class NoBlockingOverlay(_Condition):
+    kind: Literal["no_blocking_overlay"]
+    args: TargetArgs = TargetArgs()
+
+
+class ToastContains(_Condition):
+    kind: Literal["toast_contains"]
+    args: TextArgs
+
+
+class DownloadStarted(_Condition):
+    kind: Literal["download_started"]
+    args: DownloadArgs = DownloadArgs()
+
+
+class UploadCompleted(_Condition):
+    kind: Literal["upload_completed"]
+    args: UploadArgs = UploadArgs()
+
+
+_CONDITION_MODELS = Union[
+    UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
+    ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
+    ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
+    DownloadStarted, UploadCompleted,
+]
+Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
+
+# Each member's ``kind: Literal["..."]``, in the union's order.
+CONDITION_KINDS: tuple[str, ...] = tuple(
+    get_args(model.model_fields["kind"].annotation)[0] for model in get_args(_CONDITION_MODELS)
+)
+
+# Conditions that look at an element: without args.target they use the step's target.
+ELEMENT_KINDS = frozenset({
+    "element_exists", "element_visible", "element_enabled", "element_clickable",
+    "element_count_equals", "element_text_contains", "element_attr_equals", "element_value_equals",
+})
+
+# U5: a critical step needs at least one of these (with a non-warning severity).
+STRONG_KINDS = frozenset({"url_is", "url_matches", "download_started", "upload_completed"})
+STRONG_IF_CRITICAL = frozenset({"toast_contains", "element_text_contains"})
+
+
+def is_strong(condition: "Condition") -> bool:  # type: ignore[valid-type]
+    """U5's conservative definition of a strong postcondition."""
+    if condition.severity == "warning":
+        return False
+    if condition.kind in STRONG_KINDS:
+        return True
+    return condition.kind in STRONG_IF_CRITICAL and condition.severity == "critical"

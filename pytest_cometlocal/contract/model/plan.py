@@ -1,0 +1,156 @@
+"""Plan v1: one YAML document of a ``*.actions.yaml`` file.
+
+Every key of docs/plan-format.md is here; anything else is rejected. ``Plan``
+is the validated form (defaults merged, vars substituted); what users may
+write before that is described by :func:`pytest_cometlocal.contract.model.schema.plan_json_schema`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN
+from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.codes import ErrorCodeName
+from pytest_cometlocal.contract.model.policy import Policy
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
+# Hosts: "example.com", "*.example.com", "127.0.0.1", "[::1]"; no scheme, port or path.
+HOST_PATTERN = r"^(?:\*\.)?(?:[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9\-]{0,61}[A-Za-z0-9])?$|^\[[0-9A-Fa-f:.]+\]$"
+VAR_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# For names checked outside the models (groups, parametrize): fullmatch, as pydantic's
+# regex engine reads ``$`` (end of text; Python's ``match`` would accept "a\n").
+VAR_NAME = re.compile(VAR_NAME_PATTERN)
+ENV_NAME_PATTERN = VAR_NAME_PATTERN  # environment variable names follow the same rule
+# pytest's and this plugin's own markers: a plan tag with one of these names
+# would change how pytest runs or reports the item.
+RESERVED_TAGS = frozenset({
+    "skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
+    "cometlocal", "cometlocal_error_code",  # this plugin's own markers
+})
+
+
+class SecretRef(ContractModel):
+    """Where a secret comes from: an environment variable, never the file."""
+
+    env: Annotated[str, Field(pattern=ENV_NAME_PATTERN)]
+
+
+class Recovery(ContractModel):
+    """Steps to run when one of ``on_error`` occurs, before the failed step is retried."""
+
+    on_error: Annotated[list[ErrorCodeName], Field(min_length=1)]
+    steps: Annotated[list[ActionSpec], Field(min_length=1)]
+
+
+class AuthSignals(ContractModel):
+    """What marks an authentication failure (AUTH_FAILED)."""
+
+    url_pattern: NonEmpty | None = None
+    texts: list[NonEmpty] = []
+    status: list[Annotated[int, Field(ge=100, le=599)]] = []
+
+
+class Expect(ContractModel):
+    """A negative test: the plan passes only if this code is raised (at ``step``)."""
+
+    error_code: ErrorCodeName
+    step: StepId | None = None
+
+
+VarName = Annotated[str, Field(pattern=VAR_NAME_PATTERN)]
+RowValue = str | int | float
+# Names of saved browser storage states (``save_storage_state`` / ``storage_state``).
+STATE_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+StateName = Annotated[str, Field(pattern=STATE_NAME_PATTERN)]
+STATE_NAME = re.compile(STATE_NAME_PATTERN)  # for names read outside the models (groups, outlines)
+GROUP_SUFFIXES: tuple[str, ...] = (".steps.yaml", ".steps.yml")
+GroupPath = Annotated[str, Field(pattern=r"^.+\.steps\.ya?ml$")]
+Parametrize = (
+    dict[VarName, Annotated[list[RowValue], Field(min_length=1)]]
+    | Annotated[list[dict[VarName, RowValue]], Field(min_length=1)]
+    | Annotated[str, Field(pattern=r".+\.csv$")]
+)
+"""Data-driven plans: ``{name: [values]}`` (every combination), a list of rows, or
+a CSV file next to the plan. Each row's values are vars of one item ``plan[row-id]``."""
+
+
+class UseStep(ContractModel):
+    """``- use: groups/login.steps.yaml``: a step group, expanded in place at load time.
+
+    Only in what users write: validation replaces it with the group's steps,
+    whose ids become ``<id>.<step id>`` (``id`` defaults to the file's stem).
+    """
+
+    use: GroupPath
+    id: StepId | None = None
+    with_: dict[VarName, RowValue] = Field(default={}, alias="with")
+
+
+class StepGroup(ContractModel):
+    """A ``*.steps.yaml`` file: reusable steps with their own vars (set by ``with``)."""
+
+    description: str | None = None
+    vars: dict[VarName, RowValue] = {}
+    secrets: dict[VarName, SecretRef] = {}
+    defaults: StepDefaults | None = None
+    save_storage_state: StateName | None = None
+    steps: Annotated[list[ActionSpec | UseStep], Field(min_length=1)]
+
+
+GROUP_KEYS: tuple[str, ...] = tuple(StepGroup.model_fields)
+
+
+class Plan(ContractModel):
+    """A validated plan: what a pytest item runs."""
+
+    name: NonEmpty
+    description: str | None = None
+    tags: list[PlanTag] = []
+    base_url: NonEmpty | None = None
+    allowlist: list[Annotated[str, Field(pattern=HOST_PATTERN)]] | None = None
+    mode: Literal["live", "dry_run"] = "live"
+    policy: Policy = Policy()
+    vars: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], str | int | float] = {}
+    secrets: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], SecretRef] = {}
+    defaults: StepDefaults | None = None
+    recovery: Recovery | None = None
+    uploads_root: NonEmpty | None = None
+    auth_signals: AuthSignals | None = None
+    toast_selector: NonEmpty | None = None
+    overlay_selectors: list[NonEmpty] = []
+    expect: Expect | None = None
+    parametrize: Parametrize | None = None
+    storage_state: StateName | None = None
+    save_storage_state: StateName | None = None
+    steps: Annotated[list[ActionSpec], Field(min_length=1)]
+
+    def all_steps(self) -> list[ActionSpec]:
+        """Normal steps then recovery steps: every ActionSpec the plan holds."""
+        return list(self.steps) + (list(self.recovery.steps) if self.recovery else [])
+
+
+PLAN_KEYS: tuple[str, ...] = tuple(Plan.model_fields)
+
+
+class SuiteConfig(ContractModel):
+    """``cometlocal.yaml``: suite-wide values every plan below it starts from.
+
+    A plan's own key wins; ``policy`` and ``defaults`` are merged key by key.
+    """
+
+    base_url: NonEmpty | None = None
+    allowlist: list[Annotated[str, Field(pattern=HOST_PATTERN)]] | None = None
+    policy: Policy | None = None
+    auth_signals: AuthSignals | None = None
+    toast_selector: NonEmpty | None = None
+    overlay_selectors: list[NonEmpty] | None = None
+    defaults: StepDefaults | None = None
+
+
+SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
+MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults"})

@@ -1,0 +1,176 @@
+"""Target v1: how a step names an element, without heuristics.
+
+Nine types, discriminated on ``type``. A step's ``target`` may also be a list
+of alternatives, tried in the U4 order. Rules that need context (U2 exactness,
+U3 rationale, frame depth, ``url`` only for ``navigate``) are checked by the
+validator, which knows where the target sits; the models check shape only.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal, Union, get_args
+
+from pydantic import Discriminator, Field, Tag
+
+from pytest_cometlocal.contract.model.base import ContractModel
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+ARIA_ROLES: tuple[str, ...] = (
+    "alert", "alertdialog", "application", "article", "banner", "blockquote", "button", "caption",
+    "cell", "checkbox", "code", "columnheader", "combobox", "complementary", "contentinfo",
+    "definition", "deletion", "dialog", "directory", "document", "emphasis", "feed", "figure",
+    "form", "generic", "grid", "gridcell", "group", "heading", "img", "insertion", "link", "list",
+    "listbox", "listitem", "log", "main", "marquee", "math", "menu", "menubar", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "meter", "navigation", "none", "note", "option",
+    "paragraph", "presentation", "progressbar", "radio", "radiogroup", "region", "row", "rowgroup",
+    "rowheader", "scrollbar", "search", "searchbox", "separator", "slider", "spinbutton", "status",
+    "strong", "subscript", "superscript", "switch", "tab", "table", "tablist", "tabpanel", "term",
+    "textbox", "time", "timer", "toolbar", "tooltip", "tree", "treegrid", "treeitem",
+)
+AriaRole = Literal[ARIA_ROLES]  # type: ignore[valid-type]
+
+# U4: the deterministic order in which alternative targets are tried.
+U4_ORDER: tuple[str, ...] = ("testid", "role", "label", "css", "xpath", "text")
+
+
+class TestIdTarget(ContractModel):
+    """``data-testid`` (or the configured attribute) equal to ``id``."""
+
+    __test__ = False  # not a pytest test class
+    type: Literal["testid"]
+    id: NonEmpty
+
+    def describe(self) -> str:
+        """Short human form used in reports (``describe_target``)."""
+        return f"testid={self.id}"
+
+
+class RoleTarget(ContractModel):
+    """ARIA role plus optional accessible name."""
+
+    type: Literal["role"]
+    role: AriaRole
+    name: NonEmpty | None = None
+    exact: bool | None = None
+
+    def describe(self) -> str:
+        return f"role={self.role}" + (f'[name="{self.name}"]' if self.name is not None else "")
+
+
+class LabelTarget(ContractModel):
+    """Form control by its label text. U2: ``exact`` or ``normalize_ws`` must be true."""
+
+    type: Literal["label"]
+    text: NonEmpty
+    exact: bool | None = None
+    normalize_ws: bool | None = None
+
+    def describe(self) -> str:
+        return f'label="{self.text}"'
+
+
+class CssTarget(ContractModel):
+    type: Literal["css"]
+    selector: NonEmpty
+
+    def describe(self) -> str:
+        return f"css={self.selector}"
+
+
+class XPathTarget(ContractModel):
+    type: Literal["xpath"]
+    selector: NonEmpty
+
+    def describe(self) -> str:
+        return f"xpath={self.selector}"
+
+
+class TextTarget(ContractModel):
+    """Element by its text. U2: ``exact`` or ``normalize_ws`` must be true."""
+
+    type: Literal["text"]
+    text: NonEmpty
+    exact: bool | None = None
+    normalize_ws: bool | None = None
+
+    def describe(self) -> str:
+        return f'text="{self.text}"'
+
+
+class FrameTarget(ContractModel):
+    """An element inside the iframe ``selector``; one level only."""
+
+    type: Literal["frame"]
+    selector: NonEmpty
+    inner: "Target"
+
+    def describe(self) -> str:
+        return f"frame={self.selector} >> {self.inner.describe()}"
+
+
+class NthTarget(ContractModel):
+    """The ``index``-th (0-based) match of ``base``. U3: needs a rationale."""
+
+    type: Literal["nth"]
+    base: "Target"
+    index: Annotated[int, Field(ge=0)]
+
+    def describe(self) -> str:
+        return f"{self.base.describe()} >> nth={self.index}"
+
+
+class UrlTarget(ContractModel):
+    """A page address; only for ``navigate``. Absolute, or relative to the base URL."""
+
+    type: Literal["url"]
+    url: NonEmpty
+
+    def describe(self) -> str:
+        return f"url={self.url}"
+
+
+AnyTarget = Union[
+    TestIdTarget, RoleTarget, LabelTarget, CssTarget, XPathTarget, TextTarget,
+    FrameTarget, NthTarget, UrlTarget,
+]
+"""The nine target models; everything else about targets is derived from this union."""
+
+Target = Annotated[AnyTarget, Field(discriminator="type")]
+
+# Each member's ``type: Literal["..."]``, in the union's order.
+TARGET_TYPES: tuple[str, ...] = tuple(
+    get_args(model.model_fields["type"].annotation)[0] for model in get_args(AnyTarget)
+)
+
+
+def _single_or_list(value: object) -> str:
+    return "alternatives" if isinstance(value, list) else "single"
+
+
+TargetSpec = Annotated[
+    Union[
+        Annotated[Target, Tag("single")],
+        Annotated[list[Target], Field(min_length=1), Tag("alternatives")],
+    ],
+    Discriminator(_single_or_list),
+]
+"""What a step's ``target`` holds: one target, or a non-empty list of alternatives."""
+
+FrameTarget.model_rebuild()
+NthTarget.model_rebuild()
+
+
+def u4_rank(target: AnyTarget) -> int:
+    """Position of a target in the U4 order; composite targets rank by what they wrap."""
+    inner = target
+    while isinstance(inner, (FrameTarget, NthTarget)):
+        inner = inner.inner if isinstance(inner, FrameTarget) else inner.base
+    return U4_ORDER.index(inner.type) if inner.type in U4_ORDER else len(U4_ORDER)
+
+
+def describe_target(target: AnyTarget | list) -> str:
+    """Short human form used in reports: ``role=button[name="Sign in"]``; alternatives joined by ``|``."""
+    if isinstance(target, list):
+        return " | ".join(t.describe() for t in target)
+    return target.describe()

@@ -1,0 +1,104 @@
+"""``parametrize``: one plan, many rows of vars, one pytest item per row.
+
+Three ways to write the rows: a list of mappings (each may name its ``id``),
+a mapping of var name to values (every combination, in order), or the name
+of a CSV file next to the plan (its header names the vars; an ``id`` column
+names the rows). Anything wrong with them is one PARAMETRIZE problem (or
+PATH_CONFINEMENT for a CSV outside the plan's folder), and the plan gets no
+row at all: a half-read table would silently run fewer cases.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+from pathlib import Path
+from typing import Any, Mapping
+
+from pydantic import TypeAdapter, ValidationError
+
+from pytest_cometlocal.contract.validate.collector import ProblemCollector
+from pytest_cometlocal.contract.load.safe_yaml import YDict
+from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.model.plan import VAR_NAME, Plan
+from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME, Row
+
+MAX_ROWS = 1000
+_SPEC = TypeAdapter(Plan.model_fields["parametrize"].annotation)
+LOC = ("parametrize",)
+
+
+def _row_id(values: Mapping[str, Any]) -> str:
+    return "-".join(str(v) for v in values.values()) or "row"
+
+
+def parametrize_rows(raw: YDict, col: ProblemCollector, plan_dir: Path) -> list[Row]:
+    """The rows of ``raw["parametrize"]``; [] (with a problem in ``col``) when anything is wrong."""
+    spec = raw["parametrize"]
+    try:
+        _SPEC.validate_python(spec, strict=True)
+    except ValidationError as exc:
+        col.add_pydantic(exc, LOC)
+        return []
+    if isinstance(spec, str):
+        table = _csv_table(spec, col, plan_dir)
+        if table is None:
+            return []
+    elif isinstance(spec, dict):
+        names = list(spec)
+        table = [dict(zip(names, combo)) for combo in itertools.product(*(spec[n] for n in names))]
+    else:
+        table = [dict(r) for r in spec]
+        if len({frozenset(k for k in r if k != "id") for r in table}) > 1:
+            col.add(LOC, "every row must set the same vars", "PARAMETRIZE")
+            return []
+    if len(table) > MAX_ROWS:
+        col.add(LOC, f"{len(table)} rows; at most {MAX_ROWS}", "PARAMETRIZE")
+        return []
+    return _rows(table, isinstance(spec, list), col)
+
+
+def _csv_table(spec: str, col: ProblemCollector, plan_dir: Path) -> list[dict[str, Any]] | None:
+    try:
+        text = confine(spec, plan_dir).read_text(encoding="utf-8-sig")
+    except ConfinementError as exc:
+        col.add(LOC, f"{exc} (the CSV file must be next to the plan)", "PATH_CONFINEMENT")
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        col.add(LOC, f"cannot read {spec}: {getattr(exc, 'strerror', None) or exc}", "PARAMETRIZE")
+        return None
+    reader = csv.DictReader(io.StringIO(text))
+    for name in reader.fieldnames or []:
+        if not VAR_NAME.fullmatch(name or ""):
+            col.add(LOC, f"{spec}: column {name!r} is not a var name", "PARAMETRIZE")
+            return None
+    table = [dict(r) for r in reader]
+    if not table:
+        col.add(LOC, f"{spec} has no data rows", "PARAMETRIZE")
+        return None
+    if any(None in r or any(v is None for v in r.values()) for r in table):
+        col.add(LOC, f"{spec}: every row needs a value in every column", "PARAMETRIZE")
+        return None
+    return table
+
+
+def _rows(table: list[dict[str, Any]], listed: bool, col: ProblemCollector) -> list[Row]:
+    """Rows with their ids: given ones must be unique; made-up ones get ``-N`` when they repeat."""
+    rows: list[Row] = []
+    seen: set[str] = set()
+    for i, values in enumerate(table):
+        given = values.pop("id", None)
+        row_id = str(given) if given is not None else _row_id(values)
+        if UNSAFE_NAME.search(row_id) or not row_id.strip():
+            col.add(LOC + ((i,) if listed else ()),
+                    f"row id {row_id!r} cannot contain '::', brackets or control characters", "PARAMETRIZE")
+            return []
+        if row_id in seen:
+            if given is not None:
+                col.add(LOC, f"row id {row_id!r} is used twice", "PARAMETRIZE")
+                return []
+            row_id = f"{row_id}-{i + 1}"
+        seen.add(row_id)
+        rows.append(Row(row_id, values))
+    return rows

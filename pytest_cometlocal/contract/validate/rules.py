@@ -1,0 +1,310 @@
+"""The rules that need more than a model's types: U1-U5 and the plan format's context rules.
+
+They run on validated models (stage 5 of the pipeline, and on every step an
+agent proposes) and report through ``add(loc, message, rule)``; ``loc`` is
+the key path the problem points at. One function per rule family; each
+docstring names its rule ids, which docs/validation-rules.md lists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from pytest_cometlocal.contract.model import conditions as C
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.contract.model.actionspec import SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
+from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
+from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
+
+Report = Callable[[Loc, str, str], None]
+PHASES = ("preconditions", "postconditions")
+# Codes that a retry or a recovery can never change.
+NOT_RECOVERABLE = frozenset({ErrorCode.INVALID_ACTIONSPEC, ErrorCode.POLICY_HALT, ErrorCode.ACTION_CRITICAL_BLOCKED})
+
+
+def field(model: Any, name: str) -> Any:
+    """``model.name`` if the model has that field, else None (getattr on a missing pydantic
+    attribute goes through its slow ``__getattr__`` and an exception)."""
+    cls = type(model)
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = frozenset(cls.model_fields)
+    return getattr(model, name) if name in names else None
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+def iter_targets(target: Any, loc: Loc) -> tuple[tuple[Any, Loc, int], ...]:
+    """Every target inside ``target`` (alternatives, frames, nth bases) with its loc and frame depth.
+
+    Here and in the rules below, a target is told by its ``type`` (one model
+    per type), not by isinstance, which costs several times more against a
+    pydantic model class; these checks run for every target of every step.
+    """
+    if target is None:
+        return ()
+    if not isinstance(target, list) and target.type not in _WRAPPERS:
+        return ((target, loc, 0),)
+    found: list[tuple[Any, Loc, int]] = []
+    stack = [(t, loc + (i,), 0) for i, t in enumerate(target)] if isinstance(target, list) else [(target, loc, 0)]
+    while stack:
+        t, tloc, depth = stack.pop()
+        if t.type == "frame":
+            depth += 1
+            found.append((t, tloc, depth))
+            stack.append((t.inner, tloc + ("inner",), depth))
+        elif t.type == "nth":
+            found.append((t, tloc, depth))
+            stack.append((t.base, tloc + ("base",), depth))
+        else:
+            found.append((t, tloc, depth))
+    return tuple(found)
+
+
+_WRAPPERS = frozenset({"frame", "nth"})
+
+
+def is_absolute_http(url: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
+
+
+def _conditions(step: ActionSpec) -> list[tuple[Any, str, int, Any]]:
+    """(condition, phase, index, its args' target or None) for every condition of the step, in order."""
+    return [(cond, phase, i, field(cond.args, "target"))
+            for phase in PHASES for i, cond in enumerate(getattr(step, phase))]
+
+
+# A target spec (one target or a list of alternatives), its loc, and every
+# target inside it with its loc and frame depth (``iter_targets``).
+_Spec = tuple[Any, Loc, tuple[tuple[Any, Loc, int], ...]]
+
+
+def _spec(target: Any, loc: Loc) -> _Spec:
+    return target, loc, iter_targets(target, loc)
+
+
+def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False) -> None:
+    """Every context rule for one ActionSpec.
+
+    The step's conditions and the targets inside each target spec are read
+    once here and handed to the rule families, as several of them look at
+    each; the rules report in the same order as they are called.
+    """
+    conditions = _conditions(step)
+    own = None if step.target is None else _spec(step.target, loc + ("target",))
+    in_conditions = [_spec(target, loc + (phase, i, "args", "target"))
+                     for _cond, phase, i, target in conditions if target is not None]
+    check_targets_by_kind(step, loc, add, own, in_conditions)
+    check_inputs(step, loc, add, uploads_root)
+    if in_recovery and step.kind == "stop":
+        add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
+    check_target_specs(step, add, in_conditions if own is None else [own, *in_conditions])
+    check_conditions(step, loc, add, conditions)
+    check_strong_postcondition(step, loc, add)
+    if step.metadata:
+        try:
+            json.dumps(step.metadata, allow_nan=False)
+        except ValueError:
+            add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
+
+
+def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
+    """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
+    kind = step.kind
+    if own is None:
+        if kind not in TARGETLESS_KINDS:
+            add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
+    elif kind == "navigate":
+        target = own[0]
+        if isinstance(target, list) or target.type != "url":
+            add(loc + ("target",), "navigate takes a single {type: url} target", "URL_TARGET")
+        else:
+            # The scheme and host are checked with any secret replaced by a
+            # placeholder: a secret may sit in the path, never decide the scheme.
+            url = SECRET_REFERENCE.sub("SECRET", target.url)
+            parts = urlsplit(url)
+            if parts.scheme and parts.scheme not in ("http", "https"):
+                add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
+            elif not parts.scheme and parts.netloc:
+                add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
+            # A relative URL without a known base URL is not an error here: the
+            # base URL may come at run time from a `base_url` fixture.
+    else:
+        for t, tloc, _d in own[2]:
+            if t.type == "url":
+                add(tloc, "url targets are only for navigate", "URL_TARGET")
+    for _target, _loc, inside in in_conditions:
+        for t, sub, _d in inside:
+            if t.type == "url":
+                add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
+
+
+def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | None) -> None:
+    """INPUTS, PATH_CONFINEMENT: value for fill/select only, file_ref for upload only, inside uploads_root."""
+    kind = step.kind
+    if kind in ("fill", "select"):
+        if step.value is None:
+            add(loc + ("value",), f"'{kind}' needs a value", "INPUTS")
+    elif step.value is not None:
+        add(loc + ("value",), f"'value' is not used by '{kind}' (only fill and select)", "INPUTS")
+    if kind == "upload":
+        if not step.file_refs:
+            add(loc + ("file_ref",), "'upload' needs a file_ref", "INPUTS")
+        elif uploads_root is not None:
+            for i, ref in enumerate(step.file_refs):
+                ref_loc = loc + ("file_ref",) + ((i,) if isinstance(step.file_ref, list) else ())
+                try:
+                    confine(ref, uploads_root)
+                except ConfinementError as exc:
+                    add(ref_loc, f"{exc} (uploads_root)", "PATH_CONFINEMENT")
+    elif step.file_ref is not None:
+        add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
+
+
+def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:
+    """U2 (text/label targets say how they match), U3 (nth needs a rationale and a stable base),
+    FRAME_DEPTH, URL_TARGET inside frames, U4 (no repeated alternative); the step's target and its
+    conditions' alike."""
+    rationale = step.metadata.get("target_rationale")
+    for spec, sloc, inside in specs:
+        # Only alternatives of one type can repeat each other.
+        if isinstance(spec, list) and len({alt.type for alt in spec}) < len(spec):
+            seen: dict[str, int] = {}
+            for i, alt in enumerate(spec):
+                key = alt.model_dump_json()
+                if key in seen:
+                    add(sloc + (i,), f"alternative {i} repeats alternative {seen[key]}", "U4")
+                seen.setdefault(key, i)
+        for t, tloc, depth in inside:
+            ttype = t.type
+            if ttype == "text" or ttype == "label":
+                if not (t.exact or t.normalize_ws):
+                    add(tloc, f"a {ttype} target needs exact: true or normalize_ws: true", "U2")
+            elif ttype == "frame":
+                if depth > 1:
+                    add(tloc, "frames nest one level only", "FRAME_DEPTH")
+                if t.inner.type == "url":
+                    add(tloc + ("inner",), "a frame's inner target cannot be a url", "URL_TARGET")
+            elif ttype == "nth":
+                if not isinstance(rationale, str) or not rationale.strip():
+                    add(tloc, "an nth target needs metadata.target_rationale on its step", "U3")
+                if t.base.type in ("nth", "url"):
+                    add(tloc + ("base",), f"an nth target's base must be a stable element target, not {t.base.type}", "U3")
+
+
+def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[tuple[Any, str, int, Any]]) -> None:
+    """CONDITION_TARGET (an element condition needs a target), REGEX, U1 (a single-target kind
+    cannot expect a count other than one)."""
+    kind = step.kind
+    step_has_element_target = step.target is not None and kind != "navigate"
+    for cond, phase, i, ctarget in conditions:
+        ckind = cond.kind
+        if ckind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
+            add(loc + (phase, i), f"{ckind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
+        if ckind == "url_matches":
+            pattern = field(cond.args, "pattern")
+        elif ckind == "download_started":
+            pattern = cond.args.filename
+        else:
+            pattern = None
+        if pattern is not None:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                add(loc + (phase, i, "args"), f"invalid regular expression: {exc}", "REGEX")
+        if (ckind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
+                and cond.args.count != 1):
+            add(loc + (phase, i, "args", "count"),
+                f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
+
+
+def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """U5: a critical step needs a strong postcondition."""
+    if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
+        add(
+            loc + ("postconditions",),
+            "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+            "upload_completed, or toast_contains/element_text_contains with severity critical)",
+            "U5",
+        )
+
+
+def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
+    """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
+    RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
+    EXPECT (expect.step names a step)."""
+    if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
+        add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
+    for i, tag in enumerate(plan.tags):
+        if tag in RESERVED_TAGS:
+            add(("tags", i), f"'{tag}' is one of pytest's own markers and cannot be a plan tag", "TAG_NAME")
+    if plan.base_url is not None and not is_absolute_http(plan.base_url):
+        add(("base_url",), "base_url must be an absolute http(s) URL", "URL")
+    ids: dict[str, Loc] = {}
+    steps = [(s, ("steps", i), False) for i, s in enumerate(plan.steps)]
+    if plan.recovery:
+        steps += [(s, ("recovery", "steps", i), True) for i, s in enumerate(plan.recovery.steps)]
+        for i, code in enumerate(plan.recovery.on_error):
+            if code in NOT_RECOVERABLE:
+                add(("recovery", "on_error", i), f"{code} cannot be recovered from", "RECOVERY")
+    for step, loc, in_recovery in steps:
+        if step.id in ids:
+            add(loc + ("id",), f"step id '{step.id}' is already used", "UNIQUE_ID")
+        ids.setdefault(step.id, loc)
+        check_step(step, loc, add, uploads_root=uploads_root, in_recovery=in_recovery)
+    for i, code in enumerate(plan.policy.retry_on):
+        if code in NOT_RECOVERABLE:
+            add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
+    if plan.auth_signals and plan.auth_signals.url_pattern is not None:
+        try:
+            re.compile(plan.auth_signals.url_pattern)
+        except re.error as exc:
+            add(("auth_signals", "url_pattern"), f"invalid regular expression: {exc}", "REGEX")
+    if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
+        add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
+
+
+def in_u4_order(step: ActionSpec) -> ActionSpec:
+    """U4 applied: the step with every list of alternatives (its own, its conditions') in U4 order
+    (stable for equal types), so the executor just iterates."""
+    update: dict[str, Any] = {}
+    if isinstance(step.target, list):
+        ordered = sorted(step.target, key=T.u4_rank)
+        if ordered != list(step.target):
+            update["target"] = ordered
+    for phase in PHASES:
+        conditions = list(getattr(step, phase))
+        changed = False
+        for i, cond in enumerate(conditions):
+            target = field(cond.args, "target")
+            if isinstance(target, list):
+                ordered = sorted(target, key=T.u4_rank)
+                if ordered != list(target):
+                    conditions[i] = cond.model_copy(update={"args": cond.args.model_copy(update={"target": ordered})})
+                    changed = True
+        if changed:
+            update[phase] = conditions
+    return step.model_copy(update=update) if update else step
+
+
+def plan_in_u4_order(plan: Plan) -> Plan:
+    """``in_u4_order`` for every step, recovery steps included (the same plan when nothing moves)."""
+    steps = [in_u4_order(s) for s in plan.steps]
+    update: dict[str, Any] = {}
+    if any(new is not old for new, old in zip(steps, plan.steps)):
+        update["steps"] = steps
+    if plan.recovery:
+        recovery = [in_u4_order(s) for s in plan.recovery.steps]
+        if any(new is not old for new, old in zip(recovery, plan.recovery.steps)):
+            update["recovery"] = plan.recovery.model_copy(update={"steps": recovery})
+    return plan.model_copy(update=update) if update else plan

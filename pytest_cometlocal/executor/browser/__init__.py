@@ -1,0 +1,2 @@
+"""The browser and its boundary: launching or reaching Chromium, the network guard, channels and saved storage states.
+"""

@@ -1,0 +1,153 @@
+"""Remote browsers: a Playwright server (``playwright run-server``) or a CDP endpoint.
+
+Instead of launching Chromium here, the executor can drive a browser that runs
+elsewhere: ``connect`` to a Playwright server, which launches a Chromium for
+each connection, or ``connect_over_cdp`` to a Chromium that is already running
+with ``--remote-debugging-port``. A list of endpoints is a pool: process
+``gwN`` of pytest-xdist takes endpoint ``N % len(pool)``, any other process
+the first. Endpoints may carry a token (userinfo or query string); only
+``public_endpoint`` forms, without them, go into manifests and messages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Error as PlaywrightError
+
+PLAYWRIGHT_SERVER = "playwright-server"
+CDP = "cdp"
+SCHEMES = {PLAYWRIGHT_SERVER: ("ws", "wss"), CDP: ("ws", "wss", "http", "https")}
+CONNECT_TIMEOUT_MS = 30_000
+
+# Keyword arguments of chromium.launch that a Playwright server accepts in the
+# x-playwright-launch-options header, with their protocol names. slow_mo is
+# applied by the client (connect's own slow_mo); the rest cannot be sent.
+_HEADER_OPTIONS = {"headless": "headless", "args": "args", "chromium_sandbox": "chromiumSandbox",
+                   "ignore_default_args": "ignoreDefaultArgs", "timeout": "timeout"}
+
+
+class RemoteBrowserUnavailable(RuntimeError):
+    """A remote endpoint could not be reached or gave no browser; the message is one line."""
+
+
+@dataclass(frozen=True)
+class RemoteTarget:
+    """The endpoint this process uses: ``connection`` is ``playwright-server`` or ``cdp``."""
+
+    connection: str
+    endpoint: str
+    executable_path: str | None = None  # the Chromium on the server's machine (playwright-server only)
+
+    @property
+    def public_endpoint(self) -> str:
+        return public_endpoint(self.endpoint)
+
+    def profile(self) -> dict[str, Any]:
+        """What the run manifest's execution_profile records: never a token."""
+        profile: dict[str, Any] = {"connection": self.connection, "endpoint": self.public_endpoint}
+        if self.connection == CDP:
+            profile["headless"] = None  # as the browser was started, unknown here
+        return profile
+
+
+def split_endpoints(value: str | None) -> tuple[str, ...]:
+    """``"ws://a:3000/, ws://b:3000/"`` -> both URLs; commas and whitespace separate them."""
+    return tuple(part for part in re.split(r"[\s,]+", value or "") if part)
+
+
+def check_endpoint(connection: str, endpoint: str) -> str | None:
+    """A problem with an endpoint's form, or None."""
+    parts = urlsplit(endpoint)
+    schemes = SCHEMES[connection]
+    if parts.scheme not in schemes or not parts.hostname:
+        return (f"{public_endpoint(endpoint)!r} is not a {connection} endpoint: expected a URL "
+                f"{' or '.join(s + '://host:port/' for s in schemes)}")
+    try:
+        parts.port
+    except ValueError:
+        return f"{public_endpoint(endpoint)!r} has an invalid port"
+    return None
+
+
+def pick_endpoint(endpoints: tuple[str, ...] | list[str], worker: str | None) -> str:
+    """Worker ``gwN`` takes endpoint ``N % len(endpoints)``; no worker (or another name) the first."""
+    if not endpoints:
+        raise ValueError("no endpoints")
+    match = re.fullmatch(r"gw(\d+)", worker or "")
+    return endpoints[int(match.group(1)) % len(endpoints)] if match else endpoints[0]
+
+
+def public_endpoint(url: str) -> str:
+    """The endpoint without user name, password, query string or fragment (where tokens live)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "<unparsable endpoint>"
+    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+
+
+def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | None = None) -> dict[str, str]:
+    """The ``x-playwright-launch-options`` header: headless, our flags plus the user's args,
+    and the server machine's Chromium when one is named. A server started without
+    ``--unsafe`` ignores args and executablePath."""
+    options: dict[str, Any] = {}
+    for key, name in _HEADER_OPTIONS.items():
+        if launch_kwargs.get(key) is not None:
+            options[name] = launch_kwargs[key]
+    options["headless"] = bool(launch_kwargs.get("headless", True))
+    options["args"] = LAUNCH_ARGS + list(launch_kwargs.get("args") or [])
+    if executable_path:
+        options["executablePath"] = executable_path
+    return {"x-playwright-launch-options": json.dumps(options)}
+
+
+def connect_browser(playwright: Any, target: RemoteTarget, launch_kwargs: dict[str, Any],
+                    timeout_ms: float = CONNECT_TIMEOUT_MS) -> Any:
+    """Connect to ``target``; a failure is a ``RemoteBrowserUnavailable`` with a one-line message."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    slow_mo = launch_kwargs.get("slow_mo") or None
+    try:
+        if target.connection == PLAYWRIGHT_SERVER:
+            return playwright.chromium.connect(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo,
+                                               headers=launch_options_header(launch_kwargs, target.executable_path))
+        if target.connection == CDP:
+            return playwright.chromium.connect_over_cdp(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo)
+    except PlaywrightError as exc:  # its TimeoutError too: a subclass
+        raise RemoteBrowserUnavailable(
+            f"cannot connect to {'Playwright server' if target.connection == PLAYWRIGHT_SERVER else 'CDP endpoint'} "
+            f"{target.public_endpoint}: {_reason(exc, target.endpoint)}"
+        ) from None
+    raise ValueError(f"unknown connection {target.connection!r}")
+
+
+def _reason(exc: PlaywrightError, endpoint: str) -> str:
+    """The first line of Playwright's error (``Error.message``), without its call log or the endpoint's token."""
+    text = str(exc.message or exc).strip()
+    reason = text.splitlines()[0].strip() if text else type(exc).__name__
+    reason = re.sub(r"^BrowserType\.\w+:\s*", "", reason)
+    versions = re.findall(r"(server|client) version: (v[\d.]+)", text)
+    if versions:  # the server's "Playwright version mismatch" box
+        reason += " (Playwright version mismatch: " + ", ".join(f"{side} {v}" for side, v in versions) + ")"
+    if reason.startswith("Executable doesn't exist"):
+        reason += (" (on the server's machine: start the server with --unsafe and name its Chromium with "
+                   "--cometlocal-remote-chromium, or run `playwright install chromium` there)")
+    if endpoint != public_endpoint(endpoint):
+        reason = reason.replace(endpoint, public_endpoint(endpoint))
+        parts = urlsplit(endpoint)
+        for secret in (parts.password, parts.query):
+            if secret:
+                reason = reason.replace(secret, "***")
+    return reason[:400]

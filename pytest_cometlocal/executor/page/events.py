@@ -1,0 +1,129 @@
+"""What the browser tells the executor without being asked: requests, responses, downloads, crashes.
+
+Listeners are attached to the whole context, so a popup's first navigation is
+seen as soon as the popup exists. Each list only grows; a step takes a
+``Marks`` snapshot when its action begins and later reads what arrived since
+(``since``), instead of keeping loose counters of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_cometlocal.executor.page.conditions import NetworkTracker
+
+
+@dataclass(frozen=True)
+class Marks:
+    """How many of each event had arrived at one moment."""
+
+    requests: int = 0
+    statuses: int = 0
+    downloads: int = 0
+    blocked: int = 0
+
+
+@dataclass(frozen=True)
+class Request:
+    url: str
+    navigation: bool
+    main_frame: bool
+
+
+class PageEvents:
+    """The events of one context and its pages, as the executor needs them."""
+
+    def __init__(self, context: Any, page: Any, guard: Any = None):
+        self.guard = guard  # the allowlist proxy: its list of blocked requests
+        self.network = NetworkTracker()
+        self.requests: list[Request] = []
+        self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
+        self.content_types: dict[str, str] = {}  # navigations (downloads among them): url -> Content-Type
+        self.downloads: list[Any] = []
+        self.crashed = False
+        self._blocked_reported = 0
+        context.on("request", self._on_request)
+        context.on("requestfinished", self.network.ended)
+        context.on("requestfailed", self._on_request_failed)
+        context.on("response", self._on_response)
+        self._attach(page)
+        context.on("page", self._attach)
+
+    def mark(self) -> Marks:
+        return Marks(len(self.requests), len(self.doc_statuses), len(self.downloads),
+                     len(self.guard.blocked) if self.guard else 0)
+
+    def requests_since(self, marks: Marks) -> list[Request]:
+        return self.requests[marks.requests:]
+
+    def statuses_since(self, marks: Marks) -> list[tuple[str, int]]:
+        return self.doc_statuses[marks.statuses:]
+
+    def downloads_since(self, marks: Marks) -> list[Any]:
+        return self.downloads[marks.downloads:]
+
+    def blocked_since(self, marks: Marks) -> list[dict[str, Any]]:
+        if not self.guard:
+            return []
+        return [_described(b) for b in self.guard.blocked_since(marks.blocked)]
+
+    def take_blocked(self) -> list[dict[str, Any]]:
+        """The requests the guard refused since the last call: each is reported once, by one event."""
+        if not self.guard:
+            return []
+        taken = self.guard.blocked_since(self._blocked_reported)
+        self._blocked_reported += len(taken)
+        return [_described(b) for b in taken]
+
+    def content_type(self, url: str) -> str | None:
+        """The Content-Type a navigation to ``url`` was answered with (a download's), if one was."""
+        return self.content_types.get(url)
+
+    def note_status(self, url: str, status: int) -> None:
+        """A document status learnt otherwise (an auth failure surfaces as a net:: error)."""
+        self.doc_statuses.append((url, status))
+
+    # -- listeners -------------------------------------------------------------
+
+    def _attach(self, page: Any) -> None:
+        page.on("download", self._on_download)
+        page.on("crash", self._on_crash)
+
+    def _on_request(self, request: Any) -> None:
+        self.network.started()
+        navigation = request.is_navigation_request()
+        try:
+            main = request.frame.parent_frame is None
+        except Exception:
+            # A popup's first navigation is issued before its frame exists.
+            main = navigation
+        self.requests.append(Request(request.url, navigation, main))
+
+    def _on_request_failed(self, request: Any) -> None:
+        self.network.ended()
+        failure = request.failure or ""
+        if "ERR_INVALID_AUTH_CREDENTIALS" in failure and request.is_navigation_request():
+            self.doc_statuses.append((request.url, 401))
+
+    def _on_response(self, response: Any) -> None:
+        try:
+            request = response.request
+            if request.is_navigation_request():
+                # headers: what arrived with the response, no round trip to the browser.
+                self.content_types[response.url] = response.headers.get("content-type", "")
+                if request.frame.parent_frame is None:
+                    self.doc_statuses.append((response.url, response.status))
+        except Exception:
+            pass
+
+    def _on_download(self, download: Any) -> None:
+        self.downloads.append(download)
+
+    def _on_crash(self, *_: Any) -> None:
+        self.crashed = True
+
+
+def _described(blocked: Any) -> dict[str, Any]:
+    """A refused request as the trace lists it."""
+    return {"method": blocked.method, "url": blocked.url, "host": blocked.host}

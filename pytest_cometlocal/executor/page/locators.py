@@ -1,0 +1,233 @@
+"""Targets compile to Playwright locators one to one, with no heuristics.
+
+testid -> get_by_test_id, role -> get_by_role, label -> get_by_label,
+text -> get_by_text, css -> locator("css=..."), xpath -> locator("xpath=..."),
+frame -> frame_locator(selector) + inner, nth -> base.nth(index).
+
+``exact: true`` is Playwright's exact match (case-sensitive, whole string,
+whitespace trimmed); ``normalize_ws: true`` alone is its default matching
+(whitespace normalised, case-insensitive substring).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.observation import TARGET_CONTEXT_JS
+
+
+def _role(root: Any, t: T.RoleTarget) -> Any:
+    kwargs: dict[str, Any] = {}
+    if t.name is not None:
+        kwargs["name"] = t.name
+    if t.exact is not None:
+        kwargs["exact"] = t.exact
+    return root.get_by_role(t.role, **kwargs)
+
+
+def _describe_role(t: T.RoleTarget) -> str:
+    args = [repr(t.role)]
+    if t.name is not None:
+        args.append(f"name={t.name!r}")
+    if t.exact is not None:
+        args.append(f"exact={t.exact}")
+    return f"get_by_role({', '.join(args)})"
+
+
+# One row per target type: how it compiles to a Playwright locator from a root
+# (Page, Frame or FrameLocator), and the Playwright call it reads as.
+COMPILERS: dict[type, tuple[Callable[[Any, Any], Any], Callable[[Any], str]]] = {
+    T.TestIdTarget: (lambda root, t: root.get_by_test_id(t.id), lambda t: f"get_by_test_id({t.id!r})"),
+    T.RoleTarget: (_role, _describe_role),
+    T.LabelTarget: (lambda root, t: root.get_by_label(t.text, exact=bool(t.exact)),
+                    lambda t: f"get_by_label({t.text!r}, exact={bool(t.exact)})"),
+    T.TextTarget: (lambda root, t: root.get_by_text(t.text, exact=bool(t.exact)),
+                   lambda t: f"get_by_text({t.text!r}, exact={bool(t.exact)})"),
+    T.CssTarget: (lambda root, t: root.locator(f"css={t.selector}"), lambda t: f"locator('css={t.selector}')"),
+    T.XPathTarget: (lambda root, t: root.locator(f"xpath={t.selector}"), lambda t: f"locator('xpath={t.selector}')"),
+    T.FrameTarget: (lambda root, t: compile_target(root.frame_locator(t.selector), t.inner),
+                    lambda t: f"frame_locator({t.selector!r}).{describe_compiled(t.inner)}"),
+    T.NthTarget: (lambda root, t: compile_target(root, t.base).nth(t.index),
+                  lambda t: f"{describe_compiled(t.base)}.nth({t.index})"),
+    T.UrlTarget: (None, lambda t: f"goto({t.url!r})"),  # type: ignore[dict-item]
+}
+
+
+def compile_target(root: Any, target: T.AnyTarget) -> Any:
+    """``root`` is a Page, Frame or FrameLocator; returns a Locator."""
+    compile_fn = COMPILERS[type(target)][0]
+    if compile_fn is None:
+        raise TypeError(f"{target.type} targets do not compile to a locator")
+    return compile_fn(root, target)
+
+
+def describe_compiled(target: T.AnyTarget) -> str:
+    """The Playwright call a target compiles to, for the action_compiled event."""
+    return COMPILERS[type(target)][1](target)
+
+
+# At most five matches, described for a TARGET_NOT_UNIQUE error's details.
+SAMPLE_JS = r"""
+(e) => ({
+  tag: e.tagName.toLowerCase(), id: e.id || null, role: e.getAttribute("role"),
+  testid: e.getAttribute("data-testid"), name: e.getAttribute("name"),
+  aria_label: e.getAttribute("aria-label"),
+  text: (e.innerText || "").replace(/\s+/g, " ").trim().slice(0, 60),
+})
+"""
+
+
+@dataclass
+class Attempt:
+    alternative: int
+    target: dict[str, Any]
+    compiled: str
+    count: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"alternative": self.alternative, "target": self.target, "compiled": self.compiled, "count": self.count}
+
+
+@dataclass(frozen=True)
+class ResolvedTarget:
+    """A step's element, resolved once per attempt: everything later parts of the step need of it."""
+
+    target: T.AnyTarget  # the alternative that matched exactly one element
+    locator: Any
+    description: str  # the Playwright call it compiles to
+    context: dict[str, Any] | None  # the element as it was when resolved, before the action (TARGET_CONTEXT_JS)
+
+
+@dataclass
+class Resolution:
+    """Outcome of resolving a step's target(s): the resolved target or the counts seen."""
+
+    resolved: ResolvedTarget | None = None
+    attempts: list[Attempt] = field(default_factory=list)
+    max_count: int = 0
+    sample: list[dict[str, Any]] = field(default_factory=list)
+    rounds: int = 0
+    unanswered: int = 0  # looks that got no answer within their bound (a pending navigation, a stuck page)
+
+    @property
+    def ok(self) -> bool:
+        return self.resolved is not None
+
+
+# Results come back as one JSON string: Playwright's own serialisation of a nested
+# object costs far more than the script that builds it (see observe.py).
+# One round trip per alternative and polling round: the number of matches; for
+# exactly one, the element described for the "before" DOM snapshot
+# (TARGET_CONTEXT_JS); for several, a sample of them for TARGET_NOT_UNIQUE.
+# Functions defined in the evaluated script itself, not eval(): pages with a
+# CSP that forbids eval must still be resolved.
+_MATCH_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
+    "const sample = " + SAMPLE_JS.strip() + ";\n" \
+    "return JSON.stringify({count: els.length, context: els.length === 1 ? targetContext(els[0]) : null,\n" \
+    "        sample: els.length > 1 ? els.slice(0, 5).map(sample) : []}); }"
+
+
+@dataclass
+class _Match:
+    count: int
+    context: dict[str, Any] | None = None
+    sample: list[dict[str, Any]] = field(default_factory=list)
+    unanswered: bool = False
+
+
+# A last round still gets this long, however little of the step's timeout is left.
+MIN_MATCH_BOUND_MS = 250
+
+
+# A condition's target needs only the count: no description, no sample.
+_COUNT_JS = "(els) => JSON.stringify({count: els.length, context: null, sample: []})"
+
+
+def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
+    """What ``locator`` matches now (see _MATCH_JS); no match when the frame is not ready.
+
+    ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
+    for the frame's execution context, which a pending navigation can keep
+    from existing, so the call is bounded by the time left to resolve. A page
+    that stops answering is noticed by the step's own bound around this one.
+    """
+    try:
+        with bound("target resolution", bound_ms):
+            out = json.loads(locator.evaluate_all(script))
+        return _Match(int(out["count"]), out["context"], out["sample"])
+    except CallTimedOut:
+        return _Match(0, unanswered=True)
+    except Exception as exc:  # a frame not attached yet, a detached context
+        if is_crash(exc):
+            raise
+        return _Match(0)
+
+
+def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_limit: int = 60) -> Resolution:
+    """Poll the alternatives in U4 order until one matches exactly one element.
+
+    Every polling round tries every alternative; the first attempts and the
+    last round are recorded (bounded, so a long wait cannot bloat the trace).
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
+    result = Resolution()
+    delay = 0.02
+    while True:
+        result.rounds += 1
+        round_attempts = _round(compiled, result, deadline)
+        if len(result.attempts) < record_limit:
+            result.attempts.extend(round_attempts[: record_limit - len(result.attempts)])
+        if result.ok:
+            if result.attempts[-1:] != round_attempts[-1:]:
+                result.attempts.append(round_attempts[-1])
+            return result
+        if time.monotonic() >= deadline:
+            if result.attempts[-len(round_attempts):] != round_attempts:
+                result.attempts.extend(round_attempts)
+            return result
+        pause(page, min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 2, 0.2)
+
+
+def resolve_now(page: Any, alternatives: list[T.AnyTarget]) -> Resolution:
+    """One look, no waiting: what a condition's target matches at this moment."""
+    compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
+    result = Resolution(rounds=1)
+    result.attempts = _round(compiled, result, time.monotonic(), _COUNT_JS)
+    return result
+
+
+def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: float,
+           script: str = _MATCH_JS) -> list[Attempt]:
+    attempts = []
+    for i, (alt, locator, text) in enumerate(compiled):
+        match = _match(locator, max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000), script)
+        attempts.append(Attempt(i, alt.model_dump(mode="json"), text, match.count))
+        result.unanswered += match.unanswered
+        if match.count > result.max_count:
+            result.max_count, result.sample = match.count, match.sample
+        if match.count == 1:
+            result.resolved = ResolvedTarget(alt, locator, text, match.context)
+            break
+    return attempts
+
+
+def pause(page: Any, seconds: float) -> None:
+    """Wait between two looks while Playwright keeps delivering events.
+
+    A plain ``time.sleep`` would stall the sync API's event loop, so a download
+    or a request that happened meanwhile would not be seen until the next call.
+    """
+    try:
+        page.wait_for_timeout(seconds * 1000)
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        time.sleep(seconds)

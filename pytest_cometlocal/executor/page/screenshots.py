@@ -1,0 +1,183 @@
+"""The two pictures of an observation: the frame its hash is taken from, and the full screenshot.
+
+The state signature's ``screenshot_hash`` is computed from a **screencast
+frame**: one JPEG of the viewport, at most 320 px wide, which Chromium's
+DevTools screencast delivers on demand (``Page.startScreencast``, first frame,
+``Page.stopScreencast``). A full ``Page.captureScreenshot`` waits for the
+compositor to draw a new frame at full size and encodes it as PNG; the frame
+comes from the screencast's own copy, scaled down first: the same wait for
+the compositor, about half the processor time (benchmarks/RESULTS.md). The
+method is recorded in the signature's ``algorithm_version`` (FRAME_ALGORITHM).
+
+**Freshness.** The frame must never be older than the last visible change.
+Before the screencast starts, a fence runs in the page: a
+``requestAnimationFrame`` callback and then a task after it, which returns
+once the page has produced the frame that holds every change made before the
+observation. The screencast's first frame is copied after that; without the
+fence, a page slow to paint gave frames from before the change (a test pins it).
+
+A **full-size PNG** (``capture_png``) is what the evidence keeps: critical
+steps and failures. It is also what the hash is taken from when a secret is on
+screen (Playwright's ``page.screenshot`` with its ``mask``; the frame could
+show the secret) or when the DevTools protocol is not available; the
+signature then says ``algorithm_version: "v1"``.
+
+A blinking text caret would give two looks at the same page two hashes. The
+observation script makes the caret steady once per document (see
+``observe.OBSERVE_JS``); only in a browser without ``caret-animation`` is a
+caret that may be on screen made transparent by a constructed style sheet
+while the picture is taken (``caret=True`` here).
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from typing import Any, Callable
+
+from pytest_cometlocal.executor.errors import first_line, is_crash
+from pytest_cometlocal.executor.page.settle import settled
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session, forget_cdp_session, page_answers
+
+FRAME_ALGORITHM = "v2-frame-320"
+FULL_ALGORITHM = "v1"
+FRAME_PARAMS = {"format": "jpeg", "quality": 80, "maxWidth": 320, "maxHeight": 320}
+
+# Chromium's "Unable to capture screenshot" (Page.captureScreenshot): the compositor
+# has no frame to give yet. Seen on the first screenshot of a fresh page when two
+# browsers share two busy CPUs (pytest -n 2); a moment later the same capture works.
+# "Not attached to an active page": the session's document was swapped by a
+# navigation (a page that reloads itself); a new session works.
+_SCREENSHOT_TRANSIENT = ("Unable to capture screenshot", "Not attached to an active page", "Session closed")
+SCREENSHOT_RETRY_DELAYS_MS = (50, 100, 200, 400, 800)
+
+
+def retried(page: Any, take: Callable[[], bytes]) -> tuple[bytes | None, str | None]:
+    """``take()`` (a picture of the page), retried while Chromium cannot give one yet.
+
+    Navigation errors are retried by ``settled`` as for every observation call.
+    A transient capture error is retried after 50, 100, 200, 400 and 800 ms; if
+    it persists, the observation is recorded without a picture (``None``, with
+    the error's first line): the format allows a null ``screenshot_hash``, and
+    a picture missing is no reason to fail a step of the application under
+    test, let alone to report a fault of the plugin. A capture that gets no
+    answer within CAPTURE_MS is recorded the same way when the page still runs
+    scripts (a document still arriving has no frame to show); when it does
+    not, the page stopped answering and CallTimedOut goes up. Crashes propagate.
+    """
+    for delay_ms in (*SCREENSHOT_RETRY_DELAYS_MS, None):
+        try:
+            return settled(page, take), None
+        except CallTimedOut as exc:
+            if not page_answers(page):
+                raise
+            return None, str(exc)
+        except Exception as exc:
+            if is_crash(exc) or not any(t in str(exc) for t in _SCREENSHOT_TRANSIENT):
+                raise
+            forget_cdp_session(page)
+            if delay_ms is None:
+                return None, first_line(exc)
+            try:  # keeps Playwright's events flowing (a page crash is noticed), unlike a sleep
+                page.wait_for_timeout(delay_ms)
+            except Exception as exc:
+                if is_crash(exc):
+                    raise
+                time.sleep(delay_ms / 1000)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+# The caret, hidden by a constructed style sheet: not a node in the DOM (no
+# mutation observer of the page sees it, page.content() does not show it) and
+# not subject to a Content-Security-Policy on inline styles. The sheet carries
+# an expando property, by which it is taken away again. Its rule names only the
+# focused element and what is inside it (where a caret can be): a rule for every
+# element makes the browser restyle the whole page twice per picture, which on a
+# page of thousands of rows cost more than everything else in a step. A document
+# in design mode is editable everywhere: there the rule is for every element.
+_CARET_OFF_JS = """(() => {
+  const sheet = new CSSStyleSheet();
+  const where = document.designMode === "on" ? "*" : ":focus";
+  sheet.replaceSync(where + " { caret-color: transparent !important; }");
+  sheet.__cometlocalCaret = true;
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+})()"""
+_CARET_ON_JS = """(() => {
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
+})()"""
+
+# The frame fence: resolves once the page has rendered the frame holding every change
+# made before it (the frame callback, then a task after that frame's rendering). A
+# page whose rendering is paused never runs frame callbacks: the timer ends the wait.
+_FENCE_JS = """new Promise((resolve) => {
+  let done = false;
+  const end = () => { if (!done) { done = true; resolve(true); } };
+  requestAnimationFrame(() => setTimeout(end, 0));
+  setTimeout(end, 250);
+})"""
+
+
+def _send(session: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """A CDP command, bounded: a picture must never wait forever on a stuck renderer."""
+    with bound(method, CAPTURE_MS):
+        return session.send(method, params)
+
+
+def _caret_back(session: Any) -> None:
+    try:
+        _send(session, "Runtime.evaluate", {"expression": _CARET_ON_JS})
+    except Exception:
+        pass
+
+
+def grab_frame(page: Any, caret: bool = True) -> bytes | None:
+    """One fresh screencast frame of the viewport (JPEG); None without the DevTools protocol."""
+    session = cdp_session(page)
+    if session is None:
+        return None
+    frames: list[dict[str, Any]] = []
+
+    def on_frame(event: dict[str, Any]) -> None:  # a function: Playwright keeps an attribute on it
+        frames.append(event)
+
+    session.on("Page.screencastFrame", on_frame)
+    started = False
+    try:
+        fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
+        _send(session, "Runtime.evaluate", {"expression": fence, "awaitPromise": True})
+        _send(session, "Page.startScreencast", FRAME_PARAMS)
+        started = True
+        deadline = time.monotonic() + CAPTURE_MS / 1000
+        with bound("Page.screencastFrame", CAPTURE_MS):
+            while not frames:  # the events arrive while Playwright waits
+                if time.monotonic() > deadline:
+                    raise CallTimedOut("Page.screencastFrame", CAPTURE_MS)
+                page.wait_for_timeout(2)
+    finally:
+        session.remove_listener("Page.screencastFrame", on_frame)
+        if started:
+            try:
+                _send(session, "Page.stopScreencast", {})
+            except Exception:
+                pass
+        if caret:
+            _caret_back(session)
+    return base64.b64decode(frames[0]["data"])
+
+
+def capture_png(page: Any, masked: bool, caret: bool = True) -> bytes:
+    """A full-size viewport PNG: CDP's fast capture, or ``page.screenshot`` with the secret mask."""
+    session = None if masked else cdp_session(page)
+    if session is None:
+        mask = [page.locator("[data-cometlocal-secret]")] if masked else []
+        with bound("screenshot", CAPTURE_MS + 500):
+            return page.screenshot(type="png", caret="hide", timeout=CAPTURE_MS, mask=mask)
+    params = {"format": "png", "optimizeForSpeed": True, "captureBeyondViewport": False}
+    if not caret:
+        return base64.b64decode(_send(session, "Page.captureScreenshot", params)["data"])
+    try:
+        _send(session, "Runtime.evaluate", {"expression": _CARET_OFF_JS})
+        shot = _send(session, "Page.captureScreenshot", params)
+    finally:
+        _caret_back(session)
+    return base64.b64decode(shot["data"])

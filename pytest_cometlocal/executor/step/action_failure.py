@@ -1,0 +1,180 @@
+"""Which error code a failed action is: a pure function of what is known about the failure.
+
+The executor gathers the facts (the step's kind, the exception's text, whether
+Playwright timed out, whether the page crashed or stopped answering) and
+``classify_action`` names the code, the message and the details. Nothing here
+touches a browser, so every rule is unit-tested without one
+(tests/unit/test_classify.py). Side effects the caller must perform before
+raising (stop a pending navigation, look for an auth signal or an outside
+navigation) are flags of the answer.
+
+Order of the rules, first match wins:
+
+1. the page or the browser died -> BROWSER_CRASHED (never retried);
+2. the page stopped answering -> PAGE_UNRESPONSIVE (never retried);
+3. a ``navigate``: a timeout -> NAVIGATION_TIMEOUT, else NAVIGATION_FAILED with its net:: error;
+4. an action done whose navigation never came -> NAVIGATION_TIMEOUT (not retried);
+5. another element intercepts the pointer -> OVERLAY_BLOCKING;
+6. an actionability check Playwright waited on, or a timeout -> PRECONDITION_FAILED naming the check;
+7. an ``upload`` -> UPLOAD_FAILED; anything else -> PRECONDITION_FAILED element_actionable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_cometlocal.contract.model.codes import ErrorCode
+
+_NET_ERROR = re.compile(r"net::(ERR_[A-Z_]+)")
+_INTERCEPT = re.compile(r"<(?P<tag>[a-z0-9-]+)(?P<attrs>[^>]*)>(?P<text>[^<]{0,120})(?:</[a-z0-9-]+>)?[^\n]*intercepts pointer events")
+_ID = re.compile(r'\bid="([^"]+)"')
+_CLASS = re.compile(r'\bclass="([^"]+)"')
+
+ACTIONABILITY = (
+    ("element is not visible", "element_visible"),
+    ("element is not enabled", "element_enabled"),
+    ("element is disabled", "element_enabled"),
+    ("element is not editable", "element_editable"),
+    ("element is not stable", "element_stable"),
+    ("did not find some options", "option_exists"),
+    ("not an <input>, <textarea>, <select>", "element_editable"),
+    ("is not a <select> element", "element_is_select"),
+    ("Node is not an HTMLInputElement", "element_is_file_input"),
+    ("Non-multiple file input can only accept single file", "element_accepts_files"),
+    ("element is outside of the viewport", "element_visible"),
+)
+
+
+def net_error(text: str) -> str | None:
+    match = _NET_ERROR.search(text)
+    return match.group(1) if match else None
+
+
+@dataclass(frozen=True)
+class Overlay:
+    selector: str | None
+    text: str | None
+
+
+def intercepting_overlay(text: str) -> Overlay | None:
+    """The element Playwright reported as intercepting pointer events, if any."""
+    if "intercepts pointer events" not in text:
+        return None
+    match = None
+    for match in _INTERCEPT.finditer(text):
+        pass  # the last report is the freshest
+    if match is None:
+        return Overlay(None, None)
+    selector = match.group("tag")
+    attrs = match.group("attrs")
+    if (m := _ID.search(attrs)) is not None:
+        selector += "#" + m.group(1)
+    elif (m := _CLASS.search(attrs)) is not None:
+        selector += "." + ".".join(m.group(1).split())
+    overlay_text = match.group("text").strip() or None
+    return Overlay(selector, overlay_text)
+
+
+def actionability_check(text: str) -> str | None:
+    """The actionability check Playwright was waiting on when it gave up."""
+    found = None
+    for needle, check in ACTIONABILITY:
+        position = text.rfind(needle)
+        if position >= 0 and (found is None or position > found[0]):
+            found = (position, check)
+    return found[1] if found else None
+
+
+def navigation_pending(text: str) -> bool:
+    """The action was performed and Playwright timed out waiting for the navigation it started.
+
+    Its call log then ends with "waiting for scheduled navigations to finish"
+    after "... action done": the element was fine, the server did not answer.
+    """
+    lines = [line.strip() for line in text.strip().splitlines()]
+    return bool(lines) and lines[-1].endswith("waiting for scheduled navigations to finish")
+
+
+@dataclass(frozen=True)
+class ActionFacts:
+    """What is known when an action raised."""
+
+    kind: str  # the step's kind
+    text: str  # the exception's text (Playwright's message with its call log)
+    timed_out: bool = False  # Playwright's own timeout
+    crashed: bool = False  # the page's crash event, or a closed page/browser
+    unresponsive: dict[str, Any] | None = None  # {"during", "waited_ms", "probe"} when the page stopped answering
+    timeout_ms: int = 0
+    url: str | None = None  # the requested URL of a navigate
+
+
+@dataclass(frozen=True)
+class Classified:
+    code: ErrorCode
+    message: str
+    details: dict[str, Any] = field(default_factory=dict)
+    failed_check: str | None = None  # PRECONDITION_FAILED: the check that failed
+    retryable: bool | None = None  # None: as the policy says
+    observe_after: bool = True  # observe the page after the failure
+    stop_loading: bool = False  # stop the page's pending navigation first
+    check_auth: bool = False  # a 401 surfaced as a net:: error: look for the auth signal first
+    check_navigation: bool = False  # an outside navigation may be the real cause: look first
+
+
+def classify_action(f: ActionFacts) -> Classified:
+    """The code of a failed action (see the module's docstring for the order)."""
+    if f.crashed:
+        return Classified(ErrorCode.BROWSER_CRASHED, "the page or browser crashed during the action",
+                          {"during": f.kind}, retryable=False, observe_after=False)
+    if f.unresponsive is not None:
+        return unresponsive(f.unresponsive)
+    if f.kind == "navigate":
+        if f.timed_out:
+            return Classified(ErrorCode.NAVIGATION_TIMEOUT, f"navigation did not finish within {f.timeout_ms} ms",
+                              {"timeout_ms": f.timeout_ms, "wait_condition": "load", "url": f.url}, stop_loading=True)
+        net = net_error(f.text)
+        return Classified(ErrorCode.NAVIGATION_FAILED, f"navigation failed: {net or 'error'}",
+                          {"net_error": net, "url": f.url}, check_auth=net == "ERR_INVALID_AUTH_CREDENTIALS",
+                          check_navigation=True)
+    if f.timed_out and navigation_pending(f.text):
+        # Done, but the page it led to never came: not retried, since repeating
+        # the action could repeat its side effect (a form sent twice).
+        return Classified(ErrorCode.NAVIGATION_TIMEOUT,
+                          f"{f.kind} was performed, but the navigation it started did not finish within {f.timeout_ms} ms",
+                          {"timeout_ms": f.timeout_ms, "wait_condition": "navigation started by the action",
+                           "action_performed": True}, retryable=False, stop_loading=True)
+    overlay = intercepting_overlay(f.text)
+    if overlay is not None:
+        return Classified(ErrorCode.OVERLAY_BLOCKING, "another element intercepts pointer events on the target",
+                          {"overlay_selector": overlay.selector, "overlay_text": overlay.text})
+    check = actionability_check(f.text)
+    if check is not None or f.timed_out:
+        check = check or "element_actionable"
+        return Classified(ErrorCode.PRECONDITION_FAILED, f"{f.kind} could not be performed within {f.timeout_ms} ms: {check}",
+                          failed_check=check)
+    if f.kind == "upload":
+        return Classified(ErrorCode.UPLOAD_FAILED, "upload failed", {"upload_signal": "set_input_files"})
+    first = (f.text.strip().splitlines() or [""])[0][:200]
+    return Classified(ErrorCode.PRECONDITION_FAILED, f"{f.kind} failed: {first}", failed_check="element_actionable")
+
+
+def unresponsive(facts: dict[str, Any]) -> Classified:
+    """A page that stopped answering (``probe`` "no answer"), or one that never settled ("answered").
+
+    ``timeout_ms``, the step's, is the NAVIGATION_TIMEOUT's ``details.timeout_ms``
+    as for every other NAVIGATION_TIMEOUT (``waited_ms`` is the call that gave up).
+    """
+    during, waited = facts.get("during"), facts.get("waited_ms")
+    if facts.get("probe") == "answered":
+        # The page runs scripts, but the call never finished: it kept navigating or
+        # never produced a document to look at.
+        return Classified(ErrorCode.NAVIGATION_TIMEOUT, f"the page did not settle: {during} did not finish within {waited} ms",
+                          {"timeout_ms": facts.get("timeout_ms"), "during": during, "waited_ms": waited,
+                           "wait_condition": "a document to observe"},
+                          retryable=False, observe_after=False)
+    return Classified(ErrorCode.PAGE_UNRESPONSIVE,
+                      f"the page stopped answering: {during} got no answer within {waited} ms",
+                      {"during": during, "waited_ms": waited, "probe": facts.get("probe")},
+                      retryable=False, observe_after=False)

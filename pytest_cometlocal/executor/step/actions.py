@@ -1,0 +1,215 @@
+"""A step's one side effect: navigate, click, fill, select, upload; and the downloads it caused.
+
+Each action is one Playwright call with the step's ``timeout_ms``, made on the
+target resolved for this attempt. When it raises, the facts are gathered (did
+Playwright time out, did the page crash, does the page still answer) and
+``classify.classify_action`` names the code. Files to upload are inspected
+first (confined to uploads_root, hashed); downloads are saved into the
+evidence, each given ``timeout_ms`` to finish, named and masked (or withheld)
+as downloads.py decides.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import tempfile
+from pathlib import Path
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.model.records import FailedCondition
+from pytest_cometlocal.contract.allowlist import url_allowed
+from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
+from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout
+from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
+from pytest_cometlocal.executor.runfolder.evidence_store import sha256_bytes
+from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.page.settle import stop_loading
+from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.step.safety import Safety
+from pytest_cometlocal.executor.page.watchdog import CallTimedOut, PageWatch, bound
+
+
+@dataclass
+class Actions:
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
+    safety: Safety
+    watch: PageWatch
+    run: Any
+
+    def perform(self, attempt: StepAttempt) -> dict[str, Any]:
+        """Do the step's one side effect; returns what the action_executed event records."""
+        spec = attempt.spec
+        outcome: dict[str, Any] = {}
+        timeout = spec.timeout_ms
+        secrets = self.settings.secrets
+        locator = attempt.target.locator if attempt.target else None
+        try:
+            if spec.kind == "navigate":
+                url = attempt.requested_url
+                if not url_allowed(url, self.settings.allowlist):
+                    self.safety.domain_blocked(attempt, url, before_request=True)
+                response = self.page.goto(url, timeout=timeout, wait_until="load")
+                if response is not None:
+                    outcome = {"status": response.status, "url": response.url}
+            elif spec.kind == "click":
+                locator.click(timeout=timeout)
+            elif spec.kind == "fill":
+                locator.fill(resolve_secrets(spec.value, secrets), timeout=timeout)
+            elif spec.kind == "select":
+                locator.select_option(resolve_secrets(spec.value, secrets), timeout=timeout)
+            elif spec.kind == "upload":
+                paths = self.inspect_uploads(attempt)
+                locator.set_input_files(paths, timeout=timeout)
+            # wait_for and assert act through their postconditions only.
+        except (ExecutorFailure, CallTimedOut, PageUnresponsive):
+            raise
+        except Exception as exc:
+            raise self.classify(attempt, exc) from None
+        return outcome
+
+    def classify(self, attempt: StepAttempt, exc: Exception) -> ExecutorFailure:
+        """The typed failure of an action that raised (see classify.py for the rules)."""
+        spec = attempt.spec
+        crashed = is_crash(exc) or self.events.crashed
+        timed_out = is_timeout(exc)
+        if not crashed:
+            # A renderer that dies during goto makes it fail with net::ERR_ABORTED
+            # before the crash event arrives; a timeout may be a page that stopped
+            # answering (then a dying renderer gets a moment to say so).
+            crashed = self.watch.wait_for_crash(50)
+            if not crashed and not timed_out and not self.watch.answers():
+                # On a busy machine the crash event can take longer than that: an
+                # action that failed at once on a page that does not answer either
+                # gets the full grace to report it (timeouts are probed below).
+                crashed = self.watch.wait_for_crash()
+        facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
+                            timeout_ms=spec.timeout_ms, url=attempt.requested_url)
+        verdict = classify_action(facts)
+        if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.watch.answers():
+            # Not an element that never became actionable: a page that stopped answering
+            # (a navigation still pending is told apart by the rules before this one).
+            crashed = self.watch.wait_for_crash()
+            unresponsive = None if crashed else {"during": spec.kind, "waited_ms": spec.timeout_ms, "probe": "no answer"}
+            verdict = classify_action(replace(facts, crashed=crashed, unresponsive=unresponsive))
+        if verdict.stop_loading:
+            # The navigation is given up: stop it, or the page cannot be observed
+            # while the server keeps the request open.
+            stop_loading(self.page)
+        if verdict.check_auth:
+            self.events.note_status(attempt.requested_url or "", 401)
+            self.safety.check_auth(attempt)
+        if verdict.check_navigation:
+            self.safety.check_navigation(attempt)
+        details = dict(verdict.details)
+        failed = []
+        if verdict.failed_check is not None:
+            observed = {"error": first_line(exc)} if (timed_out or verdict.failed_check != "element_actionable") else None
+            args = {"target": attempt.target.description} if attempt.target and observed else {}
+            failed = [FailedCondition(kind=verdict.failed_check, args=args, phase="pre", observed=observed)]
+        if verdict.code == ErrorCode.UPLOAD_FAILED:
+            details["file_ref"] = spec.file_refs
+        cause = self.run.redactor.text(first_line(exc, 2000))
+        return self.failures.fail(attempt, verdict.code, "execution", verdict.message, details=details,
+                                  failed_conditions=failed, cause=cause, retryable=verdict.retryable,
+                                  observe_after=verdict.observe_after)
+
+    def inspect_uploads(self, attempt: StepAttempt) -> list[str]:
+        spec = attempt.spec
+        root = self.settings.uploads_root
+        trace, evidence = self.run.trace, self.run.evidence
+        paths = []
+        for ref in spec.file_refs:
+            trace.emit("inspection_started", spec.id, metadata={"file_ref": ref})
+            report: dict[str, Any] = {"schema_version": "v1", "file_ref": ref, "criteria_profile": "basic_v1"}
+            problem = None
+            try:
+                if root is None:
+                    raise ConfinementError("no uploads_root")
+                path = confine(ref, root)
+                if not path.is_file():
+                    raise FileNotFoundError(ref)
+                data = path.read_bytes()
+                doc_hash = sha256_bytes(data)
+                mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+                report.update({"status": "ok", "size_bytes": len(data), "sha256": doc_hash, "mime_type": mime})
+            except ConfinementError as exc:
+                problem, doc_hash = f"file_ref escapes uploads_root: {exc}", None
+            except FileNotFoundError:
+                problem, doc_hash = "file not found", None
+            except OSError as exc:
+                problem, doc_hash = f"file cannot be read: {exc.strerror}", None
+            if problem:
+                report.update({"status": "failed", "problem": problem})
+            ref_ev = evidence.add_json("inspection_report", f"inspections/{attempt.tag}_{len(paths)}.json", report,
+                                       step_id=spec.id)
+            attempt.evidence.append(ref_ev)
+            trace.emit("inspection_finished", spec.id, evidence_refs=[ref_ev], metadata={
+                "status": "failed" if problem else "ok", "file_ref": ref, "doc_hash": doc_hash,
+                "criteria_profile": "basic_v1", "report_ref": ref_ev.uri,
+            })
+            if problem:
+                raise self.failures.fail(attempt, ErrorCode.UPLOAD_FAILED, "execution", f"{ref}: {problem}",
+                                         details={"file_ref": ref, "upload_signal": "inspection", "problem": problem})
+            paths.append(str(path))
+        return paths
+
+    def capture_downloads(self, attempt: StepAttempt) -> None:
+        """Store the step's downloads, each given ``timeout_ms`` to finish.
+
+        A download that does not finish in time (a server that stops sending)
+        is cancelled rather than waited for forever; like one that failed, it
+        is DOWNLOAD_FAILED when the step expects a download (a required
+        ``download_started``), otherwise it is noted in the trace.
+        """
+        spec = attempt.spec
+        expects = any(c.kind == "download_started" and c.severity != "warning" for c in spec.postconditions)
+        downloads = self.events.downloads_since(attempt.marks)
+        for i, download in enumerate(downloads):
+            try:
+                # save_as, not path(): path() is not available over a remote connection.
+                with tempfile.TemporaryDirectory(prefix="cometlocal-download-") as tmp:
+                    target = Path(tmp) / "download"
+                    with bound("download", spec.timeout_ms):
+                        download.save_as(target)
+                    data = target.read_bytes()
+            except Exception as exc:
+                if isinstance(exc, CallTimedOut):
+                    problem = f"did not finish within {spec.timeout_ms} ms"
+                    try:
+                        with bound("download.cancel", 2_000):
+                            download.cancel()
+                    except Exception:
+                        pass
+                else:
+                    problem = first_line(exc)
+                if is_crash(exc):
+                    raise
+                if expects:
+                    shown = self.run.redactor.file_name  # a name as the browser made it may still show a secret
+                    raise self.failures.fail(attempt, ErrorCode.DOWNLOAD_FAILED, "postcondition",
+                                             f"download {shown(download.suggested_filename)!r} {problem}",
+                                             details={"expected_download": True,
+                                                      "downloads_seen": [shown(d.suggested_filename) for d in downloads],
+                                                      "download_problem": problem})
+                self.run.trace.emit("evidence_captured", spec.id, metadata={"download_error": problem})
+                continue
+            # Conditions saw the real name; what is written holds no secret (downloads.py).
+            kept = download_evidence(data, suggested=download.suggested_filename or "", url=download.url,
+                                     content_type=self.events.content_type(download.url), index=i + 1,
+                                     redactor=self.run.redactor)
+            if kept.withheld:
+                self.run.evidence.withhold("download", kept.data, WITHHELD_REASON, step_id=spec.id,
+                                           metadata=kept.metadata)
+                continue
+            ref = self.run.evidence.add_bytes("download", f"downloads/{attempt.tag}_{kept.name}", kept.data,
+                                              step_id=spec.id, metadata=kept.metadata, redact=False,
+                                              masked_from=kept.masked_from)
+            attempt.evidence.append(ref)

@@ -1,0 +1,118 @@
+"""A step's conditions: polled until they hold, and a failure typed by its most specific code.
+
+Pre- and postconditions (and an ``assert`` step's checks) are polled for the
+step's ``timeout_ms`` (checks.poll). When a required one still fails, the
+code is the most specific that applies: an allowlist condition is
+DOMAIN_BLOCKED, an overlay OVERLAY_BLOCKING, a download or upload signal
+DOWNLOAD_FAILED or UPLOAD_FAILED, a ``wait_for`` that never came
+NAVIGATION_TIMEOUT; otherwise PRECONDITION_FAILED or POSTCONDITION_FAILED.
+Warnings are recorded, never waited for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.contract.model.records import FailedCondition
+from pytest_cometlocal.contract.allowlist import url_host
+from pytest_cometlocal.executor.page.conditions import CheckContext, CheckResult, poll
+from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.step.safety import Safety
+
+CONDITION_CODES = {
+    "host_in_allowlist": ErrorCode.DOMAIN_BLOCKED,
+    "no_blocking_overlay": ErrorCode.OVERLAY_BLOCKING,
+    "download_started": ErrorCode.DOWNLOAD_FAILED,
+    "upload_completed": ErrorCode.UPLOAD_FAILED,
+}
+
+_EVENTS = {"assert": "assert_checked", "pre": "preconditions_checked", "post": "postconditions_checked"}
+
+
+@dataclass
+class StepConditions:
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
+    safety: Safety
+    trace: Any
+
+    def context(self, attempt: StepAttempt) -> CheckContext:
+        return CheckContext(
+            page=self.page,
+            step=attempt.spec,
+            base_url=self.settings.base_url,
+            allowlist=self.settings.allowlist,
+            toast_selector=self.settings.toast_selector,
+            overlay_selectors=self.settings.overlay_selectors,
+            step_locator=attempt.target.locator if attempt.target else None,
+            requested_url=attempt.requested_url,
+            downloads=lambda: self.events.downloads_since(attempt.marks),
+            network=self.events.network,
+            resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
+            mask_name=self.failures.run.redactor.file_name,
+        )
+
+    def check(self, attempt: StepAttempt, phase: str, conditions: list[Any]) -> list[CheckResult]:
+        """Poll ``conditions``; raise the typed failure when a required one does not hold."""
+        spec = attempt.spec
+        timeout = spec.timeout_ms
+        results = poll(conditions, self.context(attempt), phase, timeout)
+        failed = [r for r in results if not r.ok and r.condition.severity != "warning"]
+        warnings = [r.failed_dict(phase) for r in results if not r.ok and r.condition.severity == "warning"]
+        if warnings:
+            self.trace.emit(_EVENTS[phase], spec.id, before=attempt.before.signature,
+                            metadata={"ok": True, "warnings": warnings})
+        if not failed:
+            return results
+        if phase != "pre":
+            self.safety.check_navigation(attempt)
+            self.safety.check_auth(attempt)
+        raise self._failure(attempt, phase, failed)
+
+    def _failure(self, attempt: StepAttempt, phase: str, failed: list[CheckResult]) -> Exception:
+        spec = attempt.spec
+        timeout = spec.timeout_ms
+        fail = self.failures.fail
+        failed_conditions = [FailedCondition(**r.failed_dict(phase)) for r in failed]
+        kinds = [r.condition.kind for r in failed]
+        stage = "precondition" if phase == "pre" else "postcondition"
+        for kind, code in CONDITION_CODES.items():
+            if kind not in kinds:
+                continue
+            result = next(r for r in failed if r.condition.kind == kind)
+            observed = result.observed or {}
+            details: dict[str, Any] = {}
+            if code == ErrorCode.DOMAIN_BLOCKED:
+                url = observed.get("url", "")
+                allowlist = list(self.settings.allowlist)
+                if spec.criticality == "critical":
+                    return fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, stage,
+                                f"critical step would leave the allowlist: {url_host(url)}",
+                                details={"critical_reason": "unsafe_domain_escape", "host": url_host(url),
+                                         "allowlist": allowlist},
+                                failed_conditions=failed_conditions, severity="critical", extended=True)
+                details = {"host": url_host(url), "url": url, "allowlist": allowlist}
+            elif code == ErrorCode.OVERLAY_BLOCKING:
+                details = {"overlay_selector": observed.get("overlay_selector"), "overlay_text": observed.get("overlay_text")}
+            elif code == ErrorCode.DOWNLOAD_FAILED:
+                details = {"expected_download": True, "downloads_seen": observed.get("downloads", [])}
+            elif code == ErrorCode.UPLOAD_FAILED:
+                details = {"file_ref": spec.file_refs,
+                           "upload_signal": result.condition.args.model_dump(mode="json", exclude_none=True) or "files attached"}
+            return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
+                        failed_conditions=failed_conditions)
+        if spec.kind == "wait_for" and phase == "post":
+            return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",
+                        f"wait_for conditions did not hold within {timeout} ms",
+                        details={"timeout_ms": timeout, "wait_condition": [r.failed_dict(phase) for r in failed]},
+                        failed_conditions=failed_conditions)
+        code = ErrorCode.PRECONDITION_FAILED if phase == "pre" else ErrorCode.POSTCONDITION_FAILED
+        return fail(attempt, code, stage, f"{'pre' if phase == 'pre' else 'post'}condition failed: {', '.join(kinds)}",
+                    failed_conditions=failed_conditions)

@@ -1,0 +1,79 @@
+"""The step's safety checks: the allowlist, the authentication signals.
+
+A main-frame navigation (or a popup) to a host outside the allowlist ends the
+step with DOMAIN_BLOCKED, or ACTION_CRITICAL_BLOCKED at a critical step (the
+network guard has already refused the request itself). An authentication
+signal of the plan (a status, a URL pattern, a text) ends it with AUTH_FAILED.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.allowlist import url_allowed, url_host
+from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.page.watchdog import PROBE_MS, call
+
+
+@dataclass
+class Safety:
+    page: Any
+    settings: ExecutorSettings
+    events: PageEvents
+    failures: Failures
+
+    def check_navigation(self, attempt: StepAttempt) -> None:
+        """A main-frame navigation (or popup) to an outside host during this step."""
+        for request in self.events.requests_since(attempt.marks):
+            if request.navigation and request.main_frame and not url_allowed(request.url, self.settings.allowlist):
+                self.domain_blocked(attempt, request.url, before_request=False)
+
+    def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool) -> None:
+        host = url_host(url)
+        details = {"host": host, "url": url, "allowlist": list(self.settings.allowlist),
+                   "stopped_before_request": before_request, "blocked_requests": self.events.blocked_since(attempt.marks)}
+        if attempt.spec.criticality == "critical":
+            raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "execution",
+                                     f"critical step would leave the allowlist: {host}",
+                                     details={"critical_reason": "unsafe_domain_escape", **details},
+                                     severity="critical", extended=True)
+        raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, "execution", f"host {host} is outside the allowlist",
+                                 details=details)
+
+    def check_auth(self, attempt: StepAttempt) -> None:
+        signal = self.auth_signal(attempt)
+        if signal is not None:
+            raise self.failures.fail(attempt, ErrorCode.AUTH_FAILED, "postcondition",
+                                     f"authentication failed: {signal['type']}",
+                                     details={"auth_signal": signal})
+
+    def auth_signal(self, attempt: StepAttempt) -> dict[str, Any] | None:
+        signals = self.settings.auth_signals
+        if signals is None:
+            return None
+        for url, status in self.events.statuses_since(attempt.marks):
+            if status in signals.status:
+                return {"type": "status", "status": status, "url": url}
+        try:
+            if signals.url_pattern and re.search(signals.url_pattern, self.page.url):
+                return {"type": "url_pattern", "pattern": signals.url_pattern, "url": self.page.url}
+            if signals.texts:
+                for frame in self.page.frames:
+                    try:
+                        text = call("auth signal text", PROBE_MS * 2,
+                                    lambda: frame.evaluate("() => document.body ? document.body.innerText : ''"))
+                    except Exception:
+                        continue
+                    for wanted in signals.texts:
+                        if wanted in text:
+                            return {"type": "text", "text": wanted, "frame_url": frame.url}
+        except Exception as exc:
+            if is_crash(exc):
+                return None
+        return None

@@ -1,0 +1,313 @@
+"""How suggested targets are ranked and written: pure functions, no browser, deterministic.
+
+The executor never guesses a target for a step (no self-healing); it only
+*suggests* one when a step's target failed, and these functions decide which
+elements of the page to suggest and how to name them. Everything here is a
+function of the failed target and the candidates one look at the page gave
+(``suggest_js.CANDIDATES_JS``), so the same page gives the same suggestions
+in the same order.
+
+Score of a candidate (0 to 1), a weighted sum of:
+
+- ``kind`` (0.25): the element can take the step's action (clickable for
+  ``click``, fillable for ``fill``, selectable for ``select``, a file input
+  for ``upload``; ``element_clickable`` and ``element_value_equals`` ask the
+  same of their target). Nothing is asked of it for other steps. For
+  ``fill``, ``select`` and ``upload`` it is required, not only ranked: no
+  other element could take the action, so no other is suggested.
+- ``name`` (0.45): the closest of its accessible name, label and text to the
+  failed target's name, label, text (or test id read as words); see
+  ``similarity``.
+- ``ids`` (0.2): the closest of its test id, id and ``name`` attribute to the
+  failed target's test id or the ids and attribute values of its CSS/XPath.
+- ``role`` (0.05): the same role as a failed ``role`` target.
+- ``place`` (0.05): the share of its five nearest ancestors (tag, id, classes)
+  that are those the failed target had when an earlier step of the run
+  resolved it (the "before" snapshot's target context).
+
+A candidate whose ``name`` and ``ids`` similarities are both under
+``MIN_SIMILARITY`` (0.4) is not suggested: a page with nothing close gives
+none. Nor is one whose score is under half the best one's (``RELATIVE_CUT``):
+beside a close match, a distant one is noise. Ties are broken by document
+order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.contract.model.targets import describe_target
+
+WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05}
+MIN_SIMILARITY = 0.4
+RELATIVE_CUT = 0.5  # a candidate scoring under half the best one is noise beside it
+
+# What the step's action needs of its element, by action kind and by condition kind.
+ACTION_NEEDS = {"click": "clickable", "fill": "fillable", "select": "selectable", "upload": "file"}
+CONDITION_NEEDS = {"element_clickable": "clickable", "element_value_equals": "fillable"}
+# Needs a candidate must meet (any shown element can take a click; only a field can be filled).
+REQUIRED_NEEDS = frozenset({"fillable", "selectable", "file"})
+_NEED_WORDS = {"clickable": "clickable", "fillable": "fillable", "selectable": "a select", "file": "a file input"}
+
+# Roles a suggestion names with role + name (others are named by label, test id, text or id).
+NAMED_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "heading", "tab",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "spinbutton", "slider", "img",
+    "dialog", "region", "navigation", "cell", "columnheader", "rowheader", "treeitem",
+}) & frozenset(T.ARIA_ROLES)
+
+# The order in which a candidate's own targets are tried: the most robust first.
+TARGET_ORDER = ("role", "label", "testid", "text", "css")
+_CSS_IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def normalise(text: str) -> str:
+    """Case folded, every run of non-letters and non-digits one space: "Sign-In:" -> "sign in"."""
+    return " ".join(re.sub(r"[\W_]+", " ", text or "").casefold().split())
+
+
+def _split_camel(text: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", text or "")
+
+
+def words(text: str) -> set[str]:
+    """The words of a name or an id: ``saveChanges``, ``save-changes`` and ``save_changes`` give {save, changes}."""
+    return set(normalise(_split_camel(text)).split())
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Levenshtein distance (insertions, deletions, substitutions), two rows of memory."""
+    if len(a) < len(b):
+        a, b = b, a
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+_MAX_COMPARED = 64  # characters compared by edit distance: names are clipped, distances stay cheap
+
+
+def similarity(wanted: str, seen: str) -> float:
+    """0 to 1: the larger of an edit-distance similarity and the share of words in common.
+
+    Both strings are normalised first (``normalise``). The edit distance is
+    taken without spaces (``e-mail`` and ``Email`` are one edit apart), as
+    ``1 - distance / longer length``; strings whose lengths differ by three
+    quarters or more of the longer one are not compared that way (their
+    similarity could not reach 0.25). The word share is Dice's, twice the
+    words in common over the words of both: "Save" and "Save changes" give
+    2 × 1 / 3 = 0.67, "save-button" and "save-profile" 2 × 1 / 4 = 0.5.
+    """
+    a, b = normalise(_split_camel(wanted)), normalise(_split_camel(seen))
+    if not a or not b:
+        return 0.0
+    if a == b:
+        return 1.0
+    ca, cb = a.replace(" ", "")[:_MAX_COMPARED], b.replace(" ", "")[:_MAX_COMPARED]
+    longer = max(len(ca), len(cb))
+    by_edits = 0.0
+    if abs(len(ca) - len(cb)) < 0.75 * longer:
+        by_edits = 1 - edit_distance(ca, cb) / longer
+    wa, wb = set(a.split()), set(b.split())
+    by_words = 2 * len(wa & wb) / (len(wa) + len(wb))
+    return round(max(by_edits, by_words), 3)
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """What the failed target asked for, as the ranking compares it."""
+
+    texts: tuple[str, ...] = ()  # names, labels, texts (a test id read as words too)
+    ids: tuple[str, ...] = ()  # test ids, CSS ids, attribute values
+    role: str | None = None
+    need: str | None = None  # "clickable" | "fillable" | "selectable" | "file"
+    action: str | None = None  # "click", or the condition's kind: for the "why" text
+    target_type: str | None = None  # the failed target's own type: a suggestion of that type comes first
+    frame: str | None = None  # the iframe selector the failed target looked inside
+    old_place: tuple[str, ...] = ()  # ancestors of the target where an earlier step found it
+
+
+def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
+    frame = None
+    while isinstance(target, (T.FrameTarget, T.NthTarget)):
+        if isinstance(target, T.FrameTarget):
+            frame = frame or target.selector
+            target = target.inner
+        else:
+            target = target.base
+    return target, frame
+
+
+def wanted_from(alternatives: list[T.AnyTarget], need: str | None = None, action: str | None = None,
+                old_place: tuple[str, ...] = ()) -> Wanted:
+    """The names and ids a failed target (all its alternatives) asked for."""
+    texts: list[str] = []
+    ids: list[str] = []
+    role = target_type = frame = None
+    for alternative in alternatives:
+        t, in_frame = _inner(alternative)
+        frame = frame or in_frame
+        target_type = target_type or t.type
+        if isinstance(t, T.RoleTarget):
+            role = role or t.role
+            if t.name:
+                texts.append(t.name)
+        elif isinstance(t, (T.LabelTarget, T.TextTarget)):
+            texts.append(t.text)
+        elif isinstance(t, T.TestIdTarget):
+            ids.append(t.id)
+            texts.append(t.id)
+        elif isinstance(t, T.CssTarget):
+            found = re.findall(r"#([A-Za-z_][\w-]*)", t.selector)
+            found += re.findall(r"\[[\w:-]+\s*[~|^$*]?=\s*['\"]?([^'\"\]]+)", t.selector)
+            ids += found
+            texts += found + [q for q in re.findall(r"['\"]([^'\"]+)['\"]", t.selector) if q not in found]
+        elif isinstance(t, T.XPathTarget):
+            literals = re.findall(r"['\"]([^'\"]+)['\"]", t.selector)
+            ids += literals
+            texts += literals
+    return Wanted(tuple(dict.fromkeys(texts)), tuple(dict.fromkeys(ids)), role, need, action, target_type, frame,
+                  old_place)
+
+
+def place_key(element: dict[str, Any] | None) -> str:
+    """An ancestor as TARGET_CONTEXT_JS and CANDIDATES_JS both describe it: tag|id|classes."""
+    if not element:
+        return ""
+    return "|".join([element.get("tag") or "", element.get("id") or "", " ".join((element.get("classes") or "").split())[:80]])
+
+
+@dataclass
+class Ranked:
+    candidate: dict[str, Any]
+    score: float
+    parts: dict[str, float]
+    reasons: list[str] = field(default_factory=list)
+
+
+def _best(wanted: tuple[str, ...], seen: list[str]) -> tuple[float, str, str]:
+    best = (0.0, "", "")
+    for w in wanted:
+        for s in seen:
+            if s:
+                value = similarity(w, s)
+                if value > best[0]:
+                    best = (value, w, s)
+    return best
+
+
+def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
+    """The candidates close enough to the failed target, best first (ties: document order)."""
+    ranked = []
+    for c in candidates:
+        if wanted.need in REQUIRED_NEEDS and not c.get(wanted.need):
+            continue  # nothing else can be filled, selected or given a file
+        name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
+        ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
+        if max(name, ids) < MIN_SIMILARITY:
+            continue
+        kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0
+        role = 1.0 if wanted.role and c.get("role") == wanted.role else 0.0
+        place = place_score(wanted, c)
+        parts = {"kind": kind, "name": name, "ids": ids, "role": role, "place": round(place, 3)}
+        score = round(sum(WEIGHTS[k] * v for k, v in parts.items()), 3)
+        reasons = []
+        if kind:
+            reasons.append(f"{_NEED_WORDS[wanted.need]} as {wanted.action or 'the step'} needs")
+        if name:
+            reasons.append(f'"{s_name}" is close to "{w_name}" ({name:.2f})')
+        if ids:
+            reasons.append(f'id "{s_id}" is close to "{w_id}" ({ids:.2f})')
+        if role:
+            reasons.append(f"same role ({wanted.role})")
+        if place:
+            reasons.append(f"where the target was before ({place:.0%} of its ancestors)")
+        ranked.append(Ranked(c, score, parts, reasons))
+    ranked.sort(key=lambda r: (-r.score, r.candidate.get("index", 0)))
+    return [r for r in ranked if r.score >= RELATIVE_CUT * ranked[0].score]
+
+
+def place_score(wanted: Wanted, candidate: dict[str, Any]) -> float:
+    """The ``place`` part alone (narrowing ranks the matches of a target by it)."""
+    if not wanted.old_place:
+        return 0.0
+    mine = candidate.get("ancestors") or []
+    return sum(1 for i, key in enumerate(wanted.old_place) if i < len(mine) and mine[i] == key) / len(wanted.old_place)
+
+
+def _css_for_id(element_id: str) -> str:
+    if _CSS_IDENT.fullmatch(element_id):
+        return "#" + element_id
+    return "[id=" + css_string(element_id) + "]"
+
+
+def target_options(candidate: dict[str, Any], prefer: str | None = None, frame: str | None = None,
+                   order: tuple[str, ...] = TARGET_ORDER) -> list[dict[str, Any]]:
+    """The plan targets that could name ``candidate``, most robust first (its failed type first when given).
+
+    Every one is valid under the plan format: ``exact: true`` on role, label
+    and text targets (U2); a name that was clipped when read is not used (an
+    exact match on a clipped name would fail). Whether it matches exactly
+    this element is for the page to say (``suggestions.verify``).
+    """
+    c = candidate
+    field_like = c.get("tag") in ("input", "select", "textarea")
+    options: dict[str, dict[str, Any]] = {}
+    if c.get("role") in NAMED_ROLES and c.get("name") and not c.get("name_clipped"):
+        options["role"] = {"type": "role", "role": c["role"], "name": c["name"], "exact": True}
+    if c.get("label") and not c.get("label_clipped") and field_like:
+        options["label"] = {"type": "label", "text": c["label"], "exact": True}
+    if c.get("testid"):
+        options["testid"] = {"type": "testid", "id": c["testid"]}
+    if c.get("text") and not c.get("text_clipped") and not field_like:
+        options["text"] = {"type": "text", "text": c["text"], "exact": True}
+    if c.get("id"):
+        options["css"] = {"type": "css", "selector": _css_for_id(c["id"])}
+    ordered = [k for k in order if k in options]
+    if prefer in options:
+        ordered.remove(prefer)
+        ordered.insert(0, prefer)
+    targets = [options[k] for k in ordered]
+    if frame:
+        targets = [{"type": "frame", "selector": frame, "inner": t} for t in targets]
+    return targets
+
+
+def describe_candidate(candidate: dict[str, Any]) -> str:
+    """``button "Save changes" #save in form "Profile"``: what a suggestion matched."""
+    c = candidate
+    what = c.get("role") or c.get("tag") or "element"
+    label = c.get("name") or c.get("label") or c.get("text") or ""
+    out = what + (f' "{label[:60]}"' if label else "")
+    if c.get("id"):
+        out += f" #{c['id']}"
+    if c.get("testid"):
+        out += f" [testid={c['testid']}]"
+    if c.get("containers"):
+        out += f" in {c['containers'][0]}"
+    return out
+
+
+def css_string(value: str) -> str:
+    """``value`` as a double-quoted CSS string: backslash, quote and control characters escaped."""
+    out = []
+    for ch in value:
+        if ch in ('"', "\\"):
+            out.append("\\" + ch)
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\{ord(ch):x} ")
+        else:
+            out.append(ch)
+    return '"' + "".join(out) + '"'
+
+
+def nth_rationale(base: T.AnyTarget, index: int, count: int, matched: str) -> str:
+    """The ``metadata.target_rationale`` an ``nth`` suggestion needs (rule U3)."""
+    return f"match {index} (0-based) of the {count} elements {describe_target(base)} matches: {matched}"
