@@ -44,15 +44,6 @@ def test_agent_imports_no_pytest_and_only_its_server_imports_mcp() -> None:
         assert not {m for m in relative if m.split(".")[0] == "plugin"}, path.name
 
 
-def test_contract_import_loads_no_browser_library() -> None:
-    code = (
-        "import sys, pytest_cometlocal.contract, pytest_cometlocal.cli, pytest_cometlocal.planners.importer;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('playwright', 'pytest', '_pytest', 'mcp')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
 def test_no_private_pytest_imports_anywhere() -> None:
     for path in PACKAGE.rglob("*.py"):
         assert not any(n.split(".")[0] == "_pytest" for n in _imports(path)), path
