@@ -119,8 +119,8 @@ class Package:
         return self.modules[dotted].room if dotted else None
 
     def in_rooms(self, prefix: str) -> list[Module]:
-        """The modules of a folder and of every folder below it."""
-        return [m for m in self.modules.values() if m.room == prefix or m.room.startswith(prefix + "/")]
+        """The modules of a folder and of every folder below it (``""``: the whole package)."""
+        return [m for m in self.modules.values() if not prefix or m.room == prefix or m.room.startswith(prefix + "/")]
 
 
 def _top(name: str) -> str:

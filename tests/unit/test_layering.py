@@ -67,6 +67,7 @@ def test_forbidden_imports_at_any_depth_and_under_type_checking(tmp_path: Path) 
     assert layering.forbidden_imports(package, "runs", {"playwright"}, runtime=False) == ["runs/reader.py:3 imports playwright.sync_api"]
     assert layering.forbidden_imports(package, "executor/runfolder", {"playwright"}, runtime=True) == [
         "executor/runfolder/folder.py:2 imports playwright.sync_api"]
+    assert layering.forbidden_imports(package, "", {"pytest"}, runtime=False) == ["contract/load/yaml_.py:1 imports pytest"]
 
 
 @pytest.mark.parametrize(("source", "bad"), [
