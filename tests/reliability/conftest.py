@@ -2,11 +2,13 @@
 
 The executor fixtures (one Chromium, the demo portal, an outside server that
 counts hits, ``run``) are tests/conftest.py's. Modules that start inner pytest
-runs use its ``lean_inner_runs`` (``pytest.mark.usefixtures``).
+runs use its ``lean_inner_runs`` (``pytest.mark.usefixtures``); modules whose
+in-process work could hang use ``hard_limit``.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import os
 import subprocess
 from pathlib import Path
@@ -14,6 +16,19 @@ from pathlib import Path
 import pytest
 
 from tests.reliability.faultserver import FaultServer
+
+
+# A test that hangs in this process is ended with every thread's stack on stderr,
+# so the run fails at once (xdist reports the worker's crash) instead of waiting
+# for CI's limit. Far above what a test takes; no wall-clock limit per example.
+HARD_LIMIT_S = 600
+
+
+@pytest.fixture
+def hard_limit():
+    faulthandler.dump_traceback_later(HARD_LIMIT_S, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
 
 
 @pytest.fixture

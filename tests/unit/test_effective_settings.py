@@ -1,5 +1,6 @@
 """``contract.settings.effective_settings``: the one computation of a plan's base URL, allowlist,
-mode and secrets, with where each came from; the runtime's fixture and the run manifest use it."""
+mode and secrets, with where each came from; the runtime's fixture and the run manifest use it
+(tests/integration/test_plan_settings_fixture.py checks the fixture in an inner pytest session)."""
 
 from __future__ import annotations
 
@@ -47,24 +48,3 @@ def test_mode_and_secrets(validate):
     assert eff.mode == "dry_run" and eff.secrets == {"pw": "at run time"}
     assert "at run time" not in repr(eff) and "at run time" not in str(eff.configuration())
     assert effective_settings(valid, env={}).mode == "live"
-
-
-def test_the_plan_settings_fixture_uses_it(pytester):
-    """The runtime's settings are this function's: ``--base-url`` and the ini ``base_url`` reach a plan item."""
-    pytester.makeini("[pytest]\nbase_url = http://ini.test:5\n")
-    pytester.makeconftest("""
-import pytest
-from pytest_cometlocal.contract.settings import effective_settings
-
-@pytest.fixture
-def cometlocal_runner(cometlocal_plan_settings, request):
-    eff = cometlocal_plan_settings
-    print(f"\\nSETTINGS {eff.base_url} {eff.base_url_source} {','.join(eff.allowlist)}")
-    pytest.skip("settings only")
-""")
-    plan = VALID_PLAN.replace("base_url: http://127.0.0.1:8000\n", "")
-    pytester.path.joinpath("p.actions.yaml").write_text(plan, encoding="utf-8")
-    out = pytester.runpytest("-s", "-p", "no:randomly").stdout.str()
-    assert "SETTINGS http://ini.test:5 default ini.test" in out
-    out = pytester.runpytest("-s", "-p", "no:randomly", "--base-url", "http://cli.test:6").stdout.str()
-    assert "SETTINGS http://cli.test:6 cli cli.test" in out
