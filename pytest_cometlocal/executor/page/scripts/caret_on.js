@@ -1,0 +1,3 @@
+(() => {
+  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
+})()

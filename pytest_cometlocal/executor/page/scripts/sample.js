@@ -1,0 +1,6 @@
+(e) => ({
+  tag: e.tagName.toLowerCase(), id: e.id || null, role: e.getAttribute("role"),
+  testid: e.getAttribute("data-testid"), name: e.getAttribute("name"),
+  aria_label: e.getAttribute("aria-label"),
+  text: (e.innerText || "").replace(/\s+/g, " ").trim().slice(0, 60),
+})

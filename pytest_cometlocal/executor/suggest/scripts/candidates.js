@@ -1,0 +1,1 @@
+(arg) => ($look$)(arg, null)

@@ -1,0 +1,1 @@
+(el, arg) => ($candidates$)(arg)

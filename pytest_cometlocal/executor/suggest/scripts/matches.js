@@ -1,0 +1,1 @@
+(els, arg) => ($look$)(arg, els)
