@@ -4,7 +4,9 @@ Each room keeps the scripts it evaluates in the page in a ``scripts/`` folder
 of its own (``executor/page/scripts/observe.js``), shipped as package data:
 JavaScript is read, diffed and checked as JavaScript, and a module holds only
 the Python that runs it. A module reads its scripts into constants when it is
-imported, so a step never touches the disk for one.
+imported, so a step never touches the disk for one. A file opens with a
+header of ``//`` lines saying what it is for; the header is for its reader
+and is not sent to the page.
 
 A script built from others names each one where it goes by a placeholder,
 ``$name$``: a valid JavaScript identifier, so every file parses on its own
@@ -21,11 +23,12 @@ from importlib.resources import files
 __all__ = ["PLACEHOLDER", "fill_script", "load_script", "read_script"]
 
 PLACEHOLDER = re.compile(r"\$([a-z_]+)\$")
+_HEADER = re.compile(r"\A(?:[ \t]*//[^\n]*\n)+")
 
 
 def read_script(package: str, name: str) -> str:
-    """The text of ``scripts/<name>`` in ``package``, placeholders as written."""
-    return (files(package) / "scripts" / name).read_text(encoding="utf-8").strip()
+    """The script ``scripts/<name>`` of ``package`` without its header, placeholders as written."""
+    return _HEADER.sub("", (files(package) / "scripts" / name).read_text(encoding="utf-8")).strip()
 
 
 def fill_script(template: str, **parts: str) -> str:

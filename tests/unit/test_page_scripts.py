@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.executor.scripts import fill_script
+from pytest_cometlocal.executor.scripts import fill_script, read_script
 
 PACKAGE = Path(__file__).resolve().parents[2] / "pytest_cometlocal"
 # The demo portal is the application under test of the demo: its pages' own scripts are part of its
@@ -45,6 +45,14 @@ def test_every_script_file_is_read_by_a_module_of_its_room() -> None:
     assert len(files) >= 17
     assert {f.relative_to(PACKAGE) for f in files - _loaded_files()} == set(), "files no module reads"
     assert {f.relative_to(PACKAGE) for f in _loaded_files() - files} == set(), "files read but missing"
+
+
+def test_each_file_says_what_it_is_for_and_the_page_gets_the_script_alone() -> None:
+    for path in PACKAGE.rglob("*.js"):
+        text = path.read_text(encoding="utf-8")
+        assert text.startswith("// "), path
+        script = read_script(".".join(path.parent.parent.relative_to(PACKAGE.parent).parts), path.name)
+        assert not script.startswith("//") and text.rstrip().endswith(script), path
 
 
 def test_no_javascript_is_left_in_a_python_string() -> None:

@@ -71,9 +71,7 @@ TESTID_ATTRIBUTE = "data-testid"
 TARGET_CODES = (ErrorCode.TARGET_NOT_FOUND, ErrorCode.TARGET_NOT_UNIQUE)
 CONDITION_CODES = (ErrorCode.PRECONDITION_FAILED, ErrorCode.POSTCONDITION_FAILED, ErrorCode.NAVIGATION_TIMEOUT)
 
-# The page scripts (scripts/*.js, none changes the page): the bounded look at the page's candidates, in
-# the page or in one of its iframes; a suggested target's check (how many elements it matches and, for
-# one, which); the matches of a target that matched several, each described by itself.
+# The page scripts (scripts/*.js, each says what it does; none changes the page).
 _FINGERPRINT_JS = load_script(__package__, "fingerprint.js")
 _LOOK_JS = load_script(__package__, "look.js", fingerprint=_FINGERPRINT_JS)
 CANDIDATES_JS = load_script(__package__, "candidates.js", look=_LOOK_JS)

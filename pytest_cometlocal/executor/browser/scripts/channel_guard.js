@@ -1,3 +1,8 @@
+// The channel guard (browser/channels.py): an init script of every guarded context, run in every
+// document before the page's scripts. ICE servers and remote candidates outside the allowlist are
+// dropped before Chromium sees them (as if unreachable), and each attempt, like a WebTransport to an
+// outside host, is reported through the binding. Filled per context: $allowlist$ (a JSON list of
+// host patterns) and $binding$ (the binding's name, a JSON string).
 (() => {
   const ALLOW = $allowlist$;
   const bound = globalThis[$binding$];  // kept: a page that replaces the name cannot silence it

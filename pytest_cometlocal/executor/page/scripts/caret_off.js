@@ -1,3 +1,4 @@
+// Hides a caret that may be on screen while a picture is taken (page/screenshots.py); caret_on.js undoes it.
 (() => {
   const sheet = new CSSStyleSheet();
   const where = document.designMode === "on" ? "*" : ":focus";

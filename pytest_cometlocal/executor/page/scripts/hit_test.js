@@ -1,3 +1,4 @@
+// What covers an element's centre, if anything but the element itself (page/conditions.py).
 (el) => {
   const r = el.getBoundingClientRect();
   const x = r.left + r.width / 2, y = r.top + r.height / 2;

@@ -1,3 +1,6 @@
+// The one look of an observation (page/observation.py): the data of the state signature and of the
+// partial DOM snapshot, the elements showing a secret marked for the screenshot's mask, and the
+// caret made steady. One JSON string.
 ({maxElements, maxTextChars, secrets}) => {
   const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
   const visible = (el) => {

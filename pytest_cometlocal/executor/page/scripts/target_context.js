@@ -1,3 +1,5 @@
+// The element a target resolved to, before the action: itself, its first five ancestors and its
+// siblings, for the "before" DOM snapshot (inside match.js).
 (el) => {
   const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
   // The first characters of an element's text, read from its first text nodes: an

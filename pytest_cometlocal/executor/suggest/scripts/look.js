@@ -1,3 +1,16 @@
+// The bounded look at the page's candidates for suggested targets (suggest/suggester.py).
+//
+// It walks the document once, in document order, and stops after maxScan elements: a page of any
+// size costs at most that walk. For each element that could be a step's target (interactive, named,
+// with a test id or an id, or with text of its own) and that is shown (a file input counts hidden
+// too: upload sets files on hidden inputs), it reads what a target can name: role (explicit, else
+// the implicit one of its tag), accessible name, label text, test id, id, its own text, and what an
+// action can do with it (click, fill, select, upload). Every text is read from at most a few text
+// nodes and clipped to maxChars: a heading or a table cell never costs its whole subtree.
+//
+// Given only (a target's matches), it describes those instead, shown or not, each by itself (never
+// by a look-alike), with its container and the attributes (href, name, value, aria-*) that can tell
+// it from the others. One JSON string either way; it never changes the page.
 ({maxScan, maxCandidates, maxChars, testid}, only) => {
   const fingerprint = $fingerprint$;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
