@@ -28,6 +28,17 @@ def test_pip_install_gives_cli_and_plugin(tmp_path: Path) -> None:
         capture_output=True, text=True, timeout=600,
     )
     assert install.returncode == 0, install.stderr[-3000:]
+    # The in-page scripts are package data: every one is installed, and the modules that read them import.
+    scripts = subprocess.run([str(py), "-c", (
+        "import pathlib, pytest_cometlocal.executor.page.conditions, pytest_cometlocal.executor.page.observation,"
+        " pytest_cometlocal.executor.browser.channels, pytest_cometlocal.executor.suggest.suggester;"
+        "root = pathlib.Path(pytest_cometlocal.__file__).parent;"
+        "print(root, *sorted(str(f.relative_to(root)) for f in root.rglob('*.js')))")],
+        cwd=tmp_path, capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    assert scripts.returncode == 0, scripts.stderr[-3000:]
+    installed, *files = scripts.stdout.split()
+    assert Path(installed).is_relative_to(venv)
+    assert files == sorted(str(f.relative_to(REPO / "pytest_cometlocal")) for f in (REPO / "pytest_cometlocal").rglob("*.js"))
 
     suite = tmp_path / "suite"
     suite.mkdir()

@@ -19,31 +19,15 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
+from pytest_cometlocal.executor.scripts import load_script
 
 DEFAULT_TOAST_SELECTOR = "[role=alert], [role=status], [aria-live]"
 
-HIT_TEST_JS = r"""
-(el) => {
-  const r = el.getBoundingClientRect();
-  const x = r.left + r.width / 2, y = r.top + r.height / 2;
-  const hit = document.elementFromPoint(x, y);
-  if (!hit) return {clear: false, reason: "outside viewport"};
-  if (hit === el || el.contains(hit)) return {clear: true};
-  let sel = hit.tagName.toLowerCase();
-  if (hit.id) sel += "#" + hit.id;
-  else if (typeof hit.className === "string" && hit.className.trim()) sel += "." + hit.className.trim().split(/\s+/).join(".");
-  let top = hit;
-  while (top.parentElement && top.parentElement !== document.body) top = top.parentElement;
-  return {clear: false, overlay_selector: sel, overlay_text: (top.innerText || "").replace(/\s+/g, " ").trim().slice(0, 120)};
-}
-"""
+# What covers an element's centre, if anything but the element (scripts/hit_test.js).
+HIT_TEST_JS = load_script(__package__, "hit_test.js")
 
-VISIBLE_TEXTS_JS = r"""
-([selector]) => Array.from(document.querySelectorAll(selector))
-  .filter(e => { const r = e.getBoundingClientRect(); const s = getComputedStyle(e);
-                 return r.width > 0 && r.height > 0 && s.visibility !== "hidden" && s.display !== "none"; })
-  .map(e => (e.innerText || "").replace(/\s+/g, " ").trim()).filter(t => t).slice(0, 20)
-"""
+# The texts of the shown elements a selector matches, the first 20 (scripts/visible_texts.js).
+VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
 
 
 @dataclass

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
 from pytest_cometlocal.executor.errors import is_crash
-from pytest_cometlocal.executor.page.observation import TARGET_CONTEXT_JS
+from pytest_cometlocal.executor.scripts import load_script
 
 
 def _role(root: Any, t: T.RoleTarget) -> Any:
@@ -72,15 +72,11 @@ def describe_compiled(target: T.AnyTarget) -> str:
     return COMPILERS[type(target)][1](target)
 
 
-# At most five matches, described for a TARGET_NOT_UNIQUE error's details.
-SAMPLE_JS = r"""
-(e) => ({
-  tag: e.tagName.toLowerCase(), id: e.id || null, role: e.getAttribute("role"),
-  testid: e.getAttribute("data-testid"), name: e.getAttribute("name"),
-  aria_label: e.getAttribute("aria-label"),
-  text: (e.innerText || "").replace(/\s+/g, " ").trim().slice(0, 60),
-})
-"""
+# The element a target resolved to, as it was before the action (scripts/target_context.js): the
+# "before" DOM snapshot's target, its first ancestors and siblings.
+TARGET_CONTEXT_JS = load_script(__package__, "target_context.js")
+# At most five matches, described for a TARGET_NOT_UNIQUE error's details (scripts/sample.js).
+SAMPLE_JS = load_script(__package__, "sample.js")
 
 
 @dataclass
@@ -127,10 +123,7 @@ class Resolution:
 # (TARGET_CONTEXT_JS); for several, a sample of them for TARGET_NOT_UNIQUE.
 # Functions defined in the evaluated script itself, not eval(): pages with a
 # CSP that forbids eval must still be resolved.
-_MATCH_JS = "(els) => { const targetContext = " + TARGET_CONTEXT_JS.strip() + ";\n" \
-    "const sample = " + SAMPLE_JS.strip() + ";\n" \
-    "return JSON.stringify({count: els.length, context: els.length === 1 ? targetContext(els[0]) : null,\n" \
-    "        sample: els.length > 1 ? els.slice(0, 5).map(sample) : []}); }"
+_MATCH_JS = load_script(__package__, "match.js", target_context=TARGET_CONTEXT_JS, sample=SAMPLE_JS)
 
 
 @dataclass
@@ -146,7 +139,7 @@ MIN_MATCH_BOUND_MS = 250
 
 
 # A condition's target needs only the count: no description, no sample.
-_COUNT_JS = "(els) => JSON.stringify({count: els.length, context: null, sample: []})"
+_COUNT_JS = load_script(__package__, "count.js")
 
 
 def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:

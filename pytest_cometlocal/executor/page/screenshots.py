@@ -24,7 +24,7 @@ signature then says ``algorithm_version: "v1"``.
 
 A blinking text caret would give two looks at the same page two hashes. The
 observation script makes the caret steady once per document (see
-``observe.OBSERVE_JS``); only in a browser without ``caret-animation`` is a
+``scripts/observe.js``); only in a browser without ``caret-animation`` is a
 caret that may be on screen made transparent by a constructed style sheet
 while the picture is taken (``caret=True`` here).
 """
@@ -38,6 +38,7 @@ from typing import Any, Callable
 from pytest_cometlocal.executor.errors import first_line, is_crash
 from pytest_cometlocal.executor.page.settle import settled
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session, forget_cdp_session, page_answers
+from pytest_cometlocal.executor.scripts import load_script
 
 FRAME_ALGORITHM = "v2-frame-320"
 FULL_ALGORITHM = "v1"
@@ -95,26 +96,13 @@ def retried(page: Any, take: Callable[[], bytes]) -> tuple[bytes | None, str | N
 # element makes the browser restyle the whole page twice per picture, which on a
 # page of thousands of rows cost more than everything else in a step. A document
 # in design mode is editable everywhere: there the rule is for every element.
-_CARET_OFF_JS = """(() => {
-  const sheet = new CSSStyleSheet();
-  const where = document.designMode === "on" ? "*" : ":focus";
-  sheet.replaceSync(where + " { caret-color: transparent !important; }");
-  sheet.__cometlocalCaret = true;
-  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
-})()"""
-_CARET_ON_JS = """(() => {
-  document.adoptedStyleSheets = document.adoptedStyleSheets.filter((s) => !s.__cometlocalCaret);
-})()"""
+_CARET_OFF_JS = load_script(__package__, "caret_off.js")
+_CARET_ON_JS = load_script(__package__, "caret_on.js")
 
 # The frame fence: resolves once the page has rendered the frame holding every change
 # made before it (the frame callback, then a task after that frame's rendering). A
 # page whose rendering is paused never runs frame callbacks: the timer ends the wait.
-_FENCE_JS = """new Promise((resolve) => {
-  let done = false;
-  const end = () => { if (!done) { done = true; resolve(true); } };
-  requestAnimationFrame(() => setTimeout(end, 0));
-  setTimeout(end, 250);
-})"""
+_FENCE_JS = load_script(__package__, "fence.js")
 
 
 def _send(session: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:

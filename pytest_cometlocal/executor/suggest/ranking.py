@@ -4,7 +4,7 @@ The executor never guesses a target for a step (no self-healing); it only
 *suggests* one when a step's target failed, and these functions decide which
 elements of the page to suggest and how to name them. Everything here is a
 function of the failed target and the candidates one look at the page gave
-(``suggest_js.CANDIDATES_JS``), so the same page gives the same suggestions
+(``scripts/candidates.js``), so the same page gives the same suggestions
 in the same order.
 
 Score of a candidate (0 to 1), a weighted sum of:

@@ -14,7 +14,7 @@ NAVIGATION_TIMEOUT). Only for an attempt that will not be retried by
 ``policy.retry_on``, and never on a passing step: the work happens in
 ``Failures.fail``, on the failure path only.
 
-How (``suggest``): one bounded look at the page (``suggest_js.CANDIDATES_JS``,
+How (``suggest``): one bounded look at the page (``scripts/candidates.js``,
 at most ``MAX_SCAN`` elements walked), a pure ranking (``suggest_rank``),
 then each candidate's targets, most robust first, checked on the page with
 the executor's own target compiler (``locators.compile_target``): a target
@@ -49,13 +49,13 @@ from pydantic import TypeAdapter, ValidationError
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.page.locators import compile_target, describe_compiled
-from pytest_cometlocal.executor.suggest.scripts import CANDIDATES_JS, MATCHES_JS, VERIFY_JS
 from pytest_cometlocal.executor.suggest.narrowing import describe_match, narrowing_picks, resolved_match
 from pytest_cometlocal.executor.suggest.ranking import (
     ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_key, place_score, rank,
     target_options, wanted_from,
 )
 from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+from pytest_cometlocal.executor.scripts import load_script
 
 MAX_SUGGESTIONS = 3
 MAX_SCAN = 2_000  # elements walked in document order; the rest of a larger page is not looked at
@@ -70,6 +70,14 @@ TESTID_ATTRIBUTE = "data-testid"
 
 TARGET_CODES = (ErrorCode.TARGET_NOT_FOUND, ErrorCode.TARGET_NOT_UNIQUE)
 CONDITION_CODES = (ErrorCode.PRECONDITION_FAILED, ErrorCode.POSTCONDITION_FAILED, ErrorCode.NAVIGATION_TIMEOUT)
+
+# The page scripts (scripts/*.js, each says what it does; none changes the page).
+_FINGERPRINT_JS = load_script(__package__, "fingerprint.js")
+_LOOK_JS = load_script(__package__, "look.js", fingerprint=_FINGERPRINT_JS)
+CANDIDATES_JS = load_script(__package__, "candidates.js", look=_LOOK_JS)
+CANDIDATES_IN_FRAME_JS = load_script(__package__, "candidates_in_frame.js", candidates=CANDIDATES_JS)
+VERIFY_JS = load_script(__package__, "verify.js", fingerprint=_FINGERPRINT_JS)
+MATCHES_JS = load_script(__package__, "matches.js", look=_LOOK_JS)
 
 _SPEC = TypeAdapter(T.TargetSpec)
 _ONE = TypeAdapter(T.Target)
@@ -155,7 +163,7 @@ def collect_candidates(page: Any, frame: str | None) -> dict[str, Any]:
     arg = _look_arg()
     if frame:
         root = page.frame_locator(frame).locator(":root")
-        return json.loads(root.evaluate("(el, arg) => (" + CANDIDATES_JS.strip() + ")(arg)", arg))
+        return json.loads(root.evaluate(CANDIDATES_IN_FRAME_JS, arg))
     return json.loads(page.evaluate(CANDIDATES_JS, arg))
 
 

@@ -1,57 +1,18 @@
-"""The page scripts of target suggestions: one bounded look at the page's candidates, one check per target.
-
-``CANDIDATES_JS`` walks the document once, in document order, and stops after
-``maxScan`` elements: a page of any size costs at most that walk. For each
-element that could be a step's target (interactive, named, with a test id or
-an id, or with text of its own) and that is shown (a file input counts
-hidden too: ``upload`` sets files on hidden inputs), it reads what a target
-can name: role (explicit, else the implicit one of its tag), accessible name,
-label text, test id, id, its own text, and what an action can do with it
-(click, fill, select, upload). Every text is read from at most a few text
-nodes and clipped to ``maxChars``: a heading or a table cell never costs its
-whole subtree. The result is one JSON string (see observe.py: Playwright's
-serialisation of nested objects costs more than building them).
-
-``fingerprint`` names one element by its tag and its place in the tree (the
-child index at each level, through shadow roots): the check of a suggested
-target (``VERIFY_JS``) compares it with the candidate's, so a suggestion is
-kept only when it matches exactly that element, not some other single one.
-Tag, box and text are not enough: a grid and its container of the same size,
-or a hidden grid and an empty overlay (both 0x0 at 0,0), look alike.
-``MATCHES_JS`` describes the matches of a target that matched several with
-the same fields, from the target's own match list (so a match is described
-by itself, never by a look-alike), plus its container and the attributes
-(``href``, ``name``, ``value``, ``aria-*``) that can tell it from the others.
-No script changes the page.
-"""
-
-from __future__ import annotations
-
-# Shared by every script: which element this is, by its place in the tree (the child index at each
-# level from the document's root, through shadow roots), so that two look-alike elements (a grid and the
-# container of the same size around it, two empty boxes at 0,0) are never taken for one another.
-_FINGERPRINT = r"""
-(() => {
-  const places = new Map(), indexes = new Map();  // a look's paths and sibling indexes, each computed once
-  const place = (n) => {
-    if (places.has(n)) return places.get(n);
-    const parent = n.parentNode;
-    let out = "0";
-    if (parent && parent.nodeType !== 9) {
-      if (!indexes.has(n)) { let i = 0; for (const c of parent.children) indexes.set(c, i++); }
-      const shadow = parent.nodeType === 11;
-      out = place(shadow ? parent.host : parent) + "." + (shadow ? "s" : "") + indexes.get(n);
-    }
-    places.set(n, out);
-    return out;
-  };
-  return (e) => e.tagName.toLowerCase() + "@" + place(e);
-})()
-"""
-
-_LOOK = r"""
+// The bounded look at the page's candidates for suggested targets (suggest/suggester.py).
+//
+// It walks the document once, in document order, and stops after maxScan elements: a page of any
+// size costs at most that walk. For each element that could be a step's target (interactive, named,
+// with a test id or an id, or with text of its own) and that is shown (a file input counts hidden
+// too: upload sets files on hidden inputs), it reads what a target can name: role (explicit, else
+// the implicit one of its tag), accessible name, label text, test id, id, its own text, and what an
+// action can do with it (click, fill, select, upload). Every text is read from at most a few text
+// nodes and clipped to maxChars: a heading or a table cell never costs its whole subtree.
+//
+// Given only (a target's matches), it describes those instead, shown or not, each by itself (never
+// by a look-alike), with its container and the attributes (href, name, value, aria-*) that can tell
+// it from the others. One JSON string either way; it never changes the page.
 ({maxScan, maxCandidates, maxChars, testid}, only) => {
-  const fingerprint = """ + _FINGERPRINT.strip() + r""";
+  const fingerprint = $fingerprint$;
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();
   // Text as shown, from at most 48 text nodes: long subtrees are never read whole.
   const unshown = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE"]);
@@ -251,15 +212,3 @@ _LOOK = r"""
   }
   return JSON.stringify({scanned, capped, candidates: out});
 }
-"""
-
-# The bounded look at the page: its candidates.
-CANDIDATES_JS = "(arg) => (" + _LOOK.strip() + ")(arg, null)"
-
-# A suggested target's check: how many elements it matches and, for one, which.
-VERIFY_JS = "(els) => { const fingerprint = " + _FINGERPRINT.strip() + ";\n" \
-    "return JSON.stringify({count: els.length, fp: els.length === 1 ? fingerprint(els[0]) : null}); }"
-
-# The matches of a target that matched several (TARGET_NOT_UNIQUE): the first 20, each described by
-# itself (the same fields as a candidate), with its container and the attributes that can tell it apart.
-MATCHES_JS = "(els, arg) => (" + _LOOK.strip() + ")(arg, els)"
