@@ -221,7 +221,7 @@ class PlanItem(pytest.Function):
 
     def conclude(self, verdict: Verdict) -> None:
         if verdict.outcome == "failed":
-            raise plan_failure(verdict.message)
+            raise plan_failure(verdict.code, verdict.message)
         if verdict.outcome == "skipped":
             pytest.skip(verdict.message)
 
@@ -240,7 +240,7 @@ class PlanItem(pytest.Function):
                 "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
         if also:
             text += "\n" + also
-        raise plan_failure(text)
+        self.conclude(Verdict("failed", text, ErrorCode.OUTPUT_WRITE_FAILED))
 
     def run_invalid(self) -> None:
         assert isinstance(self.result, InvalidPlan)
@@ -279,7 +279,8 @@ class PlanItem(pytest.Function):
             and error.details.get("critical_reason") == "dry_run"
             and not (expect is not None and expect.error_code == ErrorCode.ACTION_CRITICAL_BLOCKED)
         ):
-            self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}"))
+            self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}",
+                                  ErrorCode.ACTION_CRITICAL_BLOCKED))
         self.conclude(judge(expect, error, failure_text))
 
 

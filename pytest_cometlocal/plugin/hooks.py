@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.plugin.allure_report import allure_active, register_code_first_messages, write_categories
+from pytest_cometlocal.plugin.allure_report import allure_active, register_uncoded_messages, write_categories
 from pytest_cometlocal.plugin.options import store_settings
 from pytest_cometlocal.plugin.report import error_code_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
@@ -27,7 +27,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cometlocal: a browser action plan item")
     store_settings(config)
     if allure_active(config):
-        register_code_first_messages(config)
+        register_uncoded_messages(config)
         register_flaky_results(config)
 
 
