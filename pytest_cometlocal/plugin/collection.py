@@ -24,14 +24,15 @@ from typing import Any, Iterator
 import pytest
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.load.safe_yaml import YamlError, read_file
+from pytest_cometlocal.contract.load.safe_yaml import read_file
+from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.validate.outline import PlanOutline, outline_text
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.validator import validate_text
-from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
+from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
