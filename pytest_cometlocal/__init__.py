@@ -42,7 +42,30 @@ _PUBLIC: dict[str, str] = {
     "PlanFailed": "pytest_cometlocal.plugin.errors",
 }
 
-__all__ = ["__version__", *_PUBLIC]
+__all__ = [
+    "CometLocalError",
+    "EffectiveSettings",
+    "ErrorCode",
+    "Executor",
+    "ExecutorError",
+    "ExecutorFailure",
+    "ExecutorSettings",
+    "InvalidPlan",
+    "LAUNCH_ARGS",
+    "NetworkGuard",
+    "PlanFailed",
+    "RunFolder",
+    "RunResult",
+    "StepResult",
+    "ValidPlan",
+    "ValidationContext",
+    "__version__",
+    "effective_settings",
+    "find_chromium",
+    "run_plan",
+    "validate_action_spec",
+    "validate_path",
+]
 
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.errors import CometLocalError

@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -257,7 +257,7 @@ class PlanItem(pytest.Function):
             attach_run(run.path, error)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
-    def run_valid(self, runner: Any) -> None:
+    def run_valid(self, runner: Callable[[ValidPlan, pytest.Item], Any]) -> None:
         assert isinstance(self.result, ValidPlan)
         states = shared_states(self.config)
         before = dict(states.files.saved)

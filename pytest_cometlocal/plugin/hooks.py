@@ -9,7 +9,6 @@ are registered in ``options.pytest_addoption``.
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 import pytest
 
@@ -31,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
         register_flaky_results(config)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     """Failures grouped by error code, so triage starts from the code; then the plans that passed only after a retry."""
     lines = error_code_summary(terminalreporter.stats.get("failed", []))
     if lines:

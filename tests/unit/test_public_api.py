@@ -17,6 +17,7 @@ REQUIRED = {"validate_path", "effective_settings", "run_plan", "RunResult", "Err
 
 def test_all_names_the_public_api_and_each_name_is_its_defining_modules_object() -> None:
     assert REQUIRED <= set(pytest_cometlocal.__all__)
+    assert set(pytest_cometlocal.__all__) == {"__version__", *pytest_cometlocal._PUBLIC}
     for name in pytest_cometlocal.__all__:
         value = getattr(pytest_cometlocal, name)
         if name != "__version__":
