@@ -4,13 +4,15 @@ The library API is the names of ``__all__`` (docs/executor.md, "Library API"):
 validate a plan, work out its settings, run it in a browser you launched, and
 read the result. They are imported when first used (PEP 562), so importing the
 package, or validating plans with ``cometlocal validate``, loads neither
-Playwright nor pytest.
+Playwright nor pytest. The table below names them as strings, not imports:
+the package root stays out of the layering (``runfolder`` and ``cli`` import
+``__version__`` from it, and nothing but the entry point imports ``plugin/``).
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -66,22 +68,6 @@ __all__ = [
     "validate_action_spec",
     "validate_path",
 ]
-
-if TYPE_CHECKING:
-    from pytest_cometlocal.contract.errors import CometLocalError
-    from pytest_cometlocal.contract.model.codes import ErrorCode
-    from pytest_cometlocal.contract.model.records import ExecutorError
-    from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
-    from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext, ValidPlan
-    from pytest_cometlocal.contract.validate.validator import validate_action_spec, validate_path
-    from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
-    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
-    from pytest_cometlocal.executor.engine import Executor
-    from pytest_cometlocal.executor.errors import ExecutorFailure
-    from pytest_cometlocal.executor.results import ExecutorSettings, RunResult, StepResult
-    from pytest_cometlocal.executor.runfolder.folder import RunFolder
-    from pytest_cometlocal.executor.session import run_plan
-    from pytest_cometlocal.plugin.errors import PlanFailed
 
 
 def __getattr__(name: str) -> Any:
