@@ -116,10 +116,10 @@ class AllureSteps:
             self._close_phase()
         elif kind == "evidence_captured" and not meta.get("for_error"):
             self._close_through_step(None)
-        elif kind == "retry_scheduled" and event.error is not None:
-            self._close_through_step(step_failure(event.error.error_code, f"attempt {meta.get('attempt')} failed, retried"))
-        elif kind == "recovery_started" and event.error is not None:
-            self._close_through_step(step_failure(event.error.error_code, "recovering"))
+        elif kind == "retry_scheduled":
+            self._close_through_step(_failed(event, f"attempt {meta.get('attempt')} failed, retried"))
+        elif kind == "recovery_started":
+            self._close_through_step(_failed(event, "recovering"))
             self._open(f"recovery round {meta.get('round')} for {sid}", "recovery", sid)
         elif kind == "recovery_finished":
             while self.stack and self.stack[-1][1] != "recovery":
@@ -128,7 +128,7 @@ class AllureSteps:
                 self._close()
         elif kind in ("error_raised", "policy_halt"):
             if kind == "error_raised" and event.error is not None:
-                failure = step_failure(event.error.error_code, event.error.message)
+                failure = _failed(event, event.error.message)
                 while self.stack:
                     self._close(failure)
         elif kind == "run_finished":
@@ -138,6 +138,11 @@ class AllureSteps:
                 if step.id not in self.started:
                     self._open(self.titles[step.id], "step", step.id)
                     self._close(pytest.skip.Exception("not run: an earlier step ended the run"))
+
+
+def _failed(event: TraceEvent, message: str) -> PlanFailed | None:
+    """The failure a step is closed with: its error's code class, printed ``CODE: message``."""
+    return step_failure(event.error.error_code, message) if event.error is not None else None
 
 
 def label_item(item: pytest.Item, valid: ValidPlan, settings: EffectiveSettings) -> None:
