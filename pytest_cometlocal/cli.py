@@ -20,14 +20,15 @@ from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
-from pytest_cometlocal.contract.load.rootdir import RootdirError, pytest_rootdir
+from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
+from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
 
 # verify/show (run folders) and schema import what they need when they run:
 # every start of the command pays for what it imports, and validate, the
 # command run most, needs none of it.
 
 
-class UsageError(Exception):
+class UsageError(CometLocalError):
     """Bad arguments or nothing to do: exit code 2."""
 
 
@@ -228,7 +229,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     """A codegen recording -> a plan file (docs/planners.md); exit 1 when statements were left out."""
-    from pytest_cometlocal.planners.importer import ImportFailed, run_import
+    from pytest_cometlocal.planners.errors import ImportFailed
+    from pytest_cometlocal.planners.importer import run_import
 
     try:
         return run_import(Path(args.script), args.output, name=args.name, base_url=args.base_url,

@@ -33,18 +33,7 @@ from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 from pytest_cometlocal.executor.page.watchdog import close_context
 from pytest_cometlocal.agent.page_view import observe_page
 from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, check_session, write_plan
-
-
-class AgentError(Exception):
-    """A tool call that cannot be taken (no session, bad arguments): a typed answer, not a traceback."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"ok": False, "error_code": self.code, "message": self.message}
+from pytest_cometlocal.agent.errors import AgentError
 
 
 @dataclass

@@ -20,7 +20,9 @@ import os
 from pathlib import Path
 from typing import Any, Mapping
 
-from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS, ConfinementError, confine
+from pytest_cometlocal.agent.errors import PlanRefused
+from pytest_cometlocal.contract.errors import ConfinementError
+from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS, confine
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
@@ -29,12 +31,6 @@ from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 DESCRIPTION = "Explored by an agent through cometlocal mcp."
 SUFFIXES = tuple(glob.lstrip("*") for glob in DEFAULT_GLOBS)  # .actions.yaml, .actions.yml
-
-
-class PlanRefused(ValueError):
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
 
 
 def plan_document(*, name: str, base_url: str, allowlist: list[str], secrets: Mapping[str, str],

@@ -25,7 +25,8 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent
 from pydantic import ValidationError
 
-from pytest_cometlocal.agent.agent_session import AgentError, AgentSession
+from pytest_cometlocal.agent.agent_session import AgentSession
+from pytest_cometlocal.agent.errors import AgentError
 
 INSTRUCTIONS = (
     "Drive a browser one validated step at a time. start_session first; observe gives candidate targets that "

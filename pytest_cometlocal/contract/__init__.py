@@ -7,7 +7,8 @@ Pure Python: nothing here imports a browser library, so plans can be checked
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.model.codes import CANONICAL_CODES, EXTENSION_CODES, ErrorCode
 from pytest_cometlocal.contract.model.conditions import Condition
-from pytest_cometlocal.contract.load.safe_yaml import Document, YamlError, load_documents, load_file
+from pytest_cometlocal.contract.load.safe_yaml import Document, load_documents, load_file
+from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.problems import Mark, Problem

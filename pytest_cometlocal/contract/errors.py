@@ -1,17 +1,76 @@
 """The root of every exception pytest-cometlocal raises, and the contract layer's own.
 
 Each layer keeps its exceptions in one ``errors`` module whose docstring draws its
-part of the tree; all of them derive from :class:`CometLocalError`, so a caller that
-embeds the library can catch everything it raises with one ``except``::
+branch; all of them derive from :class:`CometLocalError`, so a caller that embeds
+the library catches everything it raises with one ``except``. Where a class was a
+``ValueError``, ``OSError`` or ``RuntimeError`` before, it still is (callers catch
+those). The whole tree::
 
     CometLocalError
-    └── (each layer's errors module adds its branch; see their docstrings)
+    │   contract/errors.py: reading and validating plans
+    ├── YamlError                   text that is not a usable plan document; carries a located Problem
+    ├── InterpolationError          (ValueError) a reference that cannot be resolved
+    ├── ConfinementError            (ValueError) a path that would leave its root
+    ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
+    │   executor/errors.py: running a plan
+    ├── ExecutorFailure             carries a complete ExecutorError
+    ├── Crashed                     the page or the browser died
+    ├── PageUnresponsive            the page stopped answering
+    ├── CallTimedOut                a bounded call into the browser did not answer
+    ├── Stop                        a permitted ``stop`` step (control flow: the run passes)
+    ├── OutputWriteFailed           (OSError) the run folder cannot be written
+    ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
+    ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    │   runs/errors.py: reading finished run folders
+    ├── RunFolderError              a path that cannot be read as a run folder
+    │   └── RunFileError            one of its files is missing or is not JSON
+    ├── DiffError                   two runs that cannot be compared
+    │   plugin/errors.py: pytest items
+    ├── PlanFailed                  (pytest.fail.Exception) a plan item failed; no code
+    │   └── TARGET_NOT_FOUND, ...   one class per ErrorCode
+    │   planners/errors.py: importing recordings
+    ├── NotAScript                  (ValueError) not Python, or not a Playwright script
+    ├── CannotMap                   (ValueError) a call with no equivalent in the plan format
+    ├── ImportFailed                (ValueError) a script that cannot be imported at all
+    │   agent/errors.py: the MCP session
+    ├── AgentError                  a tool call that cannot be taken; carries a code
+    ├── PlanRefused                 (ValueError) a plan the agent may not write; carries a code
+    │   cli.py
+    └── UsageError                  bad arguments or nothing to do: exit code 2
+
+Not in the tree: ``plugin.interrupts.Terminated``, SIGTERM turned into a
+``KeyboardInterrupt``, which must stay out of every ``except Exception``.
 """
 
 from __future__ import annotations
 
-__all__ = ["CometLocalError"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_cometlocal.contract.model.problems import Problem
+
+__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "RootdirError", "YamlError"]
 
 
 class CometLocalError(Exception):
     """Anything pytest-cometlocal raises on purpose (never a bare Exception)."""
+
+
+class YamlError(CometLocalError):
+    """The text is not a usable plan document; carries a located Problem."""
+
+    def __init__(self, problem: Problem):
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+class InterpolationError(ValueError, CometLocalError):
+    """A reference that cannot be resolved; the message names it, never a value."""
+
+
+class ConfinementError(ValueError, CometLocalError):
+    """The path would leave its root; the message says how."""
+
+
+class RootdirError(ValueError, CometLocalError):
+    """A configuration file on the rootdir search that pytest would refuse too; the message names it."""

@@ -41,14 +41,14 @@ from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import Actions
-from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
+from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, Stop, first_line, is_crash
 from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
 from pytest_cometlocal.executor.page.locators import describe_compiled
 from pytest_cometlocal.executor.step.observer import Observer
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.step.budget import Halt, PolicyState
-from pytest_cometlocal.executor.results import ExecutorSettings, RunResult, StepAttempt, StepResult, Stop, elapsed_ms, status_for
+from pytest_cometlocal.executor.results import ExecutorSettings, RunResult, StepAttempt, StepResult, elapsed_ms, status_for
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions

@@ -1,20 +1,49 @@
 """The executor's exceptions, and how a Playwright exception is recognised.
 
+Inside the executor a failure travels as an exception until the step's error
+is built; the run folder and the browser have their own::
+
+    CometLocalError                 (contract/errors.py)
+    ├── ExecutorFailure             carries a complete ExecutorError (the step's verdict)
+    ├── Crashed                     the page or the browser died under the executor
+    ├── PageUnresponsive            the page stopped answering while the executor did ``what``
+    ├── CallTimedOut                a bounded call into the browser did not answer in time
+    ├── Stop                        a permitted ``stop`` step: control flow, the run ends as a pass
+    ├── OutputWriteFailed           (OSError) the run folder cannot be written
+    ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
+    └── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+
 Playwright's public classes say what they can (``playwright.sync_api.Error``
 for everything Playwright raises, ``TimeoutError`` for its own timeouts); a
 crash or a closed target has no public class of its own, so for those the
-message of a Playwright ``Error`` is read.
+message of a Playwright ``Error`` is read. Playwright is imported only when an
+exception is recognised, so the run folder's modules, which raise
+``OutputWriteFailed``, import no Playwright.
 """
 
 from __future__ import annotations
 
-from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from pathlib import Path
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.records import ExecutorError
 
+__all__ = [
+    "CallTimedOut",
+    "ChromiumNotFound",
+    "Crashed",
+    "ExecutorFailure",
+    "OutputWriteFailed",
+    "PageUnresponsive",
+    "RemoteBrowserUnavailable",
+    "Stop",
+    "first_line",
+    "is_crash",
+    "is_timeout",
+]
 
-class ExecutorFailure(Exception):
+
+class ExecutorFailure(CometLocalError):
     """Raised inside the executor with a complete ExecutorError."""
 
     def __init__(self, error: ExecutorError):
@@ -22,11 +51,11 @@ class ExecutorFailure(Exception):
         self.error = error
 
 
-class Crashed(Exception):
+class Crashed(CometLocalError):
     """The page or the browser died under the executor."""
 
 
-class PageUnresponsive(Exception):
+class PageUnresponsive(CometLocalError):
     """The page stopped answering while the executor was doing ``what``."""
 
     def __init__(self, what: str, waited_ms: int, probe: str):
@@ -34,6 +63,41 @@ class PageUnresponsive(Exception):
         self.what = what
         self.waited_ms = waited_ms
         self.probe = probe  # "no answer": its main thread is stuck; "answered": it is alive but never settled
+
+
+class CallTimedOut(CometLocalError):
+    """A bounded call into the browser did not answer in time."""
+
+    def __init__(self, what: str, waited_ms: int):
+        super().__init__(f"{what}: no answer within {waited_ms} ms")
+        self.what = what
+        self.waited_ms = waited_ms
+
+
+class Stop(CometLocalError):
+    """A permitted ``stop`` step: the run ends as a pass."""
+
+
+class OutputWriteFailed(OSError, CometLocalError):
+    """A run's artifacts cannot be written: the output folder is not writable, or the disk is full.
+
+    An OSError naming the file (``str()`` reads ``[Errno 28] No space left on
+    device: '<path>'``). Whatever raised it left nothing half-written behind: a
+    partial trace line is cut off again, a partial evidence file removed, and a
+    manifest is either the old or the new one.
+    """
+
+    def __init__(self, path: Path | str, exc: OSError):
+        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
+        self.path = Path(path)
+
+
+class ChromiumNotFound(RuntimeError, CometLocalError):
+    """No Chromium to launch: not installed by Playwright, not on PATH, not where the option says."""
+
+
+class RemoteBrowserUnavailable(RuntimeError, CometLocalError):
+    """A remote endpoint could not be reached or gave no browser; the message is one line."""
 
 
 _CRASH_MARKERS = (
@@ -48,6 +112,8 @@ _CRASH_MARKERS = (
 
 def is_timeout(exc: BaseException) -> bool:
     """Playwright's own timeout (an action's ``timeout=``), not the watchdog's bound."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     return isinstance(exc, PlaywrightTimeoutError)
 
 
@@ -55,6 +121,8 @@ def is_crash(exc: BaseException) -> bool:
     """The page, its context or the browser is gone."""
     if isinstance(exc, Crashed):
         return True
+    from playwright.sync_api import Error as PlaywrightError
+
     return isinstance(exc, PlaywrightError) and any(marker in exc.message for marker in _CRASH_MARKERS)
 
 

@@ -88,10 +88,6 @@ class RunResult:
     run_dir: Path
 
 
-class Stop(Exception):
-    """A permitted ``stop`` step: the run ends as a pass."""
-
-
 @dataclass
 class StepAttempt:
     """Bookkeeping of one attempt of one step."""

@@ -24,16 +24,13 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pytest_cometlocal.planners.codegen_parse import Link, Recorded, Unmapped
+from pytest_cometlocal.planners.errors import CannotMap
 
 # Focus moves: the next step's target says where the author went, so nothing is lost.
 DROPPED_KEYS = frozenset({"Tab", "Shift+Tab"})
 # Words of a delete or a payment; ``_`` separates words too (Django's ``delete_selected`` action).
 _RISKY = re.compile(r"(?<![a-z0-9])(delete|remove|destroy|erase|pay|payment|purchase|checkout|check out|buy|"
                     r"place order)(?![a-z0-9])", re.I)
-
-
-class CannotMap(ValueError):
-    """This call has no equivalent in the plan format; the message says why."""
 
 
 @dataclass

@@ -21,14 +21,13 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
+from pytest_cometlocal.contract.errors import CometLocalError
+from pytest_cometlocal.planners.errors import NotAScript
+
 # Calls that open or close the browser, context or page: codegen's boilerplate.
 _SETUP_CALLS = frozenset({"launch", "new_context", "new_page", "close", "connect", "connect_over_cdp",
                           "set_default_timeout", "set_default_navigation_timeout", "stop"})
 _ENTRY_FUNCTIONS = frozenset({"run", "main"})
-
-
-class NotAScript(ValueError):
-    """The file is not Python, or not a Playwright script; the message says where."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +61,7 @@ class Unmapped:
     source: str = ""
 
 
-class _Literal(Exception):
+class _Literal(CometLocalError):
     """A value that is not a literal (a variable, an expression): cannot be mapped."""
 
 

@@ -20,15 +20,12 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan, Validatio
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.planners.codegen_map import Mapped, map_calls, risky, strings
-from pytest_cometlocal.planners.codegen_parse import NotAScript, Unmapped, read_script
+from pytest_cometlocal.planners.codegen_parse import Unmapped, read_script
+from pytest_cometlocal.planners.errors import ImportFailed, NotAScript
 from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
-
-
-class ImportFailed(ValueError):
-    """The script cannot be imported at all (exit 2); the message names the file."""
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 It reads options (``options``), turns plan files into items (``collection``),
 provides the fixtures a plan item uses (``fixtures``) and turns executor
-outcomes into pytest outcomes (``outcome``, ``failures``), markers and report
+outcomes into pytest outcomes (``outcome``, ``errors``), markers and report
 properties; ``hooks`` and ``interrupts`` hold the session-level hooks. Every
 hook is imported here, so the entry point registers this package as one
 plugin. Contract rules live in ``contract/``; running (and the session's

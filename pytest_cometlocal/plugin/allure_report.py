@@ -18,44 +18,46 @@ from uuid import uuid4
 
 import allure_commons
 import pytest
+from allure_commons.model2 import TestResult
 
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.records import ExecutorError, TraceEvent
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.contract.model.targets import describe_target
+from pytest_cometlocal.contract.settings import EffectiveSettings
+from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
-from pytest_cometlocal.plugin.errors import StepFailed, report_message
+from pytest_cometlocal.plugin.errors import PlanFailed, step_failure
 
 
 def allure_active(config: pytest.Config) -> bool:
     return bool(config.getoption("allure_report_dir", None))
 
 
-class CodeFirstMessages:
-    """An allure-commons plugin: the status message of a plan failure, and of its failed
-    steps, starts with the error code, as the categories (``^CODE\\b``) expect.
+class UncodedMessages:
+    """An allure-commons plugin for the one message no exception class prints as is.
 
-    allure-pytest takes the message from ``ExceptionInfo.exconly()``, which names the
-    exception's class with its module (``pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND:
-    ...``); ``report_result`` runs before the result file is written and drops the module
-    and, for classes not named after a code, the class (``failures.report_message``).
+    allure-pytest's message is the exception as Python prints it, ``<class>: <message>``:
+    the code classes print ``TARGET_NOT_FOUND: ...`` on their own (``plugin.errors``), but a
+    plan failure without a code (an expectation not met) must read ``expected
+    TARGET_NOT_FOUND, ...``, as its category expects. ``report_result`` runs before the
+    result file is written and drops that class's name; allure-pytest has no public call
+    that sets a test's message.
     """
 
-    @staticmethod
-    def _rewrite(item: Any) -> None:
-        details = getattr(item, "statusDetails", None)
-        if details is not None and isinstance(getattr(details, "message", None), str):
-            details.message = report_message(details.message)
-        for step in getattr(item, "steps", None) or ():
-            CodeFirstMessages._rewrite(step)
+    PREFIX = f"{PlanFailed.__module__}.{PlanFailed.__qualname__}: "
 
     @allure_commons.hookimpl(tryfirst=True)  # before allure's file logger writes the result
-    def report_result(self, result: Any) -> None:
-        self._rewrite(result)
+    def report_result(self, result: TestResult) -> None:
+        details = result.statusDetails
+        if details is not None and isinstance(details.message, str) and details.message.startswith(self.PREFIX):
+            details.message = details.message[len(self.PREFIX):]
 
 
-def register_code_first_messages(config: pytest.Config) -> None:
-    """Register ``CodeFirstMessages`` with allure-commons for this session (when allure is active)."""
-    plugin = CodeFirstMessages()
+def register_uncoded_messages(config: pytest.Config) -> None:
+    """Register ``UncodedMessages`` with allure-commons for this session (when allure is active)."""
+    plugin = UncodedMessages()
     allure_commons.plugin_manager.register(plugin)
     config.add_cleanup(lambda: allure_commons.plugin_manager.unregister(plugin))
 
@@ -63,7 +65,7 @@ def register_code_first_messages(config: pytest.Config) -> None:
 class AllureSteps:
     """Turns the trace of one run into nested Allure steps, as it is written."""
 
-    def __init__(self, plan_steps: list[Any], all_steps: list[Any]):
+    def __init__(self, plan_steps: list[ActionSpec], all_steps: list[ActionSpec]):
         self.hook = allure_commons.plugin_manager.hook
         self.plan_steps = plan_steps
         self.titles = {s.id: f"{s.id} · {s.kind}" + (f" · {describe_target(s.target)}" if s.target is not None else "")
@@ -91,7 +93,7 @@ class AllureSteps:
         if self.stack and self.stack[-1][1] == "step":
             self._close(error)
 
-    def __call__(self, event: Any) -> None:
+    def __call__(self, event: TraceEvent) -> None:
         kind = event.event_type
         sid = event.step_id
         meta = event.metadata or {}
@@ -115,9 +117,9 @@ class AllureSteps:
         elif kind == "evidence_captured" and not meta.get("for_error"):
             self._close_through_step(None)
         elif kind == "retry_scheduled":
-            self._close_through_step(StepFailed(f"{meta.get('error_code')}: attempt {meta.get('attempt')} failed, retried"))
+            self._close_through_step(_failed(event, f"attempt {meta.get('attempt')} failed, retried"))
         elif kind == "recovery_started":
-            self._close_through_step(StepFailed(f"{meta.get('error_code')}: recovering"))
+            self._close_through_step(_failed(event, "recovering"))
             self._open(f"recovery round {meta.get('round')} for {sid}", "recovery", sid)
         elif kind == "recovery_finished":
             while self.stack and self.stack[-1][1] != "recovery":
@@ -126,7 +128,7 @@ class AllureSteps:
                 self._close()
         elif kind in ("error_raised", "policy_halt"):
             if kind == "error_raised" and event.error is not None:
-                failure = StepFailed(f"{event.error.error_code.value}: {event.error.message}")
+                failure = _failed(event, event.error.message)
                 while self.stack:
                     self._close(failure)
         elif kind == "run_finished":
@@ -138,7 +140,12 @@ class AllureSteps:
                     self._close(pytest.skip.Exception("not run: an earlier step ended the run"))
 
 
-def label_item(item: Any, valid: Any, settings: Any) -> None:
+def _failed(event: TraceEvent, message: str) -> PlanFailed | None:
+    """The failure a step is closed with: its error's code class, printed ``CODE: message``."""
+    return step_failure(event.error.error_code, message) if event.error is not None else None
+
+
+def label_item(item: pytest.Item, valid: ValidPlan, settings: EffectiveSettings) -> None:
     """Description and parameters, known before the run (a parametrized plan's row included)."""
     import allure
 
@@ -153,7 +160,7 @@ def label_item(item: Any, valid: Any, settings: Any) -> None:
     allure.dynamic.parameter("browser", "chromium")
 
 
-def label_error(error: Any) -> None:
+def label_error(error: ExecutorError) -> None:
     import allure
 
     allure.dynamic.label("error_code", error.error_code.value)
@@ -167,7 +174,7 @@ _TYPES = {".json": "application/json", ".png": "image/png", ".jpg": "image/jpeg"
           ".txt": "text/plain", ".jsonl": "application/x-ndjson", ".zip": "application/zip"}
 
 
-def attach_run(run_dir: Path, error: Any | None) -> None:
+def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
     """The trace and manifests always; for a failure, the failing step's evidence too."""
     import allure
 

@@ -19,19 +19,20 @@ from __future__ import annotations
 import fnmatch
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.load.safe_yaml import YamlError, read_file
+from pytest_cometlocal.contract.load.safe_yaml import read_file
+from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.validate.outline import PlanOutline, outline_text
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.validator import validate_text
-from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
+from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
@@ -221,7 +222,7 @@ class PlanItem(pytest.Function):
 
     def conclude(self, verdict: Verdict) -> None:
         if verdict.outcome == "failed":
-            raise plan_failure(verdict.message)
+            raise plan_failure(verdict.code, verdict.message)
         if verdict.outcome == "skipped":
             pytest.skip(verdict.message)
 
@@ -240,7 +241,7 @@ class PlanItem(pytest.Function):
                 "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
         if also:
             text += "\n" + also
-        raise plan_failure(text)
+        self.conclude(Verdict("failed", text, ErrorCode.OUTPUT_WRITE_FAILED))
 
     def run_invalid(self) -> None:
         assert isinstance(self.result, InvalidPlan)
@@ -256,7 +257,7 @@ class PlanItem(pytest.Function):
             attach_run(run.path, error)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
-    def run_valid(self, runner: Any) -> None:
+    def run_valid(self, runner: Callable[[ValidPlan, pytest.Item], Any]) -> None:
         assert isinstance(self.result, ValidPlan)
         states = shared_states(self.config)
         before = dict(states.files.saved)
@@ -279,7 +280,8 @@ class PlanItem(pytest.Function):
             and error.details.get("critical_reason") == "dry_run"
             and not (expect is not None and expect.error_code == ErrorCode.ACTION_CRITICAL_BLOCKED)
         ):
-            self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}"))
+            self.conclude(Verdict("skipped", f"ACTION_CRITICAL_BLOCKED (dry_run) at step {error.action_id}",
+                                  ErrorCode.ACTION_CRITICAL_BLOCKED))
         self.conclude(judge(expect, error, failure_text))
 
 

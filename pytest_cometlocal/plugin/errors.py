@@ -1,10 +1,16 @@
 """The exceptions a plan item fails with: one class per error code.
 
-A plan item that fails raises the class named after its error code, e.g.
-``TARGET_NOT_FOUND``, a subclass of ``PlanFailed`` and so of
-``pytest.fail.Exception``: pytest and allure-pytest report it as a failure,
-not as an error or a broken test. A user's hook can tell the codes apart by
-class (``call.excinfo.errisinstance(failures.TARGET_NOT_FOUND)``).
+A failed verdict carries its code (``plugin.outcome.Verdict``); the item raises
+that code's class, e.g. ``TARGET_NOT_FOUND``, a subclass of ``PlanFailed`` and
+so of ``pytest.fail.Exception``: pytest and allure-pytest report it as a
+failure, not as an error or a broken test. A user's hook can tell the codes
+apart by class (``call.excinfo.errisinstance(errors.TARGET_NOT_FOUND)``)::
+
+    CometLocalError                       (contract/errors.py)
+    └── PlanFailed                        also pytest.fail.Exception: a test failure; no code (an expectation not met)
+        ├── TARGET_NOT_FOUND              one class per ErrorCode, named after it
+        ├── ...
+        └── OUTPUT_WRITE_FAILED
 
 Where reports show the failure, they show the code first:
 
@@ -12,32 +18,41 @@ Where reports show the failure, they show the code first:
   ``repr_failure``, the whole failure text (``full_text``), so the summary
   line reads ``FAILED plans/a.actions.yaml::a - TARGET_NOT_FOUND at step 'x'
   (click, normal) — plans/a.actions.yaml:9``;
-- Allure's message is ``ExceptionInfo.exconly()``, ``<module>.<class>: <message>``,
-  which Python shortens to ``<class>: <message>`` only for builtins; the
-  allure-commons plugin of ``allure_report`` turns it back into what
-  ``report_message`` gives: ``TARGET_NOT_FOUND: at step 'x' ...``, as Allure's
-  categories (``^CODE\\b``) expect.
+- Allure's message is the exception printed as Python prints it (allure-pytest
+  has no other way to set it): ``<class>: <message>``, with the class's module
+  in front unless it is ``builtins``. The code classes say they live in
+  ``builtins``, as pytest's own ``Failed`` does for the same reason, so a plan
+  failure and a failed Allure step read ``TARGET_NOT_FOUND: at step 'x' ...``,
+  as Allure's categories (``^CODE\\b``) expect.
 """
 
 from __future__ import annotations
 
-import re
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
 
+__all__ = ["FAILURE_CLASSES", "PlanFailed", "failure_class", "plan_failure", "step_failure"]
 
-class PlanFailed(pytest.fail.Exception):
-    """A plan item failed. Raised as is only when its text does not start with an error code
-    (``expected TARGET_NOT_FOUND, but the plan passed``); the message is then the whole text."""
+
+class PlanFailed(pytest.fail.Exception, CometLocalError):
+    """A plan item failed. Raised as is only for a verdict without a code (``expected
+    TARGET_NOT_FOUND, but the plan passed``); the message is then the whole text."""
 
     code: ClassVar[ErrorCode | None] = None
 
     def __init__(self, message: str, full_text: str | None = None) -> None:
         super().__init__(message, pytrace=False)
         self.full_text = message if full_text is None else full_text
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.code is not None:
+            # Printed as ``TARGET_NOT_FOUND: ...``, not ``pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND: ...``.
+            cls.__module__ = "builtins"
 
 
 # One class per error code (tests/unit/test_failures.py checks every ErrorCode has one).
@@ -110,52 +125,36 @@ class OUTPUT_WRITE_FAILED(PlanFailed):
     code = ErrorCode.OUTPUT_WRITE_FAILED
 
 
-FAILURE_CLASSES: dict[str, type[PlanFailed]] = {
-    cls.code.value: cls for cls in PlanFailed.__subclasses__() if cls.code is not None
+FAILURE_CLASSES: dict[ErrorCode, type[PlanFailed]] = {
+    cls.code: cls for cls in PlanFailed.__subclasses__() if cls.code is not None
 }
 
 
-class StepFailed(AssertionError):
-    """An Allure step that failed (an assertion, so Allure marks it failed, not broken);
-    the message starts with the code."""
+def failure_class(code: ErrorCode | None) -> type[PlanFailed]:
+    """The class a failure with this code is raised as (``PlanFailed`` for none)."""
+    return PlanFailed if code is None else FAILURE_CLASSES[code]
 
 
-_CODE_FIRST = re.compile(r"^([A-Z][A-Z_]+)(?::\s*|\s+)")
+def plan_failure(code: ErrorCode | None, text: str) -> PlanFailed:
+    """The exception a plan item fails with, for its verdict's code and failure text.
 
-
-def plan_failure(text: str) -> PlanFailed:
-    """The exception a plan item fails with, for a failure text that starts with its code.
-
-    ``TARGET_NOT_FOUND at step 'x' (click, normal) — plans/a.actions.yaml:9`` gives a
-    ``TARGET_NOT_FOUND`` with the message ``at step 'x' (click, normal) — ...`` and
-    ``full_text`` the whole text. A text that starts with no known code (or a code
-    without a class) gives a ``PlanFailed`` whose message is the whole text.
+    The text starts with the code (``TARGET_NOT_FOUND at step 'x' (click, normal) —
+    plans/a.actions.yaml:9``): the exception's message is the rest (``at step 'x' ...``),
+    as it is printed after the class; ``full_text`` is the whole text. Without a
+    code, a ``PlanFailed`` whose message is the whole text.
     """
-    match = _CODE_FIRST.match(text)
-    if match is None or match.group(1) not in FAILURE_CLASSES:
+    if code is None:
         return PlanFailed(text)
-    return FAILURE_CLASSES[match.group(1)](text[match.end():], full_text=text)
+    return FAILURE_CLASSES[code](_after_code(code, text), full_text=text)
 
 
-def _exconly_prefix(cls: type[BaseException]) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}: "
+def step_failure(code: ErrorCode, message: str) -> PlanFailed:
+    """A failed Allure step's exception: printed ``CODE: message``, and *failed*, not *broken*."""
+    return FAILURE_CLASSES[code](message)
 
 
-_PREFIXES: dict[str, str] = {
-    _exconly_prefix(PlanFailed): "",
-    _exconly_prefix(StepFailed): "",
-    **{_exconly_prefix(cls): f"{code}: " for code, cls in FAILURE_CLASSES.items()},
-}
-
-
-def report_message(message: str) -> str:
-    """A formatted exception line (``exconly``, ``format_exception_only``) with the
-    qualified class name of a class of this module replaced by its code:
-    ``pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND: at step ...`` ->
-    ``TARGET_NOT_FOUND: at step ...``; any other message is returned as is."""
-    if not message.startswith(__name__ + "."):
-        return message
-    for prefix, replacement in _PREFIXES.items():
-        if message.startswith(prefix):
-            return replacement + message[len(prefix):]
-    return message
+def _after_code(code: ErrorCode, text: str) -> str:
+    """``CODE at ...``, ``CODE: ...`` or ``CODE — ...`` without the code and its separator."""
+    if not text.startswith(code.value):
+        return text
+    return text[len(code.value):].lstrip(": ")

@@ -9,11 +9,10 @@ are registered in ``options.pytest_addoption``.
 from __future__ import annotations
 
 import gc
-from typing import Any
 
 import pytest
 
-from pytest_cometlocal.plugin.allure_report import allure_active, register_code_first_messages, write_categories
+from pytest_cometlocal.plugin.allure_report import allure_active, register_uncoded_messages, write_categories
 from pytest_cometlocal.plugin.options import store_settings
 from pytest_cometlocal.plugin.report import error_code_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
@@ -27,11 +26,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cometlocal: a browser action plan item")
     store_settings(config)
     if allure_active(config):
-        register_code_first_messages(config)
+        register_uncoded_messages(config)
         register_flaky_results(config)
 
 
-def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
     """Failures grouped by error code, so triage starts from the code; then the plans that passed only after a retry."""
     lines = error_code_summary(terminalreporter.stats.get("failed", []))
     if lines:

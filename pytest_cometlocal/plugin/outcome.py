@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from pytest_cometlocal.contract.expectation import expectation_met
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import Expect
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
@@ -17,16 +19,24 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan
 MAX_PROBLEMS_SHOWN = 25
 
 
+Outcome = Literal["passed", "failed", "skipped"]
+
+
 @dataclass(frozen=True)
 class Verdict:
-    outcome: str  # "passed" | "failed" | "skipped"
+    """What the item reports. A failure (or skip) caused by an error carries its code,
+    which its message starts with and its exception class is chosen from; a failed
+    expectation with no error to blame (the plan passed) has none."""
+
+    outcome: Outcome
     message: str = ""
+    code: ErrorCode | None = None
 
 
 def judge(expect: Expect | None, error: ExecutorError | None, failure_text: str = "") -> Verdict:
     """Apply ``expect`` to what happened."""
     if expect is None:
-        return Verdict("passed") if error is None else Verdict("failed", failure_text)
+        return Verdict("passed") if error is None else Verdict("failed", failure_text, error.error_code)
     code = expect.error_code
     where = f" at step '{expect.step}'" if expect.step else ""
     if error is None:
@@ -37,6 +47,7 @@ def judge(expect: Expect | None, error: ExecutorError | None, failure_text: str 
         return Verdict(
             "failed",
             f"{error.error_code.value}: expected {code}{where}, got {error.error_code.value}{actual_where}\n{failure_text}".rstrip(),
+            error.error_code,
         )
     if not expectation_met(expect, error.error_code.value, error.action_id, error.details.get("steps", ())):
         return Verdict(

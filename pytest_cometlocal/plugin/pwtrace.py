@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
 
 RETAIN_ON_FAILURE = "retain-on-failure"
 TRACING_MODES = ("off", "on", RETAIN_ON_FAILURE)
@@ -20,14 +26,14 @@ TRACING_MODES = ("off", "on", RETAIN_ON_FAILURE)
 
 
 class PlaywrightTrace:
-    def __init__(self, context: Any, run: Any, mode: str, title: str):
+    def __init__(self, context: BrowserContext, run: RunFolder, mode: str, title: str):
         self.context = context
         self.run = run
         self.mode = mode
         self.open_groups = 0
         context.tracing.start(screenshots=True, snapshots=True, sources=False, title=title)
 
-    def on_event(self, event: Any) -> None:
+    def on_event(self, event: TraceEvent) -> None:
         """Trace listener: a group per step attempt."""
         kind = event.event_type
         if kind == "observation_captured":
@@ -44,7 +50,7 @@ class PlaywrightTrace:
             self.context.tracing.group_end()
             self.open_groups -= 1
 
-    def finish(self, error: Any) -> list[Any]:
+    def finish(self, error: ExecutorError | None) -> list[EvidenceRef]:
         self._end_group()
         if self.mode == RETAIN_ON_FAILURE and error is None:
             self.context.tracing.stop()

@@ -5,11 +5,14 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
+
+import pytest
 
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
+from pytest_cometlocal.executor.results import StepResult
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -45,7 +48,7 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     return "\n".join(lines)
 
 
-def step_printer(config: Any):
+def step_printer(config: pytest.Config) -> Callable[[StepResult], None] | None:
     """With ``-v``, one line per step as it finishes: status, step id, kind, duration."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None or config.getoption("verbose", 0) < 1 or hasattr(config, "workerinput"):
@@ -53,7 +56,7 @@ def step_printer(config: Any):
 
     capture = config.pluginmanager.get_plugin("capturemanager")
 
-    def show(result: Any) -> None:
+    def show(result: StepResult) -> None:
         status = "ok  " if result.ok else "FAIL"
         tail = f"  {result.error}" if result.error else ""
         retries = f" ({result.attempts} attempts)" if result.attempts > 1 else ""
@@ -66,7 +69,7 @@ def step_printer(config: Any):
     return show
 
 
-def error_code_summary(reports: list[Any]) -> list[str]:
+def error_code_summary(reports: list[pytest.TestReport]) -> list[str]:
     """``TARGET_NOT_FOUND: 3 — plan a, plan b`` lines for the failed items, most frequent first."""
     groups: dict[str, list[str]] = {}
     for report in reports:

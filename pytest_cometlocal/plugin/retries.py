@@ -14,7 +14,7 @@ plan item runs, its trace is read (the run's own record, whoever ran it) and:
   which ``FlakyResults`` sets Allure's ``statusDetails.flaky``.
 
 allure-pytest has no public setter for ``flaky``: the route is allure-commons'
-``report_result`` hook (the one ``allure_report.CodeFirstMessages`` uses),
+``report_result`` hook (the one ``allure_report.UncodedMessages`` uses),
 where the result's ``statusDetails`` is set before the file is written;
 tests/plugin/test_retries_visible.py pins it through the result JSON.
 """

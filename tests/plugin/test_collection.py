@@ -327,7 +327,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.plugin import failures
+from pytest_cometlocal.plugin import errors
 
 
 @pytest.fixture
@@ -342,8 +342,8 @@ def cometlocal_runner():
 def pytest_runtest_makereport(item, call):
     if call.when == "call" and call.excinfo is not None:
         cls = call.excinfo.type
-        print("CLASS", cls.__module__, cls.__qualname__, call.excinfo.errisinstance(failures.TARGET_NOT_FOUND),
-              call.excinfo.errisinstance(pytest.fail.Exception))
+        print("CLASS", cls.__qualname__, cls is getattr(errors, cls.__qualname__),
+              call.excinfo.errisinstance(errors.TARGET_NOT_FOUND), call.excinfo.errisinstance(pytest.fail.Exception))
 """
 
 
@@ -361,8 +361,8 @@ def test_short_summary_line_leads_with_the_error_code(pytester: pytest.Pytester,
     result = pytester.runpytest("-rf", "-s", "-p", "no:randomly")
     result.assert_outcomes(failed=2, passed=1)
     result.stdout.fnmatch_lines([
-        "*CLASS pytest_cometlocal.plugin.errors TARGET_NOT_FOUND True True",
-        "*CLASS pytest_cometlocal.plugin.errors INVALID_ACTIONSPEC False True",
+        "*CLASS TARGET_NOT_FOUND True True True",
+        "*CLASS INVALID_ACTIONSPEC True False True",
     ])
     lines = result.stdout.lines
     assert "FAILED a.actions.yaml::minimal - TARGET_NOT_FOUND at step 'go' (click, normal) — a.actions.yaml:14" in lines

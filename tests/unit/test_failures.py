@@ -1,4 +1,4 @@
-"""The failure classes of plan items: real classes, one per error code, reported code first."""
+"""The failure classes of plan items: real classes, one per error code, chosen from the verdict's code."""
 
 from __future__ import annotations
 
@@ -9,40 +9,53 @@ import traceback
 import pytest
 from allure_commons import model2
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.plugin import errors as failures
-from pytest_cometlocal.plugin.allure_report import CodeFirstMessages, write_categories
-from pytest_cometlocal.plugin.errors import FAILURE_CLASSES, PlanFailed, StepFailed, plan_failure, report_message
+from pytest_cometlocal.plugin import errors
+from pytest_cometlocal.plugin.allure_report import UncodedMessages, write_categories
+from pytest_cometlocal.plugin.errors import FAILURE_CLASSES, PlanFailed, failure_class, plan_failure, step_failure
 
 
-def test_every_error_code_has_a_real_class_of_the_failures_module() -> None:
-    assert set(FAILURE_CLASSES) == {code.value for code in ErrorCode}
+def test_every_error_code_has_a_real_class_of_the_errors_module() -> None:
+    assert set(FAILURE_CLASSES) == set(ErrorCode)
     for code in ErrorCode:
-        cls = FAILURE_CLASSES[code.value]
-        assert getattr(failures, code.value) is cls  # a module-level name
-        assert cls.__module__ == "pytest_cometlocal.plugin.errors"
+        cls = FAILURE_CLASSES[code]
+        assert getattr(errors, code.value) is cls  # a module-level name
         assert cls.__qualname__ == cls.__name__ == code.value
-        assert cls.code is code
+        assert cls.code is code and failure_class(code) is cls
         assert issubclass(cls, PlanFailed) and issubclass(cls, pytest.fail.Exception)
+        assert issubclass(cls, CometLocalError)
+    assert failure_class(None) is PlanFailed
 
 
-def test_plan_failure_picks_the_class_of_the_leading_code() -> None:
+def test_the_class_is_chosen_from_the_code_not_from_the_text() -> None:
     text = "TARGET_NOT_FOUND at step 'go' (click, normal) — plans/a.actions.yaml:9\n  no element matched"
-    failure = plan_failure(text)
-    assert type(failure) is failures.TARGET_NOT_FOUND
+    failure = plan_failure(ErrorCode.TARGET_NOT_FOUND, text)
+    assert type(failure) is errors.TARGET_NOT_FOUND
     assert str(failure) == "at step 'go' (click, normal) — plans/a.actions.yaml:9\n  no element matched"
     assert failure.full_text == text and failure.pytrace is False
-    colon = plan_failure("OUTPUT_WRITE_FAILED: cannot write the run folder")
-    assert type(colon) is failures.OUTPUT_WRITE_FAILED and str(colon) == "cannot write the run folder"
-    assert type(plan_failure("PAGE_UNRESPONSIVE at step 'x'")) is failures.PAGE_UNRESPONSIVE
+    colon = plan_failure(ErrorCode.OUTPUT_WRITE_FAILED, "OUTPUT_WRITE_FAILED: cannot write the run folder")
+    assert type(colon) is errors.OUTPUT_WRITE_FAILED and str(colon) == "cannot write the run folder"
+    # The code decides, whatever the text says: a text naming another code is not read.
+    assert type(plan_failure(ErrorCode.AUTH_FAILED, "PAGE_UNRESPONSIVE at step 'x'")) is errors.AUTH_FAILED
+    # A mismatch verdict: the actual code first, then what was expected.
+    mismatch = plan_failure(ErrorCode.POSTCONDITION_FAILED, "POSTCONDITION_FAILED: expected TARGET_NOT_FOUND, got it")
+    assert type(mismatch) is errors.POSTCONDITION_FAILED and str(mismatch) == "expected TARGET_NOT_FOUND, got it"
 
 
 @pytest.mark.parametrize("text", ["expected TARGET_NOT_FOUND, but the plan passed with no error",
-                                  "NOT_A_CODE at step 'x'"])
-def test_a_text_without_a_leading_code_is_a_plain_plan_failure(text: str) -> None:
-    failure = plan_failure(text)
+                                  "TARGET_NOT_FOUND at step 'x' (a text alone picks no class)"])
+def test_a_verdict_without_a_code_is_a_plain_plan_failure(text: str) -> None:
+    failure = plan_failure(None, text)
     assert type(failure) is PlanFailed
     assert str(failure) == failure.full_text == text
+
+
+def test_a_plan_failure_is_a_pytest_failure_and_a_cometlocal_error() -> None:
+    with pytest.raises(pytest.fail.Exception):
+        raise plan_failure(ErrorCode.TARGET_NOT_FOUND, "TARGET_NOT_FOUND at step 'go'")
+    with pytest.raises(CometLocalError):
+        raise plan_failure(None, "expected AUTH_FAILED, but the plan passed with no error")
 
 
 def _exconly(exc: BaseException) -> str:
@@ -51,29 +64,27 @@ def _exconly(exc: BaseException) -> str:
     return excinfo.exconly()
 
 
-def test_report_message_turns_exconly_back_into_code_first() -> None:
-    """allure-pytest's message is ``exconly()``: module-qualified for classes that are not builtins."""
-    failure = plan_failure("TARGET_NOT_FOUND at step 'go' (click, normal)")
-    assert _exconly(failure) == "pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND: at step 'go' (click, normal)"
-    assert report_message(_exconly(failure)) == "TARGET_NOT_FOUND: at step 'go' (click, normal)"
-    plain = plan_failure("expected AUTH_FAILED, but the plan passed with no error")
-    assert report_message(_exconly(plain)) == "expected AUTH_FAILED, but the plan passed with no error"
-    step = "".join(traceback.format_exception_only(StepFailed, StepFailed("POSTCONDITION_FAILED: title")))
-    assert report_message(step) == "POSTCONDITION_FAILED: title\n"
-    for other in ("Failed: boom", "AssertionError: x", "pytest_cometlocal.executor.errors.Other: x"):
-        assert report_message(other) == other
+def test_the_exception_prints_code_first_as_allure_takes_it() -> None:
+    """allure-pytest's message is ``exconly()`` (steps: ``format_exception_only``): code first, no module."""
+    failure = plan_failure(ErrorCode.TARGET_NOT_FOUND, "TARGET_NOT_FOUND at step 'go' (click, normal)")
+    assert _exconly(failure) == "TARGET_NOT_FOUND: at step 'go' (click, normal)"
+    step = step_failure(ErrorCode.POSTCONDITION_FAILED, "title")
+    assert "".join(traceback.format_exception_only(type(step), step)) == "POSTCONDITION_FAILED: title\n"
 
 
-def test_allure_results_and_their_steps_get_code_first_messages() -> None:
+def test_allure_messages_of_failures_without_a_code_are_their_text() -> None:
     def details(exc: BaseException) -> model2.StatusDetails:
         return model2.StatusDetails(message=_exconly(exc), trace="tb")
 
-    inner = model2.TestStepResult(name="action", statusDetails=details(StepFailed("TARGET_NOT_FOUND: gone")))
-    step = model2.TestStepResult(name="go · click", steps=[inner], statusDetails=None)
-    result = model2.TestResult(name="plan", statusDetails=details(plan_failure("TARGET_NOT_FOUND at step 'go'")), steps=[step])
-    CodeFirstMessages().report_result(result)
-    assert result.statusDetails.message == "TARGET_NOT_FOUND: at step 'go'"
+    text = "expected AUTH_FAILED, but the plan passed with no error"
+    inner = model2.TestStepResult(name="action", statusDetails=details(step_failure(ErrorCode.TARGET_NOT_FOUND, "gone")))
+    result = model2.TestResult(name="plan", statusDetails=details(plan_failure(None, text)), steps=[inner])
+    UncodedMessages().report_result(result)
+    assert result.statusDetails.message == text
     assert inner.statusDetails.message == "TARGET_NOT_FOUND: gone"
+    coded = model2.TestResult(name="plan", statusDetails=details(plan_failure(ErrorCode.AUTH_FAILED, "AUTH_FAILED — a:1")))
+    UncodedMessages().report_result(coded)
+    assert coded.statusDetails.message == "AUTH_FAILED: — a:1"
 
 
 def test_allure_has_a_category_per_error_code_that_matches_only_its_messages(tmp_path) -> None:
@@ -82,6 +93,6 @@ def test_allure_has_a_category_per_error_code_that_matches_only_its_messages(tmp
     by_code = {c["name"]: c["messageRegex"] for c in categories if c["name"] in ErrorCode.__members__}
     assert list(by_code) == [code.value for code in ErrorCode]
     for code in ErrorCode:
-        message = report_message(f"{code.value}: at step 'go'\nmore")
+        message = _exconly(plan_failure(code, f"{code.value} at step 'go'\nmore"))
         matching = [name for name, regex in by_code.items() if re.match(regex, message)]
         assert matching == [code.value], message

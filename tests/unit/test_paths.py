@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.load.paths import confine
+
+from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.validate.validator import ValidPlan
 from tests.support import VALID_PLAN, line_of, only_problems, only_valid
 

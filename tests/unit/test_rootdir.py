@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.load.rootdir import RootdirError, holds_pytest_config, pytest_rootdir
+from pytest_cometlocal.contract.load.rootdir import holds_pytest_config, pytest_rootdir
+from pytest_cometlocal.contract.errors import RootdirError
 from tests.support import VALID_PLAN
 
 PLAN = "plans/a.actions.yaml"

@@ -13,13 +13,11 @@ from __future__ import annotations
 import re
 from typing import Callable, Mapping
 
+from pytest_cometlocal.contract.errors import InterpolationError
+
 REFERENCE = re.compile(r"\$\{([^{}]*)\}")
 _NAME = re.compile(r"^(vars|secrets)\.([A-Za-z_][A-Za-z0-9_]*)$")
 SECRET_REFERENCE = re.compile(r"\$\{secrets\.([A-Za-z_][A-Za-z0-9_]*)\}")
-
-
-class InterpolationError(ValueError):
-    """A reference that cannot be resolved; the message names it, never a value."""
 
 
 def interpolate(

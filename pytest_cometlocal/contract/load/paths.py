@@ -15,12 +15,10 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
+from pytest_cometlocal.contract.errors import ConfinementError
+
 DEFAULT_GLOBS: tuple[str, ...] = ("*.actions.yaml", "*.actions.yml")
 """File name patterns of plan files, unless ``cometlocal_glob``/``--glob`` says otherwise."""
-
-
-class ConfinementError(ValueError):
-    """The path would leave its root; the message says how."""
 
 
 def confine(relative: str, root: Path) -> Path:

@@ -32,14 +32,12 @@ import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-__all__ = ["RootdirError", "config_names", "holds_pytest_config", "pytest_rootdir"]
+from pytest_cometlocal.contract.errors import RootdirError
+
+__all__ = ["config_names", "holds_pytest_config", "pytest_rootdir"]
 
 _TOML_NAMES = ("pytest.toml", ".pytest.toml")  # pytest 9
 _NAMES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
-
-
-class RootdirError(ValueError):
-    """A configuration file on the rootdir search that pytest would refuse too; the message names it."""
 
 
 def config_names(pytest_major: int = 9) -> tuple[str, ...]:

@@ -41,6 +41,7 @@ from yaml.events import (
 _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 from pytest_cometlocal.contract.model.problems import Mark, Problem, SourceMark
+from pytest_cometlocal.contract.errors import YamlError
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -64,14 +65,6 @@ _INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
 _FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
 _INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
 _NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
-
-
-class YamlError(Exception):
-    """The text is not a usable plan document; carries a located Problem."""
-
-    def __init__(self, problem: Problem):
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 class MarkMap(dict):

@@ -35,9 +35,10 @@ from typing import Any, Callable
 from pydantic import TypeAdapter, ValidationError
 
 from pytest_cometlocal.contract.model.actionspec import STEP_ID_PATTERN, StepDefaults
-from pytest_cometlocal.contract.load.interpolation import REFERENCE, InterpolationError, interpolate
-from pytest_cometlocal.contract.load.safe_yaml import YamlError, YDict, YList, copy_tree, load_file
-from pytest_cometlocal.contract.load.paths import ConfinementError, inside_root
+from pytest_cometlocal.contract.load.interpolation import REFERENCE, interpolate
+from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
+from pytest_cometlocal.contract.load.safe_yaml import YDict, YList, copy_tree, load_file
+from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import GROUP_KEYS, GROUP_SUFFIXES, STATE_NAME, STATE_NAME_PATTERN, VAR_NAME, VAR_NAME_PATTERN, RowValue, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults

@@ -17,7 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_cometlocal.contract.load.safe_yaml import YamlError, YDict, copy_tree, load_file
+from pytest_cometlocal.contract.load.safe_yaml import YDict, copy_tree, load_file
+
+from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.model.plan import MERGED_SUITE_KEYS, SUITE_KEYS
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 

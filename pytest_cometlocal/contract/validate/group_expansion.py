@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.load.step_groups import Expansion, GroupExpander
-from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, InterpolationError
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
+from pytest_cometlocal.contract.errors import InterpolationError
 from pytest_cometlocal.contract.load.safe_yaml import YDict, YList
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc

@@ -28,10 +28,11 @@ from pydantic import ValidationError
 
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.load.step_groups import GROUP_CACHE, MAX_GROUP_DEPTH
-from pytest_cometlocal.contract.load.interpolation import InterpolationError, interpolate
-from pytest_cometlocal.contract.load.safe_yaml import Document, YamlError, YDict, load_documents
+from pytest_cometlocal.contract.load.interpolation import interpolate
+from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
+from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, load_documents
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
-from pytest_cometlocal.contract.load.paths import ConfinementError, inside_root
+from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import STATE_NAME, Expect
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, Row, ValidationContext, file_stem, raw_tags, usable_name
 

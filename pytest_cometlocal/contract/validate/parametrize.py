@@ -20,7 +20,8 @@ from pydantic import TypeAdapter, ValidationError
 
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.load.safe_yaml import YDict
-from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.load.paths import confine
+from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import VAR_NAME, Plan
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME, Row
 

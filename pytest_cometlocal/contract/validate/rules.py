@@ -19,7 +19,8 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
-from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.load.paths import confine
+from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME

@@ -32,10 +32,11 @@ from pydantic import TypeAdapter, ValidationError
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.validate.group_expansion import expand_groups, storage_saves
-from pytest_cometlocal.contract.load.interpolation import InterpolationError, interpolate
-from pytest_cometlocal.contract.load.safe_yaml import Document, YamlError, YDict, YList, copy_tree, load_documents, read_file
+from pytest_cometlocal.contract.load.interpolation import interpolate
+from pytest_cometlocal.contract.errors import CometLocalError, ConfinementError, InterpolationError, YamlError
+from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, YList, copy_tree, load_documents, read_file
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
-from pytest_cometlocal.contract.load.paths import ConfinementError, inside_root
+from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
@@ -53,7 +54,7 @@ _VARS = TypeAdapter(Plan.model_fields["vars"].annotation)
 _SECRETS = TypeAdapter(dict[str, SecretRef])
 
 
-class _Stopped(Exception):
+class _Stopped(CometLocalError):
     """A stage found problems: the plan is invalid, later stages do not run."""
 
 

@@ -15,6 +15,7 @@ import shutil
 from pathlib import Path
 
 from pytest_cometlocal.executor.browser.channels import WEBRTC_FLAGS
+from pytest_cometlocal.executor.errors import ChromiumNotFound
 
 LAUNCH_ARGS = [
     "--disable-background-networking",
@@ -30,10 +31,6 @@ LAUNCH_ARGS = [
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 SYSTEM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
-
-
-class ChromiumNotFound(RuntimeError):
-    pass
 
 
 def playwright_chromium(playwright) -> str | None:

@@ -12,7 +12,8 @@ from typing import Any
 
 from pytest_cometlocal.executor.browser.channels import mark_flagged
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
-from pytest_cometlocal.executor.browser.remote import RemoteBrowserUnavailable, RemoteTarget, connect_browser
+from pytest_cometlocal.executor.browser.remote import RemoteTarget, connect_browser
+from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 
 
 class BrowserManager:

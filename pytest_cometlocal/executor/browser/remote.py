@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
+from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Error as PlaywrightError
@@ -32,10 +33,6 @@ CONNECT_TIMEOUT_MS = 30_000
 # applied by the client (connect's own slow_mo); the rest cannot be sent.
 _HEADER_OPTIONS = {"headless": "headless", "args": "args", "chromium_sandbox": "chromiumSandbox",
                    "ignore_default_args": "ignoreDefaultArgs", "timeout": "timeout"}
-
-
-class RemoteBrowserUnavailable(RuntimeError):
-    """A remote endpoint could not be reached or gave no browser; the message is one line."""
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,8 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import greenlet
 
+from pytest_cometlocal.executor.errors import CallTimedOut
+
 T = TypeVar("T")
 
 # The step's calls are bounded by its timeout_ms plus CALL_MARGIN_MS; when one
@@ -52,15 +54,6 @@ CAPTURE_MS = 3_000
 # The evidence of a failure (the page after it, its HTML, screenshots) gets this
 # long of its own, whatever was left of the step's bound.
 FAILURE_EVIDENCE_MS = 8_000
-
-
-class CallTimedOut(Exception):
-    """A bounded call into the browser did not answer in time."""
-
-    def __init__(self, what: str, waited_ms: int):
-        super().__init__(f"{what}: no answer within {waited_ms} ms")
-        self.what = what
-        self.waited_ms = waited_ms
 
 
 def _loop() -> asyncio.AbstractEventLoop | None:

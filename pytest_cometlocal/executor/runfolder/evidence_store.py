@@ -60,6 +60,7 @@ from typing import Any, Callable, Iterator
 
 from pytest_cometlocal.contract.model.records import EvidenceRef, WithheldEvidence
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.executor.errors import OutputWriteFailed
 
 MANIFEST = "evidence_manifest.json"
 STAGING = ".evidence-staging"
@@ -75,20 +76,6 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 16), b""):
             digest.update(chunk)
     return digest.hexdigest()
-
-
-class OutputWriteFailed(OSError):
-    """A run's artifacts cannot be written: the output folder is not writable, or the disk is full.
-
-    An OSError naming the file (``str()`` reads ``[Errno 28] No space left on
-    device: '<path>'``). Whatever raised it left nothing half-written behind: a
-    partial trace line is cut off again, a partial evidence file removed, and a
-    manifest is either the old or the new one.
-    """
-
-    def __init__(self, path: Path | str, exc: OSError):
-        super().__init__(exc.errno, exc.strerror or str(exc), str(path))
-        self.path = Path(path)
 
 
 def _unlink_quietly(path: Path) -> None:

@@ -26,7 +26,8 @@ from typing import Any
 from pytest_cometlocal import __version__
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
-from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore, OutputWriteFailed, write_json_atomic
+from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore, write_json_atomic
+from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
 

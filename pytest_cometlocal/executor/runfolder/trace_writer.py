@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature, TraceEvent
 from pytest_cometlocal.executor.runfolder.clock import MonotonicClock
-from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
+from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 _OPTIONAL = ("action_spec", "result", "error", "evidence_refs", "metadata")
