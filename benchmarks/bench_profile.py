@@ -150,22 +150,22 @@ def _validated(text: str, root: Path, name: str):
 def _run_item(browser: Any, plan: Any, base_url: str, output: Path, timer: NestedTimer,
               phases: dict[str, list[float]]) -> Any:
     """What the plugin's fixtures do for one item, each phase timed."""
-    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+    from contextlib import ExitStack
+
     from pytest_cometlocal.contract.settings import effective_settings
-    from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS, create_run_folder, make_executor
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+    from pytest_cometlocal.executor.session import RunRecord, guarded_context, open_run
 
     eff = effective_settings(plan, default_base_url=base_url, env={})
+    closing = ExitStack()
     with _phase(phases, "network guard start"):
         guard = NetworkGuard(eff.allowlist).start()
     with _phase(phases, "browser.new_context"):
-        context = browser.new_context(**DEFAULT_CONTEXT_ARGS, proxy=guard.proxy_settings())
-        context.set_default_timeout(30_000)
+        context = closing.enter_context(guarded_context(browser, guard))
     with _phase(phases, "context.new_page"):
         page = context.new_page()
-    with _phase(phases, "run folder create (manifests)"):
-        run = create_run_folder(plan, eff, output)
-    with _phase(phases, "executor set-up"):
-        executor = make_executor(page, plan, eff, run, guard)
+    with _phase(phases, "run folder create and executor set-up"):
+        executor = closing.enter_context(open_run(None, eff, output, RunRecord.of_plan(eff), guard=guard, page=page))
     timer.active = True
     try:
         with _phase(phases, "run_plan (steps + run start/finish)"):
@@ -173,7 +173,7 @@ def _run_item(browser: Any, plan: Any, base_url: str, output: Path, timer: Neste
     finally:
         timer.active = False
     with _phase(phases, "context.close"):
-        context.close()
+        closing.close()
     with _phase(phases, "network guard stop"):
         guard.stop()
     if result.error is not None:

@@ -1,5 +1,9 @@
 """One agent session: a guarded browser context, an executor and a run folder, like a pytest item's.
 
+The session's settings are a plan's: ``plan_writer.session_plan`` validates
+the plan it could save, ``effective_settings`` gives its allowlist and
+secrets, and ``executor.session.open_run`` opens the run, as for a plan item.
+
 The agent proposes one step at a time (``propose``); the executor validates
 it with the plan rules, runs it, and records it in the same trace and
 evidence as under pytest. The steps that passed are kept, as proposed, for
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import os
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
@@ -22,25 +27,22 @@ from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed
+from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.browser.manager import BrowserManager
-from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
-from pytest_cometlocal.executor.engine import Executor, ExecutorSettings
+from pytest_cometlocal.executor.engine import Executor
 from pytest_cometlocal.executor.errors import ExecutorFailure
-from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.executor.runfolder.folder import RunFolder
-from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
-from pytest_cometlocal.executor.page.watchdog import close_context
+from pytest_cometlocal.executor.session import RunRecord, open_run
 from pytest_cometlocal.agent.page_view import observe_page
-from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, check_session, write_plan
+from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, session_plan, write_plan
 from pytest_cometlocal.agent.errors import AgentError
 
 
 @dataclass
 class _Open:
     executor: Executor
-    context: Any
-    guard: NetworkGuard
+    closing: ExitStack  # the run open_run opened: its context and guard
     base_url: str
     allowlist: list[str]
     secrets: dict[str, str]  # name -> environment variable
@@ -75,49 +77,41 @@ class AgentSession:
               secrets: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
         if self.open is not None:
             raise AgentError("SESSION_OPEN", "a session is already open: call end_session first")
-        base_url, hosts, refs, run_name = self._settings(base_url, allowlist, name, secrets)
-        values = {secret: self.env[var] for secret, var in refs.items()}
-        redactor = Redactor(values.values())
-        self.redactor = redactor
-        guard = NetworkGuard(hosts).start()
-        context = None
+        eff, refs = self._settings(base_url, allowlist, name, secrets)
+        run_name = eff.plan.name
+        self.redactor = Redactor(eff.secrets.values())  # masks even a failed start's answer
+        record = RunRecord(run_name, {"planner": "mcp", "name": run_name}, {"name": "mcp"},
+                           connection=self.browsers.remote and self.browsers.remote.connection)
+        closing = ExitStack()
         try:
-            browser = self.browsers.browser()
-            context = browser.new_context(**DEFAULT_CONTEXT_ARGS, proxy=guard.proxy_settings())
-            guard_channels(context, guard)
-            context.set_default_timeout(30_000)  # as a pytest item's context (plugin/fixtures.py)
-            run = RunFolder.create(self.workdir / "cometlocal-runs", run_name, mode="live", policy=self.policy,
-                                   allowlist=hosts, plan_info={"planner": "mcp", "name": run_name},
-                                   redactor=redactor, profile={"name": "mcp", "base_url": base_url, "browser": "chromium"},
-                                   extra={"guards": guards_in_force(context, self.browsers.remote and self.browsers.remote.connection)})
-            settings = ExecutorSettings(base_url=base_url, allowlist=tuple(hosts), policy=self.policy,
-                                        secrets=dict(values), uploads_root=self.workdir)
-            executor = Executor(context.new_page(), run, settings, guard=guard)
+            executor = closing.enter_context(open_run(self.browsers.browser(), eff, self.workdir / "cometlocal-runs",
+                                                      record))
             executor.start({"planner": "mcp", "plan": run_name})
         except BaseException:
-            if context is not None:
-                close_context(context)
-            guard.stop()
+            closing.close()
             raise
-        self.open = _Open(executor, context, guard, base_url, hosts, refs, run_name, redactor)
-        return {"ok": True, "run_dir": str(run.path), "base_url": base_url, "allowlist": hosts, "defaults": DEFAULTS}
+        self.redactor = executor.run.redactor
+        hosts = list(eff.allowlist)
+        self.open = _Open(executor, closing, eff.base_url or "", hosts, refs, run_name, self.redactor)
+        return {"ok": True, "run_dir": str(executor.run.path), "base_url": eff.base_url, "allowlist": hosts,
+                "defaults": DEFAULTS}
 
     def _settings(self, base_url: Any, allowlist: Any, name: Any,
-                  secrets: Any) -> tuple[str, list[str], dict[str, str], str]:
-        """The session's base URL, allowlist, secrets (name -> variable) and name, checked as a plan's would be."""
+                  secrets: Any) -> tuple[EffectiveSettings, dict[str, str]]:
+        """The session's settings, from its plan as a plan file's are, and its secrets (name -> variable)."""
         parts = urlsplit(base_url) if isinstance(base_url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
             raise AgentError("INVALID_ARGUMENT", f"base_url must be an absolute http(s) URL, not {base_url!r}")
         base_url = base_url.rstrip("/")
         host = parts.hostname.lower()
-        if allowlist is None:
-            hosts = [f"[{host}]" if ":" in host else host]  # the plan's default: the base URL's host
-        elif isinstance(allowlist, list) and allowlist and all(isinstance(h, str) for h in allowlist):
+        hosts = None  # the plan's default: the base URL's host
+        if allowlist is not None:
+            if not (isinstance(allowlist, list) and allowlist and all(isinstance(h, str) for h in allowlist)):
+                raise AgentError("INVALID_ARGUMENT",
+                                 "allowlist must be a non-empty list of hosts (default: the base URL's host)")
             hosts = [h.lower() for h in allowlist]
-        else:
-            raise AgentError("INVALID_ARGUMENT", "allowlist must be a non-empty list of hosts (default: the base URL's host)")
-        if not host_allowed(host, hosts):
-            raise AgentError("INVALID_ARGUMENT", f"the base URL's host {host} is not in the allowlist {hosts}")
+            if not host_allowed(host, hosts):
+                raise AgentError("INVALID_ARGUMENT", f"the base URL's host {host} is not in the allowlist {hosts}")
         refs: dict[str, str] = {}
         for secret, ref in (secrets or {}).items():
             var = ref.get("env") if isinstance(ref, dict) else None
@@ -127,12 +121,13 @@ class AgentSession:
         run_name = name if name is not None else "agent session"
         if not isinstance(run_name, str):
             raise AgentError("INVALID_ARGUMENT", "name must be a string")
-        problems = check_session(self.workdir, name=run_name, base_url=base_url, allowlist=hosts, secrets=refs,
-                                 policy=self.policy, env=self.env)
-        if problems:
+        plan = session_plan(self.workdir, name=run_name, base_url=base_url, allowlist=hosts, secrets=refs,
+                            policy=self.policy, env=self.env)
+        if isinstance(plan, InvalidPlan):
+            problems = plan.problems
             code = "SECRET_ENV" if any(p.rule == "SECRET_ENV" for p in problems) else "INVALID_ARGUMENT"
             raise AgentError(code, "; ".join(f"{p.key_path or 'session'}: {p.message}" for p in problems))
-        return base_url, hosts, refs, run_name
+        return effective_settings(plan, env=self.env), refs
 
     def observe(self) -> dict[str, Any]:
         session = self._need()
@@ -183,10 +178,7 @@ class AgentSession:
         try:
             session.executor.finish(status, error)
         finally:
-            try:
-                close_context(session.context)
-            finally:
-                session.guard.stop()
+            session.closing.close()  # the context, then the guard
         return {"ok": True, "run_dir": str(session.executor.run.path), "status": status}
 
     def mask(self, answer: dict[str, Any]) -> dict[str, Any]:

@@ -9,14 +9,16 @@ an agent often passes the absolute path it knows), only as ``*.actions.yaml``, n
 not write itself, and only if the project's own validator accepts it: what
 the agent explored runs unchanged under pytest.
 
-``check_session`` runs the same validator on a session's settings when the
+``session_plan`` runs the same validator on a session's settings when the
 session starts, so a name, an allowlist entry or a secret that no plan could
-hold is refused then, not after the agent has done the work.
+hold is refused then, not after the agent has done the work; the plan it
+validates is where the session's run settings come from.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -25,18 +27,21 @@ from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS, confine
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.problems import Problem
-from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, ValidationContext
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 DESCRIPTION = "Explored by an agent through cometlocal mcp."
+SESSION_FILE = "session.actions.yaml"  # where a session's stand-in plan is said to be, for its messages
 SUFFIXES = tuple(glob.lstrip("*") for glob in DEFAULT_GLOBS)  # .actions.yaml, .actions.yml
 
 
-def plan_document(*, name: str, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
+def plan_document(*, name: str, base_url: str, allowlist: list[str] | None, secrets: Mapping[str, str],
                   policy: Policy, steps: list[dict[str, Any]], uploads_root: str | None = None) -> dict[str, Any]:
-    """The plan as a mapping, keys in the order people write them."""
-    plan: dict[str, Any] = {"name": name, "description": DESCRIPTION, "base_url": base_url, "allowlist": list(allowlist)}
+    """The plan as a mapping, keys in the order people write them (no allowlist: the plan's default)."""
+    plan: dict[str, Any] = {"name": name, "description": DESCRIPTION, "base_url": base_url}
+    if allowlist is not None:
+        plan["allowlist"] = list(allowlist)
     if secrets:
         plan["secrets"] = {n: {"env": var} for n, var in secrets.items()}
     overrides = policy.model_dump(mode="json", exclude_defaults=True)
@@ -54,13 +59,31 @@ def problems_of(text: str, workdir: Path, plan_path: Path, env: Mapping[str, str
     return [p for r in validate_text(text, ctx, file=plan_path.name) if isinstance(r, InvalidPlan) for p in r.problems]
 
 
-def check_session(workdir: Path, *, name: str, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
-                  policy: Policy, env: Mapping[str, str]) -> list[Problem]:
-    """Problems of the plan this session could save (with one stand-in step): its settings, checked up front."""
+def session_plan(workdir: Path, *, name: str, base_url: str, allowlist: list[str] | None,
+                 secrets: Mapping[str, str], policy: Policy, env: Mapping[str, str]) -> PlanResult:
+    """The plan this session could save, with one stand-in step: its settings, checked up front.
+
+    Valid, it is what the session's run settings come from
+    (``contract.settings.effective_settings``: the default allowlist, the
+    secrets), as a plan file's would; the stand-in step is never run, so it
+    names no step's source.
+    """
     stand_in = [{"id": "session_settings", "kind": "assert"}]
     text = dump_plan(plan_document(name=name, base_url=base_url, allowlist=allowlist, secrets=secrets,
                                    policy=policy, steps=stand_in))
-    return problems_of(text, workdir, workdir / "session.actions.yaml", env)
+    ctx = ValidationContext(root=workdir, plan_path=workdir / SESSION_FILE, env=env)
+    (result,) = validate_text(text, ctx, file=SESSION_FILE)
+    if isinstance(result, InvalidPlan):
+        return result
+    return replace(result, source=replace(result.source, step_marks={}, step_origins={}))
+
+
+def check_session(workdir: Path, *, name: str, base_url: str, allowlist: list[str] | None,
+                  secrets: Mapping[str, str], policy: Policy, env: Mapping[str, str]) -> list[Problem]:
+    """Problems of the plan this session could save (``session_plan``)."""
+    result = session_plan(workdir, name=name, base_url=base_url, allowlist=allowlist, secrets=secrets,
+                          policy=policy, env=env)
+    return list(result.problems) if isinstance(result, InvalidPlan) else []
 
 
 def save_path(workdir: Path, path: Any) -> Path:

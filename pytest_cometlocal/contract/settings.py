@@ -30,6 +30,15 @@ def host_of(url: str | None) -> str:
         return ""
 
 
+def default_allowlist(base_url: str | None) -> tuple[str, ...]:
+    """The allowlist of a plan that has none: the base URL's host, as a plan would write it
+    (an IPv6 address in brackets, which the allowlist's host pattern and Chromium's proxy bypass list need)."""
+    host = host_of(base_url)
+    if not host:
+        return ()
+    return (f"[{host}]" if ":" in host else host,)
+
+
 @dataclass(frozen=True)
 class EffectiveSettings:
     """What one run of a plan uses. ``secrets`` holds values: never write it anywhere."""
@@ -86,7 +95,7 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
     if p.allowlist is not None:
         allowlist = tuple(h.lower() for h in p.allowlist)
     else:
-        allowlist = (host_of(base),) if host_of(base) else ()
+        allowlist = default_allowlist(base)
         sources["allowlist"] = "base_url host"
     secrets = {name: env.get(ref.env, "") for name, ref in p.secrets.items()}
     return EffectiveSettings(plan, base, allowlist, "dry_run" if force_dry_run else p.mode, secrets, sources)

@@ -30,7 +30,7 @@ is retried or recovered, and the page is closed so the next item starts clean.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 from urllib.parse import urljoin, urlsplit
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
@@ -38,7 +38,7 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, resolve_secrets
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
-from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import Actions
 from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, Stop, first_line, is_crash
@@ -54,8 +54,14 @@ from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import U4_ORDER, resolve_step_target
-from pytest_cometlocal.executor.browser.storage_states import save_state
+from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, PageWatch, bound
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+    from pytest_cometlocal.executor.browser.storage_states import StorageStates
 
 __all__ = ["Executor", "ExecutorSettings", "RunResult", "StepResult"]
 
@@ -66,21 +72,25 @@ HOUSEKEEPING_MS = 15_000
 class Executor:
     """Runs ActionSpecs on one page and records everything in one run folder."""
 
-    def __init__(self, page: Any, run: RunFolder, settings: ExecutorSettings, guard: Any = None,
-                 on_step: Callable[[StepResult], None] | None = None):
+    def __init__(self, page: Page, run: RunFolder, settings: ExecutorSettings, guard: NetworkGuard | None = None,
+                 on_step: Callable[[StepResult], None] | None = None, *,
+                 listeners: Iterable[Callable[[TraceEvent], None]] = (),
+                 finishers: Iterable[Callable[[ExecutorError | None], list[EvidenceRef]]] = (),
+                 storage: StorageStates | None = None):
         self.page = page
         self.on_step = on_step  # told about every finished step (a reporter's hook)
         # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
-        self.finishers: list[Callable[[ExecutorError | None], list[EvidenceRef]]] = []
+        self.finishers = tuple(finishers)
         self.run = run
         self.trace = run.trace
+        self.trace.listeners.extend(listeners)  # told about every trace event once it is written
         self.evidence = run.evidence
         self.settings = settings
         self.guard = guard
         self.policy = PolicyState(settings.policy)
         self.results: list[StepResult] = []
         self.proposals = 0
-        self.storage: Any = None  # a StorageStates, where save points write (executor/browser/storage_states.py)
+        self.storage = storage  # where save points write (executor/step/save_point.py)
         self.released: str | None = None  # how a stuck or crashed page was let go of
         self.events = PageEvents(page.context, page, guard)
         self.watch = PageWatch(page, self.events)

@@ -15,9 +15,10 @@ from typing import Mapping
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.plan import AuthSignals, Plan
+from pytest_cometlocal.contract.model.plan import AuthSignals
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.page.conditions import DEFAULT_TOAST_SELECTOR
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
 from pytest_cometlocal.executor.page.observation import Observation
@@ -26,7 +27,12 @@ from pytest_cometlocal.executor.page.events import Marks
 
 @dataclass(frozen=True)
 class ExecutorSettings:
-    """Everything the executor needs beyond the steps themselves."""
+    """Everything the executor needs beyond the steps themselves.
+
+    Flat and constructible by hand, for a planner that runs without a plan file
+    (docs/executor.md, library API); a plan's run gets it from its
+    EffectiveSettings with ``from_effective``.
+    """
 
     base_url: str | None = None
     allowlist: tuple[str, ...] = ()
@@ -45,24 +51,24 @@ class ExecutorSettings:
     storage_saves: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def for_plan(cls, plan: Plan, *, base_url: str | None, allowlist: tuple[str, ...], mode: str,
-                 uploads_root: Path | None, secrets: dict[str, str],
-                 step_sources: Mapping[str, tuple[str, ...]] | None = None,
-                 storage_saves: Mapping[str, str] | None = None) -> "ExecutorSettings":
+    def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
+        """The settings of a run of ``eff.plan``: the run's base URL, allowlist, mode and secrets as
+        ``effective_settings`` computed them, the rest from the validated plan. The one way from a plan."""
+        valid, plan = eff.plan, eff.plan.plan
         return cls(
-            step_sources=step_sources or {},
-            storage_saves=storage_saves or {},
-            base_url=base_url,
-            allowlist=allowlist,
-            mode=mode,
+            base_url=eff.base_url,
+            allowlist=eff.allowlist,
+            mode=eff.mode,
+            secrets=eff.secrets,
             policy=plan.policy,
             toast_selector=plan.toast_selector or DEFAULT_TOAST_SELECTOR,
             overlay_selectors=tuple(plan.overlay_selectors),
             auth_signals=plan.auth_signals,
-            uploads_root=uploads_root,
-            secrets=secrets,
+            uploads_root=valid.uploads_root,
             recovery_on=tuple(plan.recovery.on_error) if plan.recovery else (),
             recovery_steps=tuple(plan.recovery.steps) if plan.recovery else (),
+            step_sources=valid.source.step_origins,
+            storage_saves=dict(valid.storage_saves),
         )
 
 

@@ -1,97 +1,163 @@
-"""Running one validated plan end to end, without pytest.
+"""Opening a run: the one wiring of network guard, browser context, run folder and executor.
 
-Given the plan's settings (``contract.settings.effective_settings``: the
-base-URL precedence, the default allowlist, the secrets), ``run_plan``
-opens a guarded context on a browser, runs the plan and closes everything,
-leaving a complete run folder. The pytest fixtures do
-the same through overridable fixtures; this is the library entry point.
+``open_run`` is the only place these are put together, so every entry point
+runs plans alike: the pytest fixtures (which hand it their own guard and
+page, each an overridable fixture built with ``guarded_context``), the
+storage-state maker and the library's ``run_plan`` (which let it open both),
+and the agent's MCP session. The allowlist is the one ``effective_settings``
+computed; a context opened here has DEFAULT_CONTEXT_ARGS, the caller's
+arguments, the saved state it starts from, the guard as proxy, the page
+script that guards WebRTC and WebTransport, and DEFAULT_TIMEOUT_MS. Listeners,
+finishers and the storage states are the executor's from its construction.
+On exit the context closes before the guard stops. The trace's run_finished
+is the executor's to write: ``Executor.run_plan`` writes it whatever happens
+(an interrupt and an internal fault included); a caller that drives steps
+itself calls ``Executor.start`` and ``Executor.finish``.
 """
 
 from __future__ import annotations
 
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
-from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
-from pytest_cometlocal.executor.engine import Executor, ExecutorSettings, RunResult
+from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
-from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
+from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
 from pytest_cometlocal.executor.page.watchdog import close_context
+from pytest_cometlocal.executor.results import ExecutorSettings
+from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
+DEFAULT_TIMEOUT_MS = 30_000  # the context's default for Playwright calls that name no timeout
+
+TraceListener = Callable[[TraceEvent], None]
+# A finisher stores what it has in the run's evidence (given at finish: it is made before the run folder).
+RunFinisher = Callable[[ExecutorError | None, EvidenceStore], list[EvidenceRef]]
 
 
-def create_run_folder(plan: ValidPlan, eff: EffectiveSettings, output: Path, profile: dict[str, Any] | None = None,
-                      extra_info: dict[str, Any] | None = None, context: Any = None) -> RunFolder:
-    """The run's folder; its manifest names the guards in force for ``context`` (channels.guards_in_force)."""
-    row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
+@dataclass(frozen=True)
+class RunRecord:
+    """What a run's manifest says it is: its name, its ``plan`` entry, its execution profile
+    (over the defaults ``name: default``, the base URL, ``browser: chromium``), further keys, and
+    the browser's connection (``launch``, ``playwright-server``, ``cdp``) for the manifest's guards."""
+
+    name: str
+    plan: dict[str, Any]
+    profile: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+    connection: str | None = None
+
+    @classmethod
+    def of_plan(cls, eff: EffectiveSettings, profile: Mapping[str, Any] | None = None,
+                extra_info: Mapping[str, Any] | None = None, extra: Mapping[str, Any] | None = None) -> "RunRecord":
+        """A plan's run: where the plan is written, its row, and its configuration (``eff.configuration()``)."""
+        plan = eff.plan
+        row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
+        info = {"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
+                "doc_index": plan.source.doc_index, **row, **(extra_info or {})}
+        return cls(plan.item_name, info, dict(profile or {}), {"configuration": eff.configuration(), **(extra or {})},
+                   (profile or {}).get("connection"))
+
+
+def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,
+                      state: StateInUse | None = None) -> RunFolder:
+    """The run's folder under ``output``: its manifest names the guards in force for ``context`` and the
+    saved state the run starts from, whose values are masked from the start, as the secrets are."""
+    extra = {**record.extra, "guards": guards_in_force(context, record.connection)}
+    if state is not None:
+        extra["storage_state"] = state.info
     return RunFolder.create(
-        output, plan.item_name, mode=eff.mode, policy=plan.plan.policy, allowlist=eff.allowlist,
-        plan_info={"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
-                   "doc_index": plan.source.doc_index, **row, **(extra_info or {})},
-        redactor=Redactor(eff.secrets.values()),
-        profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **(profile or {})},
-        extra={"configuration": eff.configuration(),
-               "guards": guards_in_force(context, (profile or {}).get("connection"))},
+        output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
+        redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
+        profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **record.profile}, extra=extra,
     )
 
 
-def make_executor(page: Any, plan: ValidPlan, eff: EffectiveSettings, run: RunFolder, guard: NetworkGuard | None,
-                  on_step: Any = None, storage: Any = None) -> Executor:
-    settings = ExecutorSettings.for_plan(plan.plan, base_url=eff.base_url, allowlist=eff.allowlist, mode=eff.mode,
-                                         uploads_root=plan.uploads_root, secrets=eff.secrets,
-                                         step_sources=plan.source.step_origins,
-                                         storage_saves=dict(plan.storage_saves))
-    executor = Executor(page, run, settings, guard=guard, on_step=on_step)
-    executor.storage = storage
-    return executor
+@contextmanager
+def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping[str, Any] | None = None,
+                    state: StateInUse | None = None) -> Iterator[BrowserContext]:
+    """A fresh context whose every request goes through ``guard``; closed on exit.
+
+    Closing never raises: a context whose browser died, or whose HAR or video
+    cannot be written, is not the plan's failure (a page whose main thread
+    spins forever does not keep Chromium from closing it).
+    """
+    args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {})}
+    if state is not None:
+        args["storage_state"] = state.path
+    args["proxy"] = guard.proxy_settings()  # the guard is not optional
+    context = browser.new_context(**args)
+    try:
+        guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
+        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        yield context
+    finally:
+        try:
+            close_context(context)
+        except Exception:
+            pass
 
 
-def run_plan(browser: Any, plan: ValidPlan, output: Path, eff: EffectiveSettings,
+@contextmanager
+def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, record: RunRecord, *,
+             guard: NetworkGuard | None = None, guard_host: str = DEFAULT_GUARD_HOST, page: Page | None = None,
+             context_args: Mapping[str, Any] | None = None, state: StateInUse | None = None,
+             storage: StorageStates | None = None, listeners: Sequence[TraceListener] = (),
+             finishers: Sequence[RunFinisher] = (),
+             on_step: Callable[[StepResult], None] | None = None) -> Iterator[Executor]:
+    """An Executor on a new run folder under ``output``, for a run with the settings ``eff``.
+
+    ``guard``: a started guard to use (else one is started on ``guard_host``
+    and stopped on exit); ``page``: a page of a guarded context to run in
+    (else a ``guarded_context`` of ``browser`` is opened with ``context_args``
+    and ``state``, and closed on exit). ``state``: the saved state the run
+    starts from (named in the manifest, its values masked); ``storage``: where
+    the plan's save points write.
+    """
+    with ExitStack() as stack:
+        if guard is None:
+            guard = stack.enter_context(NetworkGuard(eff.allowlist, host=guard_host))
+        if page is None:
+            if browser is None:
+                raise ValueError("open_run needs a browser or a page")
+            page = stack.enter_context(guarded_context(browser, guard, context_args, state)).new_page()
+        run = create_run_folder(eff, output, record, page.context, state)
+        yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
+                       finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
+
+
+def _storing(finisher: RunFinisher, evidence: EvidenceStore) -> Callable[[ExecutorError | None], list[EvidenceRef]]:
+    return lambda error: finisher(error, evidence)
+
+
+def started_from(state: StateInUse | None) -> dict[str, Any]:
+    """run_started's metadata for a run that starts from a saved state: its name and hash, never its values."""
+    return {"storage_state": state.info} if state is not None else {}
+
+
+def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSettings,
              context_args: dict[str, Any] | None = None, guard_host: str = DEFAULT_GUARD_HOST,
-             storage: Any = None, profile: dict[str, Any] | None = None,
+             storage: StorageStates | None = None, profile: dict[str, Any] | None = None,
              extra_info: dict[str, Any] | None = None) -> RunResult:
-    """Run ``plan`` in a fresh guarded context of ``browser``; always closes the context.
+    """Run ``plan`` (``eff.plan``) in a fresh guarded context of ``browser``; always closes the context.
 
     ``guard_host``: where the guard listens; a browser on another machine must
-    reach it. ``storage`` (a StorageStates): where the plan's save points write
-    and where its ``storage_state`` is read from (it must be saved already).
+    reach it. ``storage``: where the plan's save points write and where its
+    ``storage_state`` is read from (it must be saved already).
     """
-    guard = NetworkGuard(eff.allowlist, host=guard_host).start()
-    context = None
-    try:
-        args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {}), "proxy": guard.proxy_settings()}
-        used = None
-        if plan.plan.storage_state is not None and storage is not None:
-            state_path, info, values = storage.load(plan.plan.storage_state)
-            args["storage_state"] = str(state_path)
-            used = (info, values)
-        context = browser.new_context(**args)
-        guard_channels(context, guard)
-        page = context.new_page()
-        run = create_run_folder(plan, eff, output, profile=profile, extra_info=extra_info, context=context)
-        metadata = record_storage_use(run, *used) if used else {}
-        return make_executor(page, plan, eff, run, guard, storage=storage).run_plan(plan.plan, metadata=metadata)
-    finally:
-        if context is not None:
-            try:
-                close_context(context)
-            except Exception:
-                pass
-        guard.stop()
-
-
-def record_storage_use(run: RunFolder, info: dict[str, Any], values: list[str]) -> dict[str, Any]:
-    """A run that starts from a saved storage state: mask its values, name it in the manifest.
-
-    Returns the run_started metadata that names it (never its values).
-    """
-    from pytest_cometlocal.executor.browser.storage_states import mask_values
-
-    mask_values(run.redactor, values)
-    run.manifest["storage_state"] = info
-    run.manifest["redaction_policy"] = run.redactor.describe()
-    return {"storage_state": info}
+    name = plan.plan.storage_state
+    state = storage.in_use(name) if name is not None and storage is not None else None
+    with open_run(browser, eff, output, RunRecord.of_plan(eff, profile, extra_info), guard_host=guard_host,
+                  context_args=context_args, state=state, storage=storage) as executor:
+        return executor.run_plan(plan.plan, metadata=started_from(state))

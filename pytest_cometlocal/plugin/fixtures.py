@@ -7,6 +7,8 @@ Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
 -> cometlocal_context (a fresh context per item; cometlocal_context_args adds
 viewport, locale, storage_state, http_credentials, ...)
 -> cometlocal_page -> cometlocal_runner (runs the plan, returns its outcome).
+Each is thin: the guarded context and the run are ``executor.session``'s
+(``guarded_context``, ``open_run``), as for ``run_plan`` and the MCP agent.
 Names are prefixed so they never clash with pytest-playwright's fixtures.
 """
 
@@ -14,29 +16,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import pytest
 
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
-from pytest_cometlocal.executor.browser.channels import guard_channels
-from pytest_cometlocal.executor.engine import RunResult
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.remote import RemoteBrowserUnavailable
+from pytest_cometlocal.executor.browser.storage_states import StateInUse
+from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.session import (
-    DEFAULT_CONTEXT_ARGS,
-    create_run_folder,
-    make_executor,
-    record_storage_use,
+    RunFinisher,
+    RunRecord,
+    TraceListener,
+    guarded_context,
+    open_run,
+    started_from,
 )
-from pytest_cometlocal.executor.page.watchdog import close_context
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.allure_report import AllureSteps, allure_active, label_item
 from pytest_cometlocal.plugin.pwtrace import PlaywrightTrace
 from pytest_cometlocal.plugin.report import failure_text, step_printer
-from pytest_cometlocal.plugin.shared_states import StateInUse, ensure_state, shared_states
+from pytest_cometlocal.plugin.shared_states import ensure_state, shared_states
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +66,7 @@ def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pyt
 
 
 @pytest.fixture
-def cometlocal_browser(cometlocal_browser_manager: BrowserManager):
+def cometlocal_browser(cometlocal_browser_manager: BrowserManager) -> Browser:
     """The session's Chromium (a new one if the previous one crashed)."""
     try:
         return cometlocal_browser_manager.browser()
@@ -88,9 +94,9 @@ def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytes
 
 @pytest.fixture
 def cometlocal_network_guard(cometlocal_plan_settings: EffectiveSettings, pytestconfig: pytest.Config) -> Iterator[NetworkGuard]:
-    guard = NetworkGuard(cometlocal_plan_settings.allowlist, host=settings(pytestconfig).guard_host).start()
-    yield guard
-    guard.stop()
+    """The item's allowlist proxy (the allowlist of ``cometlocal_plan_settings``), stopped after the item."""
+    with NetworkGuard(cometlocal_plan_settings.allowlist, host=settings(pytestconfig).guard_host) as guard:
+        yield guard
 
 
 @pytest.fixture
@@ -100,7 +106,7 @@ def cometlocal_context_args() -> dict[str, Any]:
 
 
 @pytest.fixture
-def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser,
+def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser: Browser,
                              cometlocal_base_url: str | None) -> StateInUse | None:
     """The saved storage state the item's plan starts from (``storage_state: NAME``), or None.
 
@@ -114,29 +120,18 @@ def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser,
 
 
 @pytest.fixture
-def cometlocal_context(cometlocal_browser, cometlocal_context_args: dict[str, Any], cometlocal_network_guard: NetworkGuard,
-                       cometlocal_storage_state: StateInUse | None):
-    args = {**DEFAULT_CONTEXT_ARGS, **cometlocal_context_args}
-    if cometlocal_storage_state is not None:
-        args["storage_state"] = cometlocal_storage_state.path
-    args["proxy"] = cometlocal_network_guard.proxy_settings()  # the guard is not optional
-    context = cometlocal_browser.new_context(**args)
-    guard_channels(context, cometlocal_network_guard)  # WebRTC and WebTransport, which the proxy cannot see
-    context.set_default_timeout(30_000)
-    yield context
-    # Teardown never changes the item's result: closing a context whose browser died, or
-    # whose HAR/video cannot be written, raises, and is not the plan's failure. (A page
-    # whose main thread spins forever does not keep Chromium from closing it.)
-    try:
-        close_context(context)
-    except Exception:
-        pass
+def cometlocal_context(cometlocal_browser: Browser, cometlocal_context_args: dict[str, Any],
+                       cometlocal_network_guard: NetworkGuard,
+                       cometlocal_storage_state: StateInUse | None) -> Iterator[BrowserContext]:
+    """A fresh guarded context per item (``executor.session.guarded_context``, as every run's)."""
+    with guarded_context(cometlocal_browser, cometlocal_network_guard, cometlocal_context_args,
+                         cometlocal_storage_state) as context:
+        yield context
 
 
 @pytest.fixture
-def cometlocal_page(cometlocal_context):
-    page = cometlocal_context.new_page()
-    yield page
+def cometlocal_page(cometlocal_context: BrowserContext) -> Page:
+    return cometlocal_context.new_page()
 
 
 @dataclass
@@ -150,36 +145,38 @@ class PlanOutcome:
 
 
 @pytest.fixture
-def cometlocal_runner(cometlocal_page, cometlocal_plan_settings: EffectiveSettings, cometlocal_network_guard: NetworkGuard,
-                      cometlocal_storage_state: StateInUse | None, pytestconfig: pytest.Config):
-    """Runs the item's plan in the page and returns a PlanOutcome."""
+def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: EffectiveSettings,
+                      cometlocal_network_guard: NetworkGuard, cometlocal_storage_state: StateInUse | None,
+                      pytestconfig: pytest.Config) -> Callable[[ValidPlan, pytest.Item], PlanOutcome]:
+    """Runs the item's plan in the page (``executor.session.open_run``) and returns a PlanOutcome."""
     opts = settings(pytestconfig)
 
     def run(plan: ValidPlan, item: pytest.Item) -> PlanOutcome:
         eff = cometlocal_plan_settings
-        profile = {"name": "pytest", "headless": not opts.headed, **opts.connection_profile}
-        run_folder = create_run_folder(plan, eff, opts.output, profile=profile, extra_info={"nodeid": item.nodeid},
-                                       context=cometlocal_page.context)
-        item.cometlocal_run_dir = run_folder.path
-        metadata: dict[str, Any] = {"nodeid": item.nodeid}
-        if cometlocal_storage_state is not None:
-            metadata.update(record_storage_use(run_folder, cometlocal_storage_state.info, cometlocal_storage_state.values))
+        listeners: list[TraceListener] = []
+        finishers: list[RunFinisher] = []
+        notes: dict[str, Any] = {}
         if allure_active(pytestconfig):
             label_item(item, plan, eff)
-            run_folder.trace.listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
-        executor = make_executor(cometlocal_page, plan, eff, run_folder, cometlocal_network_guard,
-                                 on_step=step_printer(pytestconfig), storage=shared_states(pytestconfig).files)
+            listeners.append(AllureSteps(list(plan.plan.steps), plan.plan.all_steps()))
         if opts.tracing != "off":
             if eff.secrets:
-                run_folder.manifest["playwright_trace"] = "not recorded: the plan uses secrets"
+                notes["playwright_trace"] = "not recorded: the plan uses secrets"
             elif plan.plan.storage_state or plan.storage_saves:
-                run_folder.manifest["playwright_trace"] = "not recorded: the plan uses or saves a storage state"
+                notes["playwright_trace"] = "not recorded: the plan uses or saves a storage state"
             else:
-                pw_trace = PlaywrightTrace(cometlocal_page.context, run_folder, opts.tracing, plan.name)
-                run_folder.trace.listeners.append(pw_trace.on_event)
-                executor.finishers.append(pw_trace.finish)
-        result = executor.run_plan(plan.plan, metadata=metadata)
-        text = failure_text(plan, result.error, run_folder.path) if result.error else ""
-        return PlanOutcome(result.error, run_folder.path, run_folder.redactor.text(text), result)
+                pw_trace = PlaywrightTrace(cometlocal_page.context, opts.tracing, plan.name)
+                listeners.append(pw_trace.on_event)
+                finishers.append(pw_trace.finish)
+        record = RunRecord.of_plan(eff, {"name": "pytest", "headless": not opts.headed, **opts.connection_profile},
+                                   {"nodeid": item.nodeid}, notes)
+        with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
+                      state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,
+                      finishers=finishers, on_step=step_printer(pytestconfig)) as executor:
+            item.cometlocal_run_dir = executor.run.path
+            result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid,
+                                                            **started_from(cometlocal_storage_state)})
+        text = failure_text(plan, result.error, result.run_dir) if result.error else ""
+        return PlanOutcome(result.error, result.run_dir, executor.run.redactor.text(text), result)
 
     return run

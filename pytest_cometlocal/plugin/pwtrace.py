@@ -14,11 +14,11 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
-from pytest_cometlocal.executor.runfolder.folder import RunFolder
-
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
+
+    from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+    from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 
 RETAIN_ON_FAILURE = "retain-on-failure"
 TRACING_MODES = ("off", "on", RETAIN_ON_FAILURE)
@@ -26,9 +26,11 @@ TRACING_MODES = ("off", "on", RETAIN_ON_FAILURE)
 
 
 class PlaywrightTrace:
-    def __init__(self, context: BrowserContext, run: RunFolder, mode: str, title: str):
+    """Started when made (before the run folder exists); ``on_event`` is a trace listener and
+    ``finish`` a finisher of ``executor.session.open_run``, which gives it the run's evidence."""
+
+    def __init__(self, context: BrowserContext, mode: str, title: str):
         self.context = context
-        self.run = run
         self.mode = mode
         self.open_groups = 0
         context.tracing.start(screenshots=True, snapshots=True, sources=False, title=title)
@@ -50,7 +52,7 @@ class PlaywrightTrace:
             self.context.tracing.group_end()
             self.open_groups -= 1
 
-    def finish(self, error: ExecutorError | None) -> list[EvidenceRef]:
+    def finish(self, error: ExecutorError | None, evidence: EvidenceStore) -> list[EvidenceRef]:
         self._end_group()
         if self.mode == RETAIN_ON_FAILURE and error is None:
             self.context.tracing.stop()
@@ -59,5 +61,5 @@ class PlaywrightTrace:
             path = Path(tmp) / "trace.zip"
             self.context.tracing.stop(path=str(path))
             data = path.read_bytes()
-        return [self.run.evidence.add_bytes("playwright_trace", "playwright/trace.zip", data, redact=False,
+        return [evidence.add_bytes("playwright_trace", "playwright/trace.zip", data, redact=False,
                                             metadata={"viewer": "playwright show-trace trace.zip"})]

@@ -17,16 +17,19 @@ needs the state errors at setup, without running, saying why.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.executor.session import run_plan
-from pytest_cometlocal.executor.browser.storage_states import StorageStates
+from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.plugin.options import settings
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 @dataclass
@@ -83,16 +86,7 @@ def order_providers_first(items: list[Any]) -> None:
     items[:] = [i for i in items if saves_needed(i)] + [i for i in items if not saves_needed(i)]
 
 
-@dataclass(frozen=True)
-class StateInUse:
-    """A saved state a context starts from: its file, its description and the values to mask."""
-
-    path: str
-    info: dict[str, Any]
-    values: list[str]
-
-
-def ensure_state(name: str, request: pytest.FixtureRequest, browser: Any, default_base_url: str | None,
+def ensure_state(name: str, request: pytest.FixtureRequest, browser: Browser, default_base_url: str | None,
                  chain: tuple[str, ...] = ()) -> StateInUse:
     """The saved state ``name``, made now by running a plan that saves it if need be.
 
@@ -105,14 +99,14 @@ def ensure_state(name: str, request: pytest.FixtureRequest, browser: Any, defaul
         if name in states.failures:
             pytest.fail(states.failures[name], pytrace=False)
         _make(name, states, request, browser, default_base_url, chain)
-    path, info, values = states.files.load(name)
+    state = states.files.in_use(name)
     made = {"made_by": states.made_by[name]} if name in states.made_by else {}
     if name in states.on_demand:
         made["made_on_demand_in"] = states.on_demand[name]
-    return StateInUse(str(path), {**info, **made}, values)
+    return replace(state, info={**state.info, **made})
 
 
-def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, browser: Any,
+def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, browser: Browser,
           default_base_url: str | None, chain: tuple[str, ...]) -> None:
     providers = states.providers.get(name, [])
     if not providers:

@@ -48,3 +48,13 @@ def test_mode_and_secrets(validate):
     assert eff.mode == "dry_run" and eff.secrets == {"pw": "at run time"}
     assert "at run time" not in repr(eff) and "at run time" not in str(eff.configuration())
     assert effective_settings(valid, env={}).mode == "live"
+
+
+def test_an_ipv6_base_url_gives_its_host_in_brackets_as_a_plan_writes_it(validate):
+    """The agent's session takes this default too (agent/plan_writer.session_plan): the form the allowlist's host
+    pattern accepts in a saved plan, and the one Chromium's proxy bypass list needs."""
+    text = VALID_PLAN.replace("http://127.0.0.1:8000", "http://[::1]:8000")
+    eff = effective_settings(only_valid(validate(text)), env={})
+    assert eff.allowlist == ("[::1]",)
+    saved = VALID_PLAN + 'allowlist: ["[::1]"]\n'  # the same list written out validates
+    assert effective_settings(only_valid(validate(saved)), env={}).allowlist == ("[::1]",)

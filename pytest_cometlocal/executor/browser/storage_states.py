@@ -9,6 +9,8 @@ carried over from an earlier session. They hold session tokens, so they are
 never evidence, never attached to a report, and their values of 8 characters
 or more are masked (as secrets are) in every artifact of the runs that save
 or use them; the run manifest records only the name and the file's sha256.
+Plain data and files: the step that saves one (``executor.step.save_point``)
+is the one that talks to the page.
 """
 
 from __future__ import annotations
@@ -17,8 +19,11 @@ import hashlib
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
+
+from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 STORAGE_DIR = ".storage-state"
 MIN_MASKED_LENGTH = 8
@@ -82,6 +87,11 @@ class StorageStates:
         self.saved[name] = info
         return info
 
+    def in_use(self, name: str) -> StateInUse:
+        """The saved state ``name``, for a context to start from."""
+        path, info, values = self.load(name)
+        return StateInUse(str(path), info, values)
+
     def load(self, name: str) -> tuple[Path, dict[str, Any], list[str]]:
         """(file, description, values to mask) of a saved state."""
         path = self.path(name)
@@ -90,29 +100,17 @@ class StorageStates:
         return path, describe(name, data, state), state_values(state)
 
 
-def mask_values(redactor: Any, values: Iterable[str]) -> None:
+@dataclass(frozen=True)
+class StateInUse:
+    """A saved state a context starts from: its file, its description and the values to mask."""
+
+    path: str
+    info: dict[str, Any]
+    values: list[str]
+
+
+def mask_values(redactor: Redactor, values: Iterable[str]) -> None:
     """Add storage-state values to a run's redactor (masked from then on)."""
     values = [v for v in values if v]
     if values:
         redactor.add(values)
-
-
-def save_state(page: Any, run: Any, storage: "StorageStates | None", step_id: str, name: str) -> None:
-    """A save point passed: keep the context's cookies and local storage under ``name``.
-
-    The values are masked in this run's artifacts from now on; the trace
-    records the name, the file's hash and counts, never the values. A failure
-    is recorded; a plan that starts from this state then says it is missing.
-    """
-    if storage is None:
-        return
-    from pytest_cometlocal.executor.page.watchdog import bound
-
-    try:
-        with bound("storage_state", 15_000, isolated=True):
-            state = page.context.storage_state()
-        mask_values(run.redactor, state_values(state))
-        info = storage.save(name, state)
-    except Exception as exc:
-        info = {"name": name, "error": (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]}
-    run.trace.emit("evidence_captured", step_id, metadata={"storage_state_saved": info})
