@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -22,6 +22,11 @@ from pytest_cometlocal.executor.page.conditions import DEFAULT_TOAST_SELECTOR
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
 from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.events import Marks
+
+
+# How a run ended (run_finished.metadata.status, run_manifest.json's status).
+RunStatus = Literal["passed", "failed", "halted", "stopped", "blocked", "interrupted", "internal_error"]
+RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,7 @@ class StepResult:
 
 @dataclass
 class RunResult:
-    status: str  # passed | failed | halted | stopped | blocked
+    status: RunStatus
     error: ExecutorError | None
     steps: list[StepResult]
     run_dir: Path
@@ -115,7 +120,7 @@ def elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-def status_for(error: ExecutorError) -> str:
+def status_for(error: ExecutorError) -> RunStatus:
     """The run's status when it ends with ``error``."""
     if error.error_code == ErrorCode.POLICY_HALT:
         return "halted"

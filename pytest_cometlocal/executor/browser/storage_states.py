@@ -97,15 +97,13 @@ def mask_values(redactor: Any, values: Iterable[str]) -> None:
         redactor.add(values)
 
 
-def save_state(page: Any, run: Any, storage: "StorageStates | None", step_id: str, name: str) -> None:
+def save_state(page: Any, run: Any, storage: "StorageStates", name: str) -> dict[str, Any]:
     """A save point passed: keep the context's cookies and local storage under ``name``.
 
-    The values are masked in this run's artifacts from now on; the trace
-    records the name, the file's hash and counts, never the values. A failure
-    is recorded; a plan that starts from this state then says it is missing.
+    The values are masked in this run's artifacts from now on. Returns what
+    the trace records: the name, the file's hash and counts, never the values;
+    or the error (a plan that starts from this state then says it is missing).
     """
-    if storage is None:
-        return
     from pytest_cometlocal.executor.page.watchdog import bound
 
     try:
@@ -115,4 +113,4 @@ def save_state(page: Any, run: Any, storage: "StorageStates | None", step_id: st
         info = storage.save(name, state)
     except Exception as exc:
         info = {"name": name, "error": (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]}
-    run.trace.emit("evidence_captured", step_id, metadata={"storage_state_saved": info})
+    return info
