@@ -1,12 +1,15 @@
 """A step's one side effect: navigate, click, fill, select, upload; and the downloads it caused.
 
-Each action is one Playwright call with the step's ``timeout_ms``, made on the
-target resolved for this attempt. When it raises, the facts are gathered (did
-Playwright time out, did the page crash, does the page still answer) and
-``classify.classify_action`` names the code. Files to upload are inspected
-first (confined to uploads_root, hashed); downloads are saved into the
-evidence, each given ``timeout_ms`` to finish, named and masked (or withheld)
-as downloads.py decides.
+One row of ``ACTIONS`` per action kind of the contract: its side effect, and
+what the step's flow does for it (resolve its element, make its URL
+absolute, check its postconditions as asserts, end the run). A kind is added
+as a row, never as a branch. Each action is one Playwright call with the
+step's ``timeout_ms``, made on the target resolved for this attempt. When it
+raises, the facts are gathered (did Playwright time out, did the page crash,
+does the page still answer) and ``action_failure.classify_action`` names the
+code. Files to upload are inspected first (confined to uploads_root,
+hashed); downloads are saved into the evidence, each given ``timeout_ms`` to
+finish, named and masked (or withheld) as runfolder/downloads.py decides.
 """
 
 from __future__ import annotations
@@ -89,7 +92,7 @@ class Actions:
         return attempt.target.locator
 
     def classify(self, attempt: StepAttempt, exc: Exception) -> ExecutorFailure:
-        """The typed failure of an action that raised (see classify.py for the rules)."""
+        """The typed failure of an action that raised (see action_failure.py for the rules)."""
         spec = attempt.spec
         crashed = is_crash(exc) or self.ctx.events.crashed
         timed_out = is_timeout(exc)

@@ -1,7 +1,7 @@
 """A step's conditions: polled until they hold, and a failure typed by its most specific code.
 
 Pre- and postconditions (and an ``assert`` step's checks) are polled for the
-step's ``timeout_ms`` (checks.poll). When a required one still fails, the
+step's ``timeout_ms`` (page/conditions.poll). When a required one still fails, the
 code is the most specific that applies: an allowlist condition is
 DOMAIN_BLOCKED, an overlay OVERLAY_BLOCKING, a download or upload signal
 DOWNLOAD_FAILED or UPLOAD_FAILED, a ``wait_for`` that never came
