@@ -25,7 +25,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef
 from pytest_cometlocal.executor.errors import first_line
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.page.observation import Observation
-from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, CallTimedOut, bound, call
 from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
     from pytest_cometlocal.executor.step.context import StepContext
-    from pytest_cometlocal.executor.step.failures import Fault
 
 # Codes whose evidence is the whole page (html and screenshots) whatever the stage.
 EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)

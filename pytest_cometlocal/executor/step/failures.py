@@ -15,7 +15,7 @@ gives a plan that failed validation a complete run folder without a browser.
 from __future__ import annotations
 
 from pathlib import Path
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
@@ -27,7 +27,7 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.step.budget import Halt
-from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.evidence import PAGE_GONE, FailureEvidence
 from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot
@@ -40,22 +40,6 @@ from pytest_cometlocal.executor.step.action_failure import unresponsive
 from pytest_cometlocal.executor.page.settle import stop_loading
 
 __all__ = ["PAGE_GONE", "Failures", "Fault", "build_error", "invalid_plan_error", "record_invalid_plan"]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """What went wrong, as the code that found it knows it; the error is built from it."""
-
-    code: ErrorCode
-    stage: str
-    message: str
-    details: dict[str, Any] | None = None
-    failed_conditions: list[FailedCondition] | None = None
-    cause: str | None = None
-    severity: str = "error"
-    retryable: bool | None = None  # None: as the retry rule says; False: final (a crash, a halt)
-    observe_after: bool = True  # False: the page is not looked at again (it may hang)
-    extended: bool | None = None  # the full HTML whatever the stage (None: as the code and stage say)
 
 
 def build_error(attempt: StepAttempt, fault: Fault, pack: FailureEvidence, retryable: bool,
