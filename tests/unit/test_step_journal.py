@@ -235,3 +235,26 @@ def test_run_statuses_are_the_documented_ones():
     documented = re.search(r"`status` \(([^)]*)\)", text)
     assert documented is not None
     assert set(re.findall(r"`([a-z_]+)`", documented.group(1))) == set(RUN_STATUSES)
+
+
+def test_build_error_is_the_fault_and_its_pack_with_secrets_masked():
+    from pytest_cometlocal.contract.model.records import EvidenceRef, FailedCondition
+    from pytest_cometlocal.executor.results import Fault
+    from pytest_cometlocal.executor.runfolder.redactor import Redactor
+    from pytest_cometlocal.executor.step.evidence import FailureEvidence
+    from pytest_cometlocal.executor.step.failures import build_error
+
+    attempt = attempt_of("fill")
+    attempt.before = None
+    fault = Fault(ErrorCode.POSTCONDITION_FAILED, "postcondition", "value hunter2 not shown",
+                  details={"typed": "hunter2"}, cause="saw hunter2",
+                  failed_conditions=[FailedCondition(kind="element_value_equals", args={"value": "hunter2"},
+                                                     phase="post", observed={"value": ""})])
+    pack = FailureEvidence(refs=[EvidenceRef(kind="dom_snapshot_partial", uri="evidence/dom/step_000_executor.json",
+                                             sha256="0" * 64, step_id="s1")])
+    error = build_error(attempt, fault, pack, True, "run-1", 7, Redactor(["hunter2"]))
+    assert error.evidence_refs == pack.refs
+    assert (error.error_code, error.stage, error.seq, error.run_id, error.retryable) == (
+        ErrorCode.POSTCONDITION_FAILED, "postcondition", 7, "run-1", True)
+    assert (error.action_id, error.action_kind, error.state_before, error.state_after) == ("s1", "fill", None, None)
+    assert "hunter2" not in error.model_dump_json()

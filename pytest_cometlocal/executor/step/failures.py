@@ -76,9 +76,10 @@ class Failures:
 
     def fail(self, attempt: StepAttempt, code: ErrorCode, stage: str, message: str, **facts: Any) -> ExecutorFailure:
         """The typed error of a failed attempt, with its evidence pack; ``facts``: the other fields of a Fault."""
-        return self.raise_fault(attempt, Fault(code, stage, message, **facts))
+        return self.for_fault(attempt, Fault(code, stage, message, **facts))
 
-    def raise_fault(self, attempt: StepAttempt, fault: Fault) -> ExecutorFailure:
+    def for_fault(self, attempt: StepAttempt, fault: Fault) -> ExecutorFailure:
+        """Take the evidence pack, write its evidence_captured, then build the error (retryable as RetryRule says)."""
         ctx, spec = self.ctx, attempt.spec
         pack = FailureEvidence.capture(ctx, attempt, fault)
         attempt.evidence.extend(pack.refs)
