@@ -5,21 +5,14 @@ Usable without pytest: give it a page, a run folder and settings, then call
 with one raw step at a time (a planner's proposal, validated here first).
 
 This module is the façade and the step's flow; each part of a step has a
-module of its own: ``observer`` (the looks before and after), ``locators``
-(target resolution), ``step_conditions`` and ``checks`` (conditions),
-``actions`` (the side effect, uploads, downloads), ``classify`` (which code a
-failed action is), ``safety`` (allowlist, auth), ``failures`` (the typed error
-and its evidence), ``step_evidence`` (the evidence of a passing step),
-``page_events`` (what the browser reports) and ``watchdog`` (the bound on
-every call into the browser).
-
-Per step the trace gets, in order: observation_captured, proposal_received,
-proposal_accepted (or proposal_rejected), action_compiled,
-preconditions_checked, action_started, action_executed,
-postconditions_checked or assert_checked, evidence_captured; on failure
-evidence_captured and error_raised (policy_halt first for a policy halt);
-retry_scheduled/backoff_applied and recovery_started/recovery_finished around
-retries and recovery. run_started and run_finished frame the run.
+module of its own under ``step/``, all handed one ``StepContext``: ``observer``
+(the looks before and after), ``target`` (its element), ``checkpoints``
+(conditions), ``actions`` (the side effect, one row per kind, uploads,
+downloads), ``action_failure`` (which code a failed action is), ``safety``
+(allowlist, auth), ``failures`` (the typed error and its evidence),
+``evidence`` (the evidence files), ``budget`` (the policy's counters and the
+retry rule) and ``journal`` (the trace events, in the order docs/executor.md
+gives: ``with journal.attempt(...)`` brackets each attempt).
 
 Every phase of a step runs under the watchdog's bound (the step's
 ``timeout_ms`` plus ``watchdog.CALL_MARGIN_MS``). A page that stops answering
@@ -40,22 +33,21 @@ from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
-from pytest_cometlocal.executor.step.actions import Actions
+from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, Stop, first_line, is_crash
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, OutputWriteFailed
+from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
-from pytest_cometlocal.executor.page.locators import describe_compiled
-from pytest_cometlocal.executor.step.observer import Observer
-from pytest_cometlocal.executor.page.events import PageEvents
-from pytest_cometlocal.executor.step.budget import Halt, PolicyState
-from pytest_cometlocal.executor.results import ExecutorSettings, RunResult, StepAttempt, StepResult, elapsed_ms, status_for
+from pytest_cometlocal.executor.step.budget import Halt
+from pytest_cometlocal.executor.results import (
+    ExecutorSettings, RunResult, RunStatus, StepAttempt, StepResult, elapsed_ms, status_for)
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import U4_ORDER, resolve_step_target
+from pytest_cometlocal.executor.step.target import resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
-from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, PageWatch, bound
+from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, bound
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -82,40 +74,34 @@ class Executor:
         # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
         self.finishers = tuple(finishers)
         self.run = run
-        self.trace = run.trace
-        self.trace.listeners.extend(listeners)  # told about every trace event once it is written
-        self.evidence = run.evidence
+        run.trace.listeners.extend(listeners)  # told about every trace event once it is written
         self.settings = settings
         self.guard = guard
-        self.policy = PolicyState(settings.policy)
         self.results: list[StepResult] = []
         self.proposals = 0
         self.storage = storage  # where save points write (executor/step/save_point.py)
         self.released: str | None = None  # how a stuck or crashed page was let go of
-        self.events = PageEvents(page.context, page, guard)
-        self.watch = PageWatch(page, self.events)
-        self.observer = Observer(page, self.events, tuple(v for v in settings.secrets.values() if v))
-        self.failures = Failures(page, run, settings, self.events, self.observer, self.policy, self.watch)
-        self.safety = Safety(page, settings, self.events, self.failures)
-        self.conditions = StepConditions(page, settings, self.events, self.failures, self.safety, self.trace)
-        self.actions = Actions(page, settings, self.events, self.failures, self.safety, self.watch, run)
+        # One context for every part of a step; each part gets it, and the parts it calls.
+        self.ctx = ctx = StepContext.open(page, run, settings, guard)
+        self.journal = ctx.journal
+        self.failures = Failures(ctx)
+        self.safety = Safety(ctx, self.failures)
+        self.conditions = StepConditions(ctx, self.failures, self.safety)
+        self.actions = Actions(ctx, self.failures, self.safety)
 
     # -- the run -------------------------------------------------------------
 
     def start(self, metadata: dict[str, Any] | None = None) -> None:
-        self.trace.emit(
-            "run_started",
-            metadata={
-                "execution_mode": self.settings.mode,
-                "execution_profile": self.run.manifest.get("execution_profile"),
-                "policy": self.settings.policy.model_dump(mode="json"),
-                "domain_allowlist": list(self.settings.allowlist),
-                **(metadata or {}),
-            },
-        )
+        self.journal.run_started({
+            "execution_mode": self.settings.mode,
+            "execution_profile": self.run.manifest.get("execution_profile"),
+            "policy": self.settings.policy.model_dump(mode="json"),
+            "domain_allowlist": list(self.settings.allowlist),
+            **(metadata or {}),
+        })
 
-    def finish(self, status: str, error: ExecutorError | None) -> None:
-        last = self.observer.last
+    def finish(self, status: RunStatus, error: ExecutorError | None) -> None:
+        last = self.ctx.observer.last
         extra: list[EvidenceRef] = []
         for finisher in self.finishers:  # e.g. the Playwright trace, stopped and stored
             try:
@@ -124,20 +110,16 @@ class Executor:
             except OutputWriteFailed:
                 raise
             except Exception as exc:
-                self.trace.emit("evidence_captured", metadata={"finisher_error": first_line(exc)})
+                self.journal.finisher_failed(first_line(exc))
         if extra:
-            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": MANIFEST})
-        self.trace.emit(
-            "run_finished",
-            after=last.signature if last else None,
-            metadata={
-                "status": status,
-                "error_code": error.error_code.value if error else None,
-                "steps_executed": self.policy.steps_taken,
-                **({"blocked_requests": late} if (late := self.events.take_blocked()) else {}),
-                **({"page_released": self.released} if self.released else {}),
-            },
-        )
+            self.journal.run_evidence(extra)
+        self.journal.run_finished({
+            "status": status,
+            "error_code": error.error_code.value if error else None,
+            "steps_executed": self.ctx.policy.steps_taken,
+            **({"blocked_requests": late} if (late := self.ctx.events.take_blocked()) else {}),
+            **({"page_released": self.released} if self.released else {}),
+        }, after=last.signature if last else None)
         self.run.finish(status, error_code=error.error_code.value if error else None,
                         failed_step=error.action_id if error else None)
 
@@ -148,7 +130,7 @@ class Executor:
         record of that failure (see ``_unwritable``).
         """
         error: ExecutorError | None = None
-        status = "passed"
+        status: RunStatus = "passed"
         current: tuple[int, ActionSpec] | None = None
         try:
             self.start({"plan": plan.name, **(metadata or {})})
@@ -183,12 +165,12 @@ class Executor:
         pytest item) reports it without a run record.
         """
         self.run.release_reserve()
-        if self.trace.closed:
+        if self.run.trace.closed:
             raise exc
         index, spec = current if current else (None, None)
         try:
             error = self.failures.output_write_failed(exc, spec, index)
-            self.trace.emit("error_raised", error.action_id, before=error.state_before, error=error)
+            self.journal.error_raised(error)
             if spec is not None:
                 self._record(StepResult(spec.id, spec.kind, False, 0, error=f"{error.error_code.value}: {error.message}",
                                         typed_error=error, evidence_refs=list(error.evidence_refs)))
@@ -198,9 +180,9 @@ class Executor:
             raise exc from None
         return RunResult("failed", error, self.results, self.run.path)
 
-    def _safe_finish(self, status: str, cause: str | None = None) -> None:
+    def _safe_finish(self, status: RunStatus, cause: str | None = None) -> None:
         try:
-            self.trace.emit("run_finished", metadata={"status": status, "error_code": None, "cause": cause})
+            self.journal.run_finished({"status": status, "error_code": None, "cause": cause})
         except Exception:
             pass
         try:
@@ -238,24 +220,21 @@ class Executor:
                 result = StepResult(spec.id, spec.kind, True, elapsed_ms(started), evidence_refs=attempt.evidence,
                                     attempts=attempt_no)
                 self._record(result)
-                if not recovery and spec.id in self.settings.storage_saves:
-                    save_state(self.page, self.run, self.storage, spec.id, self.settings.storage_saves[spec.id])
+                if not recovery and spec.id in self.settings.storage_saves and self.storage is not None:
+                    self.journal.storage_state_saved(spec.id, save_state(
+                        self.page, self.run, self.storage, self.settings.storage_saves[spec.id]))
                 return result
             except ExecutorFailure as failure:
                 error = failure.error
-                code = error.error_code.value
-                retryable = spec.criticality != "critical" and error.retryable
-                if retryable and not recovery and code in self.settings.recovery_on and recoveries < self.settings.policy.recovery_max:
+                move = self.ctx.retry.next_move(attempt, error.error_code.value, error.retryable, recoveries)
+                if move == "recover":
                     recoveries += 1
-                    self._recover(spec, index, error, recoveries, tag)
+                    self._recover(spec, error, recoveries, tag)
                     continue
-                if retryable and code in self.settings.policy.retry_on and attempt_no <= self.settings.policy.retries_per_action:
+                if move == "retry":
                     delay = self.settings.policy.backoff_for(attempt_no)
-                    self.trace.emit("retry_scheduled", spec.id, error=error,
-                                    metadata={"attempt": attempt_no, "next_attempt": attempt_no + 1, "error_code": code,
-                                              "delay_ms": delay})
-                    self._wait(delay)
-                    self.trace.emit("backoff_applied", spec.id, metadata={"delay_ms": delay, "attempt": attempt_no + 1})
+                    with self.journal.retry(attempt, error, delay):
+                        self._wait(delay)
                     continue
                 if attempt_no > 1 or recoveries:
                     error = error.model_copy(update={
@@ -265,25 +244,26 @@ class Executor:
                 self._raise_final(attempt, error)
 
     def _attempt_typed(self, attempt: StepAttempt) -> None:
-        """One attempt, with every failure of the page or the browser typed.
+        """One attempt, in its journal bracket, with every failure of the page or the browser typed.
 
         A call the watchdog gave up on is a page that stopped answering (or
         died meanwhile); a crash is BROWSER_CRASHED. Anything else that is not
         an ExecutorFailure is a fault of this plugin and goes up as such.
         """
-        try:
-            self._attempt(attempt)
-        except (ExecutorFailure, Stop):
-            raise
-        except CallTimedOut as exc:
-            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
-        except PageUnresponsive as exc:
-            raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
-                                             probed=exc.probe == "no answer") from None
-        except Exception as exc:
-            if not (is_crash(exc) or self.events.crashed):
-                raise  # a fault of this plugin: reported as such, never disguised
-            raise self.failures.crashed(attempt, attempt.phase, first_line(exc)) from None
+        with self.journal.attempt(attempt):
+            try:
+                self._attempt(attempt)
+            except (ExecutorFailure, Stop):
+                raise
+            except CallTimedOut as exc:
+                raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
+            except PageUnresponsive as exc:
+                raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
+                                                 probed=exc.probe == "no answer") from None
+            except Exception as exc:
+                if not (is_crash(exc) or self.ctx.events.crashed):
+                    raise  # a fault of this plugin: reported as such, never disguised
+                raise self.failures.crashed(attempt, attempt.phase, first_line(exc)) from None
 
     def _wait(self, ms: int) -> None:
         """Backoff that keeps the page's events flowing (a sync sleep would stall them)."""
@@ -293,31 +273,20 @@ class Executor:
         except Exception:
             time.sleep(ms / 1000)
 
-    def _recover(self, spec: ActionSpec, index: int, error: ExecutorError, round_: int, tag: str) -> None:
-        self.trace.emit("recovery_started", spec.id, error=error,
-                        metadata={"error_code": error.error_code.value, "round": round_,
-                                  "recovery_max": self.settings.policy.recovery_max,
-                                  "steps": [s.id for s in self.settings.recovery_steps]})
-        for i, rspec in enumerate(self.settings.recovery_steps):
-            self.execute(rspec, i, recovery=True, parent_tag=f"{tag}_r{round_}_")
-        self.trace.emit("recovery_finished", spec.id, metadata={"round": round_, "status": "ok"})
+    def _recover(self, spec: ActionSpec, error: ExecutorError, round_: int, tag: str) -> None:
+        steps = self.settings.recovery_steps
+        with self.journal.recovery(spec, error, round_, self.settings.policy.recovery_max, [s.id for s in steps]):
+            for i, rspec in enumerate(steps):
+                self.execute(rspec, i, recovery=True, parent_tag=f"{tag}_r{round_}_")
 
     def _raise_final(self, attempt: StepAttempt, error: ExecutorError) -> None:
-        before = error.state_before
-        step_id = attempt.spec.id
-        if error.stage == "proposal_validation":
-            self.trace.emit("proposal_rejected", step_id, before=before, error=error)
-        if error.error_code == ErrorCode.POLICY_HALT:
-            self.trace.emit("policy_halt", step_id, before=before, error=error,
-                            metadata={"policy": {"reason": error.details.get("policy_reason"), **{
-                                k: error.details[k] for k in ("state_key", "count", "threshold") if k in error.details}}})
-        self.trace.emit("error_raised", step_id, before=before, after=error.state_after, error=error)
-        self._record(StepResult(step_id, attempt.spec.kind, False, elapsed_ms(attempt.started),
+        self.journal.step_failed(attempt.spec.id, error)
+        self._record(StepResult(attempt.spec.id, attempt.spec.kind, False, elapsed_ms(attempt.started),
                                 error=f"{error.error_code.value}: {error.message}",
                                 typed_error=error, evidence_refs=list(error.evidence_refs), attempts=attempt.attempt))
         if error.error_code in PAGE_GONE:
             # Let go of the page: the context's teardown and the next item must not wait on it.
-            self.released = self.watch.close()
+            self.released = self.ctx.watch.close()
         raise ExecutorFailure(error)
 
     def _record(self, result: StepResult) -> None:
@@ -336,90 +305,75 @@ class Executor:
         return bound(what, attempt.spec.timeout_ms + CALL_MARGIN_MS)
 
     def _attempt(self, attempt: StepAttempt) -> None:
-        spec = attempt.spec
-        halt = self.policy.check_step_budget()
+        """One attempt, its events in the journal's order (docs/executor.md, "One step")."""
+        spec, ctx, journal = attempt.spec, self.ctx, self.journal
+        kind = ACTIONS[spec.kind]
+        halt = ctx.policy.check_step_budget()
         with self._phase(attempt, "observation before the step"):
-            attempt.before = self.observer.before(attempt)
-        before = attempt.before.signature
+            attempt.before = ctx.observer.before(attempt)
         state_key = attempt.before.state_key
-        self.trace.emit("observation_captured", spec.id, before=before,
-                        metadata={"policy": self.policy.observation_metadata(state_key),
-                                  "attempt": attempt.attempt, "recovery": attempt.recovery})
-        action = spec.model_dump(mode="json", exclude_none=True)
-        source = self.settings.step_sources.get(spec.id)
-        self.trace.emit("proposal_received", spec.id, before=before, action_spec=action,
-                        metadata={"proposal_source": "plan" if not self.proposals else "planner",
-                                  "step_index": attempt.index, **({"source": list(source)} if source else {})})
-        if spec.kind == "navigate":
+        journal.observation_captured(ctx.policy.observation_metadata(state_key))
+        journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))
+        if kind.url_target:
             attempt.requested_url = self._absolute(attempt, spec.target.url)
-        self.trace.emit("proposal_accepted", spec.id, before=before)
-        self.trace.emit("action_compiled", spec.id, before=before, action_spec=action, metadata={
-            "compiled": [describe_compiled(t) for t in spec.alternatives],
-            "target_resolution_order": U4_ORDER,
-        })
+        journal.proposal_accepted()
+        journal.action_compiled()
         if halt is not None:
             raise self.failures.halt(attempt, halt)
-        halt = self.policy.count_revisit(spec.kind, state_key, attempt.attempt == 1, attempt.recovery)
+        halt = ctx.policy.count_revisit(spec.kind, state_key, attempt.attempt == 1, attempt.recovery)
         if halt is not None:
             raise self.failures.halt(attempt, halt)
-        self.policy.count_step()
-        attempt.marks = self.events.mark()
+        ctx.policy.count_step()
+        attempt.marks = ctx.events.mark()
 
-        if spec.kind == "stop":
+        if kind.ends_run:
             with self._phase(attempt, "preconditions"):
                 self.conditions.check(attempt, "pre", spec.preconditions)
             if not self.settings.policy.allow_stop:
                 raise self.failures.halt(attempt, Halt("stop_not_allowed", {"allow_stop": False}))
-            self.trace.emit("action_started", spec.id, before=before)
-            self.trace.emit("action_executed", spec.id, before=before, metadata={"duration_ms": 0, "stopped": True})
+            journal.action_started()
+            journal.action_executed({"duration_ms": 0, "stopped": True})
             self._passed(attempt)
             raise Stop()
 
         resolution = None
         with self._phase(attempt, "target resolution and preconditions"):
-            if spec.kind in ("click", "fill", "select", "upload"):
-                resolution = resolve_step_target(self.page, attempt, self.watch, self.failures)
+            if kind.resolves_target:
+                resolution = resolve_step_target(ctx, attempt, self.failures)
             self.conditions.check(attempt, "pre", spec.preconditions)
-        self.trace.emit("preconditions_checked", spec.id, before=before,
-                        metadata={"ok": True, **({"target_resolution": resolution} if resolution else {})})
+        journal.preconditions_checked(resolution)
 
         if spec.criticality == "critical" and self.settings.mode == "dry_run":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "precondition",
                                      "dry run: critical step not performed", details={"critical_reason": "dry_run"},
                                      severity="critical", extended=True)
 
-        self.trace.emit("action_started", spec.id, before=before)
+        journal.action_started()
         started = time.monotonic()
         with self._phase(attempt, spec.kind):
             outcome = self.actions.perform(attempt)
-        self.trace.emit("action_executed", spec.id, before=before,
-                        metadata={"duration_ms": elapsed_ms(started),
-                                  "blocked_requests": self.events.take_blocked(), **outcome})
+        journal.action_executed({"duration_ms": elapsed_ms(started),
+                                 "blocked_requests": ctx.events.take_blocked(), **outcome})
 
         # Postconditions (or assert checks), with the more specific codes first.
-        phase = "assert" if spec.kind == "assert" else "post"
         with self._phase(attempt, "postconditions"):
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)
-            self.conditions.check(attempt, phase, spec.postconditions)
+            self.conditions.check(attempt, kind.post_phase, spec.postconditions)
             self.actions.capture_downloads(attempt)
         with self._phase(attempt, "observation after the step"):
-            attempt.after = self.observer.after(attempt)
+            attempt.after = ctx.observer.after(attempt)
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
-        late = self.events.take_blocked()  # refused after action_executed: a page's late requests
-        self.trace.emit("assert_checked" if phase == "assert" else "postconditions_checked", spec.id,
-                        before=before, after=attempt.after.signature,
-                        metadata={"ok": True, **({"blocked_requests": late} if late else {})})
+        late = ctx.events.take_blocked()  # refused after action_executed: a page's late requests
+        journal.postconditions_checked(kind.post_phase, late)
         self._passed(attempt)
 
     def _passed(self, attempt: StepAttempt) -> None:
         with self._phase(attempt, "evidence"):
-            attempt.evidence.extend(step_evidence(self.page, self.evidence, attempt))
-        self.trace.emit("evidence_captured", attempt.spec.id, before=attempt.before.signature,
-                        after=attempt.after.signature if attempt.after else None, evidence_refs=attempt.evidence,
-                        metadata={"manifest_uri": MANIFEST})
+            attempt.evidence.extend(step_evidence(self.page, self.run.evidence, attempt))
+        self.journal.evidence_captured()
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)

@@ -1,9 +1,10 @@
 """The executor's settings and results, and the bookkeeping of one attempt of one step.
 
 Plain data: what the executor is given (``ExecutorSettings``), what it gives
-back (``StepResult``, ``RunResult``), and ``StepAttempt``, the record one
+back (``StepResult``, ``RunResult``), ``StepAttempt``, the record one
 attempt builds as it goes (its observations, its resolved target, the marks
-of the page's events when its action began, its evidence).
+of the page's events when its action began, its evidence), and ``Fault``,
+what went wrong in it before its error is built (step/failures.py).
 """
 
 from __future__ import annotations
@@ -11,18 +12,23 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import AuthSignals
 from pytest_cometlocal.contract.model.policy import Policy
-from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.page.conditions import DEFAULT_TOAST_SELECTOR
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
 from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.events import Marks
+
+
+# How a run ended (run_finished.metadata.status, run_manifest.json's status).
+RunStatus = Literal["passed", "failed", "halted", "stopped", "blocked", "interrupted", "internal_error"]
+RUN_STATUSES: tuple[str, ...] = get_args(RunStatus)
 
 
 @dataclass(frozen=True)
@@ -88,7 +94,7 @@ class StepResult:
 
 @dataclass
 class RunResult:
-    status: str  # passed | failed | halted | stopped | blocked
+    status: RunStatus
     error: ExecutorError | None
     steps: list[StepResult]
     run_dir: Path
@@ -113,11 +119,27 @@ class StepAttempt:
     started: float = field(default_factory=time.monotonic)
 
 
+@dataclass(frozen=True)
+class Fault:
+    """What went wrong, as the code that found it knows it; the error is built from it."""
+
+    code: ErrorCode
+    stage: str
+    message: str
+    details: dict[str, Any] | None = None
+    failed_conditions: list[FailedCondition] | None = None
+    cause: str | None = None
+    severity: str = "error"
+    retryable: bool | None = None  # None: as the retry rule says; False: final (a crash, a halt)
+    observe_after: bool = True  # False: the page is not looked at again (it may hang)
+    extended: bool | None = None  # the full HTML whatever the stage (None: as the code and stage say)
+
+
 def elapsed_ms(started: float) -> int:
     return int((time.monotonic() - started) * 1000)
 
 
-def status_for(error: ExecutorError) -> str:
+def status_for(error: ExecutorError) -> RunStatus:
     """The run's status when it ends with ``error``."""
     if error.error_code == ErrorCode.POLICY_HALT:
         return "halted"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.model import targets as T
@@ -20,6 +20,9 @@ from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
 from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Download, Locator, Page
 
 DEFAULT_TOAST_SELECTOR = "[role=alert], [role=status], [aria-live]"
 
@@ -53,18 +56,22 @@ class NetworkTracker:
 class CheckContext:
     """What conditions of one step can look at."""
 
-    page: Any
+    page: Page
     step: ActionSpec
     base_url: str | None
     allowlist: tuple[str, ...]
     toast_selector: str
     overlay_selectors: tuple[str, ...]
-    step_locator: Any | None = None
+    step_locator: Locator | None = None
     requested_url: str | None = None
-    downloads: Callable[[], list[Any]] = lambda: []  # the step's downloads so far (they arrive late)
+    downloads: Callable[[], list[Download]] = lambda: []  # the step's downloads so far (they arrive late)
     network: NetworkTracker | None = None
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
+
+
+# How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
+Evaluator = Callable[[Any, CheckContext, str], tuple[bool, Any]]
 
 
 @dataclass
@@ -84,7 +91,7 @@ class CheckResult:
         }
 
 
-def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Any | None, dict[str, Any]]:
+def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
     """Locator for a condition's target: its own args.target, else the step's resolved target.
 
     A condition's own target is resolved by the same rules as a step's
@@ -105,78 +112,114 @@ def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Any | None, dict[str,
 
 
 def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """Look once; never waits."""
-    kind = cond.kind
-    args = cond.args
-    page = ctx.page
-    text = ctx.resolve_text
-    if kind == "url_is":
-        expected = urljoin(ctx.base_url or page.url, text(args.url))
-        return page.url == expected, {"url": page.url, "expected": expected}
-    if kind == "url_matches":
-        return re.search(args.pattern, page.url) is not None, {"url": page.url}
-    if kind == "host_in_allowlist":
-        url = ctx.requested_url if (phase == "pre" and ctx.requested_url) else page.url
-        return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
-    if kind == "title_contains":
-        title = page.title()
-        return text(args.text) in title, {"title": title}
-    if kind == "network_idle":
-        tracker = ctx.network
-        if tracker is None:
-            return True, {"inflight": None}
-        return tracker.idle(), {"inflight": tracker.inflight}
-    if kind == "toast_contains":
-        texts = page.evaluate(VISIBLE_TEXTS_JS, [ctx.toast_selector])
-        wanted = text(args.text)
-        return any(wanted in t for t in texts), {"toasts": texts}
-    if kind == "download_started":
-        names = [d.suggested_filename for d in ctx.downloads()]  # the real names: the regex is matched on them
-        shown = {"downloads": [ctx.mask_name(n) for n in names]}
-        if args.filename is None:
-            return bool(names), shown
-        return any(re.search(args.filename, n) for n in names), shown
-    if kind == "no_blocking_overlay":
-        return _no_overlay(cond, ctx, phase)
-    if kind == "upload_completed":
-        return _upload_completed(cond, ctx)
+    """Look once; never waits. The condition's kind picks its row of ``EVALUATORS``."""
+    return EVALUATORS[cond.kind](cond, ctx, phase)
 
-    # Element conditions.
-    target_spec = getattr(args, "target", None)
-    if kind == "element_count_equals":
-        if target_spec is None and ctx.step_locator is not None:
-            return args.count == 1, {"count": 1}
-        spec = target_spec if target_spec is not None else ctx.step.target
-        alternatives = spec if isinstance(spec, list) else [spec]
-        counts = [compile_target(page, alt).count() for alt in alternatives]
-        # Alternatives name the same element set in different ways: any one may hold.
-        return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
-    locator, seen = _target_locator(ctx, target_spec)
-    if locator is None:
-        return False, seen or {"count": 0}
-    if kind == "element_exists":
-        return True, {"count": 1}
-    if kind == "element_visible":
-        visible = locator.is_visible()
-        return visible, {"count": 1, "visible": visible}
-    if kind == "element_enabled":
-        enabled = locator.is_enabled(timeout=1000)
-        return enabled, {"count": 1, "enabled": enabled}
-    if kind == "element_clickable":
-        if not locator.is_visible() or not locator.is_enabled(timeout=1000):
-            return False, {"count": 1, "visible": locator.is_visible(), "enabled": locator.is_enabled(timeout=1000)}
-        hit = locator.evaluate(HIT_TEST_JS, timeout=1000)
-        return bool(hit.get("clear")), {"count": 1, **hit}
-    if kind == "element_text_contains":
-        content = locator.inner_text(timeout=1000)
-        return text(args.text) in content, {"count": 1, "text": content[:500]}
-    if kind == "element_attr_equals":
-        value = locator.get_attribute(args.attr, timeout=1000)
-        return value == text(args.value), {"count": 1, "value": value}
-    if kind == "element_value_equals":
-        value = locator.input_value(timeout=1000)
-        return value == text(args.value), {"count": 1, "value": value}
-    raise ValueError(f"unknown condition kind {kind}")  # pragma: no cover - the models forbid it
+
+# -- page conditions -------------------------------------------------------------
+
+
+def _url_is(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    url = ctx.page.url
+    expected = urljoin(ctx.base_url or url, ctx.resolve_text(cond.args.url))
+    return url == expected, {"url": url, "expected": expected}
+
+
+def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    url = ctx.page.url
+    return re.search(cond.args.pattern, url) is not None, {"url": url}
+
+
+def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """Before a navigation the URL it is about to request; otherwise the page's."""
+    url = ctx.requested_url if (phase == "pre" and ctx.requested_url) else ctx.page.url
+    return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
+
+
+def _title_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    title = ctx.page.title()
+    return ctx.resolve_text(cond.args.text) in title, {"title": title}
+
+
+def _network_idle(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    tracker = ctx.network
+    if tracker is None:
+        return True, {"inflight": None}
+    return tracker.idle(), {"inflight": tracker.inflight}
+
+
+def _toast_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    texts = ctx.page.evaluate(VISIBLE_TEXTS_JS, [ctx.toast_selector])
+    wanted = ctx.resolve_text(cond.args.text)
+    return any(wanted in t for t in texts), {"toasts": texts}
+
+
+def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    names = [d.suggested_filename for d in ctx.downloads()]  # the real names: the regex is matched on them
+    shown = {"downloads": [ctx.mask_name(n) for n in names]}
+    if cond.args.filename is None:
+        return bool(names), shown
+    return any(re.search(cond.args.filename, n) for n in names), shown
+
+
+# -- element conditions ----------------------------------------------------------
+
+
+def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    args = cond.args
+    if args.target is None and ctx.step_locator is not None:
+        return args.count == 1, {"count": 1}
+    spec = args.target if args.target is not None else ctx.step.target
+    alternatives = spec if isinstance(spec, list) else [spec]
+    counts = [compile_target(ctx.page, alt).count() for alt in alternatives]
+    # Alternatives name the same element set in different ways: any one may hold.
+    return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
+
+
+def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]]) -> Evaluator:
+    """An element condition: its element resolved first (exactly one), then ``check`` looks at it."""
+    def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+        locator, seen = _target_locator(ctx, cond.args.target)
+        if locator is None:
+            return False, seen or {"count": 0}
+        return check(locator, cond.args, ctx)
+    return evaluate_element
+
+
+def _exists(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    return True, {"count": 1}
+
+
+def _visible(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    visible = locator.is_visible()
+    return visible, {"count": 1, "visible": visible}
+
+
+def _enabled(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    enabled = locator.is_enabled(timeout=1000)
+    return enabled, {"count": 1, "enabled": enabled}
+
+
+def _clickable(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    if not locator.is_visible() or not locator.is_enabled(timeout=1000):
+        return False, {"count": 1, "visible": locator.is_visible(), "enabled": locator.is_enabled(timeout=1000)}
+    hit = locator.evaluate(HIT_TEST_JS, timeout=1000)
+    return bool(hit.get("clear")), {"count": 1, **hit}
+
+
+def _text_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    content = locator.inner_text(timeout=1000)
+    return ctx.resolve_text(args.text) in content, {"count": 1, "text": content[:500]}
+
+
+def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    value = locator.get_attribute(args.attr, timeout=1000)
+    return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
+
+
+def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    value = locator.input_value(timeout=1000)
+    return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
 
 
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -208,7 +251,7 @@ def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     return bool(hit.get("clear")), hit
 
 
-def _upload_completed(cond: Any, ctx: CheckContext) -> tuple[bool, Any]:
+def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     wanted = cond.args.text
     if wanted is not None:
         wanted = ctx.resolve_text(wanted)
@@ -220,6 +263,28 @@ def _upload_completed(cond: Any, ctx: CheckContext) -> tuple[bool, Any]:
         return False, seen
     files = locator.evaluate("(el) => Array.from(el.files || []).map(f => f.name)", timeout=1000)
     return bool(files), {"files": files}
+
+
+# One row per condition kind of the contract (contract/model/conditions.py).
+EVALUATORS: dict[str, Evaluator] = {
+    "url_is": _url_is,
+    "url_matches": _url_matches,
+    "host_in_allowlist": _host_in_allowlist,
+    "title_contains": _title_contains,
+    "element_exists": _on_element(_exists),
+    "element_visible": _on_element(_visible),
+    "element_enabled": _on_element(_enabled),
+    "element_clickable": _on_element(_clickable),
+    "element_count_equals": _element_count_equals,
+    "element_text_contains": _on_element(_text_contains),
+    "element_attr_equals": _on_element(_attr_equals),
+    "element_value_equals": _on_element(_value_equals),
+    "network_idle": _network_idle,
+    "no_blocking_overlay": _no_overlay,
+    "toast_contains": _toast_contains,
+    "download_started": _download_started,
+    "upload_completed": _upload_completed,
+}
 
 
 def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:

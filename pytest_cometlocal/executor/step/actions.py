@@ -1,12 +1,15 @@
 """A step's one side effect: navigate, click, fill, select, upload; and the downloads it caused.
 
-Each action is one Playwright call with the step's ``timeout_ms``, made on the
-target resolved for this attempt. When it raises, the facts are gathered (did
-Playwright time out, did the page crash, does the page still answer) and
-``classify.classify_action`` names the code. Files to upload are inspected
-first (confined to uploads_root, hashed); downloads are saved into the
-evidence, each given ``timeout_ms`` to finish, named and masked (or withheld)
-as downloads.py decides.
+One row of ``ACTIONS`` per action kind of the contract: its side effect, and
+what the step's flow does for it (resolve its element, make its URL
+absolute, check its postconditions as asserts, end the run). A kind is added
+as a row, never as a branch. Each action is one Playwright call with the
+step's ``timeout_ms``, made on the target resolved for this attempt. When it
+raises, the facts are gathered (did Playwright time out, did the page crash,
+does the page still answer) and ``action_failure.classify_action`` names the
+code. Files to upload are inspected first (confined to uploads_root,
+hashed); downloads are saved into the evidence, each given ``timeout_ms`` to
+finish, named and masked (or withheld) as runfolder/downloads.py decides.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import mimetypes
 import tempfile
 from pathlib import Path
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
@@ -28,83 +31,96 @@ from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, down
 from pytest_cometlocal.executor.runfolder.evidence_store import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.settle import stop_loading
-from pytest_cometlocal.executor.page.events import PageEvents
-from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
-from pytest_cometlocal.executor.page.watchdog import CallTimedOut, PageWatch, bound
+from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
 
 
 @dataclass
 class Actions:
-    page: Any
-    settings: ExecutorSettings
-    events: PageEvents
+    ctx: StepContext
     failures: Failures
     safety: Safety
-    watch: PageWatch
-    run: Any
 
     def perform(self, attempt: StepAttempt) -> dict[str, Any]:
         """Do the step's one side effect; returns what the action_executed event records."""
-        spec = attempt.spec
-        outcome: dict[str, Any] = {}
-        timeout = spec.timeout_ms
-        secrets = self.settings.secrets
-        locator = attempt.target.locator if attempt.target else None
         try:
-            if spec.kind == "navigate":
-                url = attempt.requested_url
-                if not url_allowed(url, self.settings.allowlist):
-                    self.safety.domain_blocked(attempt, url, before_request=True)
-                response = self.page.goto(url, timeout=timeout, wait_until="load")
-                if response is not None:
-                    outcome = {"status": response.status, "url": response.url}
-            elif spec.kind == "click":
-                locator.click(timeout=timeout)
-            elif spec.kind == "fill":
-                locator.fill(resolve_secrets(spec.value, secrets), timeout=timeout)
-            elif spec.kind == "select":
-                locator.select_option(resolve_secrets(spec.value, secrets), timeout=timeout)
-            elif spec.kind == "upload":
-                paths = self.inspect_uploads(attempt)
-                locator.set_input_files(paths, timeout=timeout)
-            # wait_for and assert act through their postconditions only.
+            return ACTIONS[attempt.spec.kind].perform(self, attempt)
         except (ExecutorFailure, CallTimedOut, PageUnresponsive):
             raise
         except Exception as exc:
             raise self.classify(attempt, exc) from None
-        return outcome
+
+    def _navigate(self, attempt: StepAttempt) -> dict[str, Any]:
+        url = attempt.requested_url
+        if not url_allowed(url, self.ctx.settings.allowlist):
+            self.safety.domain_blocked(attempt, url, before_request=True)
+        response = self.ctx.page.goto(url, timeout=attempt.spec.timeout_ms, wait_until="load")
+        return {"status": response.status, "url": response.url} if response is not None else {}
+
+    def _click(self, attempt: StepAttempt) -> dict[str, Any]:
+        self._locator(attempt).click(timeout=attempt.spec.timeout_ms)
+        return {}
+
+    def _fill(self, attempt: StepAttempt) -> dict[str, Any]:
+        spec = attempt.spec
+        self._locator(attempt).fill(resolve_secrets(spec.value, self.ctx.settings.secrets), timeout=spec.timeout_ms)
+        return {}
+
+    def _select(self, attempt: StepAttempt) -> dict[str, Any]:
+        spec = attempt.spec
+        self._locator(attempt).select_option(resolve_secrets(spec.value, self.ctx.settings.secrets),
+                                             timeout=spec.timeout_ms)
+        return {}
+
+    def _upload(self, attempt: StepAttempt) -> dict[str, Any]:
+        paths = self.inspect_uploads(attempt)
+        self._locator(attempt).set_input_files(paths, timeout=attempt.spec.timeout_ms)
+        return {}
+
+    def _none(self, attempt: StepAttempt) -> dict[str, Any]:
+        """wait_for and assert act through their postconditions only; stop ends the run."""
+        return {}
+
+    @staticmethod
+    def _locator(attempt: StepAttempt) -> Locator:
+        assert attempt.target is not None, "a kind that acts on an element has its target resolved"
+        return attempt.target.locator
 
     def classify(self, attempt: StepAttempt, exc: Exception) -> ExecutorFailure:
-        """The typed failure of an action that raised (see classify.py for the rules)."""
+        """The typed failure of an action that raised (see action_failure.py for the rules)."""
         spec = attempt.spec
-        crashed = is_crash(exc) or self.events.crashed
+        crashed = is_crash(exc) or self.ctx.events.crashed
         timed_out = is_timeout(exc)
         if not crashed:
             # A renderer that dies during goto makes it fail with net::ERR_ABORTED
             # before the crash event arrives; a timeout may be a page that stopped
             # answering (then a dying renderer gets a moment to say so).
-            crashed = self.watch.wait_for_crash(50)
-            if not crashed and not timed_out and not self.watch.answers():
+            crashed = self.ctx.watch.wait_for_crash(50)
+            if not crashed and not timed_out and not self.ctx.watch.answers():
                 # On a busy machine the crash event can take longer than that: an
                 # action that failed at once on a page that does not answer either
                 # gets the full grace to report it (timeouts are probed below).
-                crashed = self.watch.wait_for_crash()
+                crashed = self.ctx.watch.wait_for_crash()
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
                             timeout_ms=spec.timeout_ms, url=attempt.requested_url)
         verdict = classify_action(facts)
-        if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.watch.answers():
+        if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.ctx.watch.answers():
             # Not an element that never became actionable: a page that stopped answering
             # (a navigation still pending is told apart by the rules before this one).
-            crashed = self.watch.wait_for_crash()
+            crashed = self.ctx.watch.wait_for_crash()
             unresponsive = None if crashed else {"during": spec.kind, "waited_ms": spec.timeout_ms, "probe": "no answer"}
             verdict = classify_action(replace(facts, crashed=crashed, unresponsive=unresponsive))
         if verdict.stop_loading:
             # The navigation is given up: stop it, or the page cannot be observed
             # while the server keeps the request open.
-            stop_loading(self.page)
+            stop_loading(self.ctx.page)
         if verdict.check_auth:
-            self.events.note_status(attempt.requested_url or "", 401)
+            self.ctx.events.note_status(attempt.requested_url or "", 401)
             self.safety.check_auth(attempt)
         if verdict.check_navigation:
             self.safety.check_navigation(attempt)
@@ -116,18 +132,18 @@ class Actions:
             failed = [FailedCondition(kind=verdict.failed_check, args=args, phase="pre", observed=observed)]
         if verdict.code == ErrorCode.UPLOAD_FAILED:
             details["file_ref"] = spec.file_refs
-        cause = self.run.redactor.text(first_line(exc, 2000))
+        cause = self.ctx.run.redactor.text(first_line(exc, 2000))
         return self.failures.fail(attempt, verdict.code, "execution", verdict.message, details=details,
                                   failed_conditions=failed, cause=cause, retryable=verdict.retryable,
                                   observe_after=verdict.observe_after)
 
     def inspect_uploads(self, attempt: StepAttempt) -> list[str]:
         spec = attempt.spec
-        root = self.settings.uploads_root
-        trace, evidence = self.run.trace, self.run.evidence
+        root = self.ctx.settings.uploads_root
+        journal, evidence = self.ctx.journal, self.ctx.run.evidence
         paths = []
         for ref in spec.file_refs:
-            trace.emit("inspection_started", spec.id, metadata={"file_ref": ref})
+            journal.inspection_started(ref)
             report: dict[str, Any] = {"schema_version": "v1", "file_ref": ref, "criteria_profile": "basic_v1"}
             problem = None
             try:
@@ -151,7 +167,7 @@ class Actions:
             ref_ev = evidence.add_json("inspection_report", f"inspections/{attempt.tag}_{len(paths)}.json", report,
                                        step_id=spec.id)
             attempt.evidence.append(ref_ev)
-            trace.emit("inspection_finished", spec.id, evidence_refs=[ref_ev], metadata={
+            journal.inspection_finished(ref_ev, {
                 "status": "failed" if problem else "ok", "file_ref": ref, "doc_hash": doc_hash,
                 "criteria_profile": "basic_v1", "report_ref": ref_ev.uri,
             })
@@ -171,7 +187,7 @@ class Actions:
         """
         spec = attempt.spec
         expects = any(c.kind == "download_started" and c.severity != "warning" for c in spec.postconditions)
-        downloads = self.events.downloads_since(attempt.marks)
+        downloads = self.ctx.events.downloads_since(attempt.marks)
         for i, download in enumerate(downloads):
             try:
                 # save_as, not path(): path() is not available over a remote connection.
@@ -193,23 +209,48 @@ class Actions:
                 if is_crash(exc):
                     raise
                 if expects:
-                    shown = self.run.redactor.file_name  # a name as the browser made it may still show a secret
+                    shown = self.ctx.run.redactor.file_name  # a name as the browser made it may still show a secret
                     raise self.failures.fail(attempt, ErrorCode.DOWNLOAD_FAILED, "postcondition",
                                              f"download {shown(download.suggested_filename)!r} {problem}",
                                              details={"expected_download": True,
                                                       "downloads_seen": [shown(d.suggested_filename) for d in downloads],
                                                       "download_problem": problem})
-                self.run.trace.emit("evidence_captured", spec.id, metadata={"download_error": problem})
+                self.ctx.journal.download_failed(problem)
                 continue
             # Conditions saw the real name; what is written holds no secret (downloads.py).
             kept = download_evidence(data, suggested=download.suggested_filename or "", url=download.url,
-                                     content_type=self.events.content_type(download.url), index=i + 1,
-                                     redactor=self.run.redactor)
+                                     content_type=self.ctx.events.content_type(download.url), index=i + 1,
+                                     redactor=self.ctx.run.redactor)
             if kept.withheld:
-                self.run.evidence.withhold("download", kept.data, WITHHELD_REASON, step_id=spec.id,
+                self.ctx.run.evidence.withhold("download", kept.data, WITHHELD_REASON, step_id=spec.id,
                                            metadata=kept.metadata)
                 continue
-            ref = self.run.evidence.add_bytes("download", f"downloads/{attempt.tag}_{kept.name}", kept.data,
+            ref = self.ctx.run.evidence.add_bytes("download", f"downloads/{attempt.tag}_{kept.name}", kept.data,
                                               step_id=spec.id, metadata=kept.metadata, redact=False,
                                               masked_from=kept.masked_from)
             attempt.evidence.append(ref)
+
+
+@dataclass(frozen=True)
+class ActionKind:
+    """What one action kind does, and what the step's flow does for it (engine.py)."""
+
+    perform: Callable[[Actions, StepAttempt], dict[str, Any]]  # the side effect; returns action_executed's metadata
+    resolves_target: bool = False  # the step's element is resolved before its preconditions
+    url_target: bool = False  # the target is a URL, made absolute before the step is accepted
+    post_phase: str = "post"  # "assert": its postconditions are checks (assert_checked)
+    waits: bool = False  # its postconditions are what it waits for: unmet is NAVIGATION_TIMEOUT
+    ends_run: bool = False  # checks its preconditions, then ends the run (policy.allow_stop)
+
+
+# One row per action kind of the contract (contract/model/actionspec.py ActionKind).
+ACTIONS: dict[str, ActionKind] = {
+    "navigate": ActionKind(Actions._navigate, url_target=True),
+    "click": ActionKind(Actions._click, resolves_target=True),
+    "fill": ActionKind(Actions._fill, resolves_target=True),
+    "select": ActionKind(Actions._select, resolves_target=True),
+    "upload": ActionKind(Actions._upload, resolves_target=True),
+    "wait_for": ActionKind(Actions._none, waits=True),
+    "assert": ActionKind(Actions._none, post_phase="assert"),
+    "stop": ActionKind(Actions._none, ends_run=True),
+}

@@ -1,18 +1,32 @@
-"""Policy counters: the anti-loop and step-budget decisions, with no browser.
+"""Policy counters and the retry rule: the anti-loop, step-budget and retry decisions, with no browser.
 
 The executor asks before every step; a halt is returned as data (reason and
 numbers) and turned into POLICY_HALT by the caller, so the counting rules are
-unit-tested on their own.
+unit-tested on their own. ``RetryRule`` is the one place that says whether a
+failed attempt is retryable and what follows it: a recovery, a retry, or the
+end of the step.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, Protocol
 
 from pytest_cometlocal.contract.model.actionspec import SIDE_EFFECT_KINDS
 from pytest_cometlocal.contract.model.policy import Policy
+
+# What follows a failed attempt.
+NextMove = Literal["recover", "retry", "fail"]
+
+
+class _Attempt(Protocol):  # the parts of a StepAttempt the rule reads
+    @property
+    def spec(self) -> Any: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def recovery(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -72,3 +86,33 @@ class PolicyState:
                 {"state_key": state_key, "count": count, "threshold": self.policy.same_state_revisits},
             )
         return None
+
+
+@dataclass(frozen=True)
+class RetryRule:
+    """Which failures are retried or recovered from: the policy's ``retry_on`` and the plan's recovery."""
+
+    policy: Policy
+    recovery_on: tuple[str, ...]
+
+    def retryable(self, attempt: _Attempt, code: str, verdict: bool | None = None) -> bool:
+        """The error's ``retryable``: ``verdict`` False (a crash, a halt, a stuck page) is final.
+
+        Otherwise a failure of a non-critical step whose code is in ``retry_on``,
+        or in the recovery's ``on_error`` outside a recovery step, is retryable.
+        """
+        if verdict is not None:
+            return verdict
+        return attempt.spec.criticality != "critical" and (
+            code in self.policy.retry_on or (code in self.recovery_on and not attempt.recovery))
+
+    def retries(self, attempt: _Attempt, code: str, retryable: bool) -> bool:
+        """A retryable failure in ``retry_on`` with retries left."""
+        return retryable and code in self.policy.retry_on and attempt.attempt <= self.policy.retries_per_action
+
+    def next_move(self, attempt: _Attempt, code: str, retryable: bool, recoveries: int) -> NextMove:
+        """Recovery first (outside recovery steps, rounds left), then a retry, else the step fails."""
+        if (retryable and not attempt.recovery and code in self.recovery_on
+                and recoveries < self.policy.recovery_max):
+            return "recover"
+        return "retry" if self.retries(attempt, code, retryable) else "fail"

@@ -1,7 +1,7 @@
 """A step's conditions: polled until they hold, and a failure typed by its most specific code.
 
 Pre- and postconditions (and an ``assert`` step's checks) are polled for the
-step's ``timeout_ms`` (checks.poll). When a required one still fails, the
+step's ``timeout_ms`` (page/conditions.poll). When a required one still fails, the
 code is the most specific that applies: an allowlist condition is
 DOMAIN_BLOCKED, an overlay OVERLAY_BLOCKING, a download or upload signal
 DOWNLOAD_FAILED or UPLOAD_FAILED, a ``wait_for`` that never came
@@ -20,8 +20,9 @@ from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.executor.page.conditions import CheckContext, CheckResult, poll
 from pytest_cometlocal.executor.step.failures import Failures
-from pytest_cometlocal.executor.page.events import PageEvents
-from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.step.actions import ACTIONS
+from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 
 CONDITION_CODES = {
@@ -31,32 +32,27 @@ CONDITION_CODES = {
     "upload_completed": ErrorCode.UPLOAD_FAILED,
 }
 
-_EVENTS = {"assert": "assert_checked", "pre": "preconditions_checked", "post": "postconditions_checked"}
-
 
 @dataclass
 class StepConditions:
-    page: Any
-    settings: ExecutorSettings
-    events: PageEvents
+    ctx: StepContext
     failures: Failures
     safety: Safety
-    trace: Any
 
     def context(self, attempt: StepAttempt) -> CheckContext:
         return CheckContext(
-            page=self.page,
+            page=self.ctx.page,
             step=attempt.spec,
-            base_url=self.settings.base_url,
-            allowlist=self.settings.allowlist,
-            toast_selector=self.settings.toast_selector,
-            overlay_selectors=self.settings.overlay_selectors,
+            base_url=self.ctx.settings.base_url,
+            allowlist=self.ctx.settings.allowlist,
+            toast_selector=self.ctx.settings.toast_selector,
+            overlay_selectors=self.ctx.settings.overlay_selectors,
             step_locator=attempt.target.locator if attempt.target else None,
             requested_url=attempt.requested_url,
-            downloads=lambda: self.events.downloads_since(attempt.marks),
-            network=self.events.network,
-            resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
-            mask_name=self.failures.run.redactor.file_name,
+            downloads=lambda: self.ctx.events.downloads_since(attempt.marks),
+            network=self.ctx.events.network,
+            resolve_text=lambda s: resolve_secrets(s, self.ctx.settings.secrets),
+            mask_name=self.ctx.run.redactor.file_name,
         )
 
     def check(self, attempt: StepAttempt, phase: str, conditions: list[Any]) -> list[CheckResult]:
@@ -67,8 +63,7 @@ class StepConditions:
         failed = [r for r in results if not r.ok and r.condition.severity != "warning"]
         warnings = [r.failed_dict(phase) for r in results if not r.ok and r.condition.severity == "warning"]
         if warnings:
-            self.trace.emit(_EVENTS[phase], spec.id, before=attempt.before.signature,
-                            metadata={"ok": True, "warnings": warnings})
+            self.ctx.journal.conditions_warned(phase, warnings)
         if not failed:
             return results
         if phase != "pre":
@@ -91,7 +86,7 @@ class StepConditions:
             details: dict[str, Any] = {}
             if code == ErrorCode.DOMAIN_BLOCKED:
                 url = observed.get("url", "")
-                allowlist = list(self.settings.allowlist)
+                allowlist = list(self.ctx.settings.allowlist)
                 if spec.criticality == "critical":
                     return fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, stage,
                                 f"critical step would leave the allowlist: {url_host(url)}",
@@ -108,7 +103,7 @@ class StepConditions:
                            "upload_signal": result.condition.args.model_dump(mode="json", exclude_none=True) or "files attached"}
             return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
                         failed_conditions=failed_conditions)
-        if spec.kind == "wait_for" and phase == "post":
+        if ACTIONS[spec.kind].waits and phase == "post":
             return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",
                         f"wait_for conditions did not hold within {timeout} ms",
                         details={"timeout_ms": timeout, "wait_condition": [r.failed_dict(phase) for r in failed]},

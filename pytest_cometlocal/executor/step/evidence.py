@@ -8,19 +8,37 @@ answering simply has none.
 
 Each function writes its files as one batch of the evidence store: one
 manifest rewrite per step, whatever the number of files.
+
+``FailureEvidence.capture`` takes the pack of a failed attempt: what is in
+hand first (the "before"), then a full look at the page and its HTML where
+the page can still be looked at, the executor's own partial snapshot where it
+cannot, and the name of every piece it could not take (evidence_gaps.py).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef
 from pytest_cometlocal.executor.errors import first_line
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.page.observation import Observation
-from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
-from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, call
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, CallTimedOut, bound, call
+from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from pytest_cometlocal.executor.step.context import StepContext
+
+# Codes whose evidence is the whole page (html and screenshots) whatever the stage.
+EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
+# Codes after which the page cannot be looked at again.
+PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
 
 
 def write_dom(evidence: EvidenceStore, attempt: StepAttempt, which: str, obs: Observation) -> EvidenceRef:
@@ -53,7 +71,7 @@ def write_screenshot(evidence: EvidenceStore, attempt: StepAttempt, which: str, 
     return [evidence.add_bytes("screenshot", name, data, step_id=attempt.spec.id, redact=False, metadata=meta)]
 
 
-def write_html(page: Any, evidence: EvidenceStore, attempt: StepAttempt,
+def write_html(page: Page, evidence: EvidenceStore, attempt: StepAttempt,
                missing: dict[str, str | None] | None = None) -> list[EvidenceRef]:
     """html_full, read from the page (bounded); ``missing`` (a failure's) gets why it could not be read."""
     try:
@@ -69,7 +87,7 @@ def write_html(page: Any, evidence: EvidenceStore, attempt: StepAttempt,
                                step_id=attempt.spec.id)]
 
 
-def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None) -> list[EvidenceRef]:
+def write_extended(page: Page, evidence: EvidenceStore, attempt: StepAttempt, after: Observation | None) -> list[EvidenceRef]:
     """html_full plus the before/after screenshots: for critical steps."""
     with evidence.batch():
         refs = write_html(page, evidence, attempt)
@@ -78,7 +96,7 @@ def write_extended(page: Any, evidence: EvidenceStore, attempt: StepAttempt, aft
     return refs
 
 
-def step_evidence(page: Any, evidence: EvidenceStore, attempt: StepAttempt) -> list[EvidenceRef]:
+def step_evidence(page: Page, evidence: EvidenceStore, attempt: StepAttempt) -> list[EvidenceRef]:
     """The evidence of a step that passed, listed in the manifest before this returns."""
     with evidence.batch():
         refs = [write_dom(evidence, attempt, "before", attempt.before)]
@@ -87,3 +105,79 @@ def step_evidence(page: Any, evidence: EvidenceStore, attempt: StepAttempt) -> l
         if attempt.spec.criticality == "critical":
             refs += write_extended(page, evidence, attempt, attempt.after)
     return refs
+
+
+@dataclass
+class FailureEvidence:
+    """The evidence pack of a failed attempt: its files, the look after the failure, and what is missing."""
+
+    refs: list[EvidenceRef] = field(default_factory=list)
+    after: Observation | None = None
+    gaps: Gaps = field(default_factory=Gaps)
+    write_failed: str | None = None  # the OS's reason, when an evidence file could not be written
+    alive: bool = True  # the page could still be looked at when the failure was found
+
+    @classmethod
+    def capture(cls, ctx: StepContext, attempt: StepAttempt, fault: Fault) -> "FailureEvidence":
+        """Take the pack: screenshots before and at the failure always; the full HTML as the errors contract asks.
+
+        The full HTML: critical steps, execution and postcondition failures, a
+        few codes (``fault.extended`` overrides). Nothing here raises but a
+        write the run folder refused for good (OutputWriteFailed).
+        """
+        spec, code, message = attempt.spec, fault.code, fault.message
+        evidence = ctx.run.evidence
+        alive = not ctx.events.crashed and code not in PAGE_GONE
+        pack = cls(alive=alive)
+        gone = None if alive else _gone_reason(ctx.events.crashed or code == ErrorCode.BROWSER_CRASHED, message)
+        reasons: dict[str, str | None] = {"after": gone or (None if fault.observe_after else f"not observed: {message}")}
+        fallback = "not taken"
+        with_html = fault.extended if fault.extended is not None else (
+            spec.criticality == "critical" or fault.stage in ("execution", "postcondition") or code in EXTENDED_CODES)
+        refs = pack.refs
+        try:
+            with evidence.batch():  # the whole pack, listed with one manifest rewrite
+                try:
+                    with bound("evidence of the failure", FAILURE_EVIDENCE_MS, isolated=True):
+                        # What is already in hand first: a bound running out later cannot lose it.
+                        if attempt.before is not None:
+                            refs.append(write_dom(evidence, attempt, "before", attempt.before))
+                        refs += write_screenshot(evidence, attempt, "before", attempt.before)
+                        if alive and fault.observe_after:
+                            try:
+                                pack.after = ctx.observer.observe(full=True)
+                            except Exception as exc:
+                                reasons["after"] = f"the page could not be observed after the failure: {first_line(exc)}"
+                        if pack.after is not None:
+                            refs.append(write_dom(evidence, attempt, "after", pack.after))
+                            refs += write_screenshot(evidence, attempt, "after", pack.after)
+                        if alive and with_html:
+                            refs += write_html(ctx.page, evidence, attempt, missing=reasons)
+                except CallTimedOut as exc:  # the page stopped answering meanwhile: what was written stays
+                    fallback = str(exc)
+        except OSError as exc:
+            # The file that failed is not in refs; when the end of the batch
+            # failed too, none of the batch is listed: keep what the manifest has.
+            pack.refs = refs = [ref for ref in refs if evidence.listed(ref)]
+            pack.write_failed = exc.strerror
+            fallback = f"evidence write failed: {exc.strerror}"
+        if not any(ref.kind == "dom_snapshot_partial" for ref in refs):
+            # Even a page that cannot be asked anything leaves a partial snapshot:
+            # what the executor knows of it without the renderer.
+            refs.append(evidence.add_json("dom_snapshot_partial", f"dom/{attempt.tag}_executor.json", executor_snapshot(
+                ctx.page.url, spec.model_dump(mode="json", exclude_none=True).get("target"),
+                attempt.target.context if attempt.target else None, ctx.observer.last,
+                gone or (f"not observed: {message}" if not fault.observe_after else fallback)), step_id=spec.id))
+        if attempt.before is None:
+            pack.gaps.add("state_signature", f"no observation before the step: {gone or message}")
+        before_reason = picture_reason(attempt.before) if attempt.before else f"not observed: {gone or message}"
+        after_reason = reasons.get("after") or picture_reason(pack.after, full=True)
+        pack.gaps.screenshots(refs, {"before": before_reason, "after": after_reason}, fallback)
+        if with_html and not any(ref.kind == "html_full" for ref in refs):
+            pack.gaps.add("html_full", gone or reasons.get("html_full") or fallback)
+        return pack
+
+
+def _gone_reason(crashed: bool, message: str) -> str:
+    """Why a page that died or stopped answering gives no more evidence."""
+    return f"page crashed: {message}" if crashed else f"page unresponsive: {message}"

@@ -10,12 +10,15 @@ names when the page can no longer be looked at.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pytest_cometlocal.executor.errors import Crashed
 from pytest_cometlocal.executor.page.observation import Observation, observe
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 # How old the previous step's "after" observation may be for the next step's
 # "before" to carry its screenshot over.
@@ -23,7 +26,7 @@ CARRY_MAX_AGE_S = 1.0
 
 
 class Observer:
-    def __init__(self, page: Any, events: PageEvents, secrets: tuple[str, ...]):
+    def __init__(self, page: Page, events: PageEvents, secrets: tuple[str, ...]):
         self.page = page
         self.events = events
         self.secrets = secrets

@@ -16,28 +16,26 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.allowlist import url_allowed, url_host
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.step.failures import Failures
-from pytest_cometlocal.executor.page.events import PageEvents
-from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
+from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.page.watchdog import PROBE_MS, call
 
 
 @dataclass
 class Safety:
-    page: Any
-    settings: ExecutorSettings
-    events: PageEvents
+    ctx: StepContext
     failures: Failures
 
     def check_navigation(self, attempt: StepAttempt) -> None:
         """A main-frame navigation (or popup) to an outside host during this step."""
-        for request in self.events.requests_since(attempt.marks):
-            if request.navigation and request.main_frame and not url_allowed(request.url, self.settings.allowlist):
+        for request in self.ctx.events.requests_since(attempt.marks):
+            if request.navigation and request.main_frame and not url_allowed(request.url, self.ctx.settings.allowlist):
                 self.domain_blocked(attempt, request.url, before_request=False)
 
     def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool) -> None:
         host = url_host(url)
-        details = {"host": host, "url": url, "allowlist": list(self.settings.allowlist),
-                   "stopped_before_request": before_request, "blocked_requests": self.events.blocked_since(attempt.marks)}
+        details = {"host": host, "url": url, "allowlist": list(self.ctx.settings.allowlist),
+                   "stopped_before_request": before_request, "blocked_requests": self.ctx.events.blocked_since(attempt.marks)}
         if attempt.spec.criticality == "critical":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "execution",
                                      f"critical step would leave the allowlist: {host}",
@@ -54,17 +52,17 @@ class Safety:
                                      details={"auth_signal": signal})
 
     def auth_signal(self, attempt: StepAttempt) -> dict[str, Any] | None:
-        signals = self.settings.auth_signals
+        signals = self.ctx.settings.auth_signals
         if signals is None:
             return None
-        for url, status in self.events.statuses_since(attempt.marks):
+        for url, status in self.ctx.events.statuses_since(attempt.marks):
             if status in signals.status:
                 return {"type": "status", "status": status, "url": url}
         try:
-            if signals.url_pattern and re.search(signals.url_pattern, self.page.url):
-                return {"type": "url_pattern", "pattern": signals.url_pattern, "url": self.page.url}
+            if signals.url_pattern and re.search(signals.url_pattern, self.ctx.page.url):
+                return {"type": "url_pattern", "pattern": signals.url_pattern, "url": self.ctx.page.url}
             if signals.texts:
-                for frame in self.page.frames:
+                for frame in self.ctx.page.frames:
                     try:
                         text = call("auth signal text", PROBE_MS * 2,
                                     lambda: frame.evaluate("() => document.body ? document.body.innerText : ''"))

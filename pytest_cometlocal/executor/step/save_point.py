@@ -1,13 +1,13 @@
 """A save point passed: the context's storage state is kept under its name.
 
 Here, not beside the files (``executor.browser.storage_states``), because
-saving asks the page for its state under the watchdog and records the save
-in the run's trace: it is part of the step, the files are plain data.
+saving asks the page for its state under the watchdog and the journal records the
+save in the run's trace: it is part of the step, the files are plain data.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.browser.storage_states import StorageStates, mask_values, state_values
 from pytest_cometlocal.executor.page.watchdog import bound
@@ -19,15 +19,13 @@ if TYPE_CHECKING:
 SAVE_MS = 15_000  # asking the context for its cookies and local storage
 
 
-def save_state(page: Page, run: RunFolder, storage: StorageStates | None, step_id: str, name: str) -> None:
-    """Keep the context's cookies and local storage under ``name`` (nothing without ``storage``).
+def save_state(page: Page, run: RunFolder, storage: StorageStates, name: str) -> dict[str, Any]:
+    """Keep the context's cookies and local storage under ``name``; returns what the trace records.
 
     The values are masked in this run's artifacts from now on; the trace
     records the name, the file's hash and counts, never the values. A failure
     is recorded; a plan that starts from this state then says it is missing.
     """
-    if storage is None:
-        return
     try:
         with bound("storage_state", SAVE_MS, isolated=True):
             state = page.context.storage_state()
@@ -35,4 +33,4 @@ def save_state(page: Page, run: RunFolder, storage: StorageStates | None, step_i
         info = storage.save(name, state)
     except Exception as exc:
         info = {"name": name, "error": (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]}
-    run.trace.emit("evidence_captured", step_id, metadata={"storage_state_saved": info})
+    return info

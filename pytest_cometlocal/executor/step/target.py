@@ -18,20 +18,20 @@ from pytest_cometlocal.executor.errors import PageUnresponsive
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import resolve
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.page.watchdog import PageWatch
+from pytest_cometlocal.executor.step.context import StepContext
 
 U4_ORDER = list(T.U4_ORDER)
 
 
-def resolve_step_target(page: Any, attempt: StepAttempt, watch: PageWatch, failures: Failures) -> dict[str, Any]:
+def resolve_step_target(ctx: StepContext, attempt: StepAttempt, failures: Failures) -> dict[str, Any]:
     """Resolve the step's target once for this attempt; returns what preconditions_checked records."""
     spec = attempt.spec
-    resolution = resolve(page, spec.alternatives, spec.timeout_ms)
+    resolution = resolve(ctx.page, spec.alternatives, spec.timeout_ms)
     metadata = {"attempts": [a.as_dict() for a in resolution.attempts], "rounds": resolution.rounds}
     if resolution.resolved is not None:
         attempt.target = resolution.resolved
         return {"resolved": resolution.resolved.description, **metadata}
-    if resolution.unanswered and not watch.answers():
+    if resolution.unanswered and not ctx.watch.answers():
         raise PageUnresponsive("target resolution", spec.timeout_ms, "no answer")
     target = (spec.target.model_dump(mode="json") if not isinstance(spec.target, list)
               else [t.model_dump(mode="json") for t in spec.target])

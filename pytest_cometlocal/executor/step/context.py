@@ -1,0 +1,49 @@
+"""What every part of a step works with, in one object: built once per executor, handed to each part.
+
+The parts of a step (failures, safety, conditions, actions) all look at the
+same page, write into the same run folder and journal, and read the same
+settings. Each one gets this context rather than its own copy of six
+collaborators (Robot Framework's ``running/``: one runner per job, all handed
+one context); what a part adds is its own job, not forwarding.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.page.watchdog import PageWatch
+from pytest_cometlocal.executor.results import ExecutorSettings
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
+from pytest_cometlocal.executor.step.journal import StepJournal
+from pytest_cometlocal.executor.step.observer import Observer
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+
+@dataclass(frozen=True)
+class StepContext:
+    page: Page
+    run: RunFolder
+    settings: ExecutorSettings
+    events: PageEvents  # what the browser reported (requests, downloads, a crash)
+    watch: PageWatch  # probes a page that stopped answering, lets go of it
+    observer: Observer  # the looks before and after each step
+    policy: PolicyState  # the run's anti-loop counters
+    retry: RetryRule
+    journal: StepJournal
+
+    @classmethod
+    def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
+        """The context of one executor: its page's events and watch, its observer, counters and journal."""
+        events = PageEvents(page.context, page, guard)
+        return cls(
+            page=page, run=run, settings=settings, events=events, watch=PageWatch(page, events),
+            observer=Observer(page, events, tuple(v for v in settings.secrets.values() if v)),
+            policy=PolicyState(settings.policy),
+            retry=RetryRule(settings.policy, settings.recovery_on),
+            journal=StepJournal(run.trace),
+        )
