@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytest_cometlocal.contract.model.records import EvidenceRef, StateSignature
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
-from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
+from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot, picture_reason
 from pytest_cometlocal.executor.page.observation import Observation
 
 SHA = "0" * 64

@@ -28,7 +28,7 @@ from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, CallTimedOut, bound, call
-from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
+from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot, picture_reason
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

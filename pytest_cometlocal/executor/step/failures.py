@@ -30,7 +30,7 @@ from pytest_cometlocal.executor.step.budget import Halt
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.evidence import PAGE_GONE, FailureEvidence
-from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot
+from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
