@@ -42,7 +42,8 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import Actions
 from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, OutputWriteFailed
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
+from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
 from pytest_cometlocal.executor.page.locators import describe_compiled
 from pytest_cometlocal.executor.step.observer import Observer
@@ -116,7 +117,7 @@ class Executor:
             except Exception as exc:
                 self.trace.emit("evidence_captured", metadata={"finisher_error": first_line(exc)})
         if extra:
-            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": MANIFEST})
+            self.trace.emit("evidence_captured", evidence_refs=extra, metadata={"manifest_uri": EVIDENCE_MANIFEST})
         self.trace.emit(
             "run_finished",
             after=last.signature if last else None,
@@ -409,7 +410,7 @@ class Executor:
             attempt.evidence.extend(step_evidence(self.page, self.evidence, attempt))
         self.trace.emit("evidence_captured", attempt.spec.id, before=attempt.before.signature,
                         after=attempt.after.signature if attempt.after else None, evidence_refs=attempt.evidence,
-                        metadata={"manifest_uri": MANIFEST})
+                        metadata={"manifest_uri": EVIDENCE_MANIFEST})
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)

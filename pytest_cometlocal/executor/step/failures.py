@@ -29,7 +29,7 @@ from pytest_cometlocal.executor.step.observer import Observer
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.step.budget import Halt, PolicyState
 from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
 from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.evidence import write_dom, write_html, write_screenshot
@@ -119,7 +119,7 @@ class Failures:
         details = gaps.into(details)
         attempt.evidence.extend(refs)
         self.run.trace.emit("evidence_captured", spec.id, before=state_before, after=after.signature if after else None,
-                            evidence_refs=refs, metadata={"manifest_uri": MANIFEST, "for_error": code.value})
+                            evidence_refs=refs, metadata={"manifest_uri": EVIDENCE_MANIFEST, "for_error": code.value})
         source = self.settings.step_sources.get(spec.id)
         if source and len(source) > 1:  # a step of a step group: the plan line and the group lines
             details = {**(details or {}), "source": list(source)}
@@ -295,7 +295,7 @@ def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") 
         # The error is created before it is emitted, so it records the seq of its first event.
         error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
         run.trace.emit("proposal_rejected", error=error, metadata={"problem_count": len(invalid.problems)})
-        run.trace.emit("evidence_captured", evidence_refs=[ref], metadata={"manifest_uri": MANIFEST})
+        run.trace.emit("evidence_captured", evidence_refs=[ref], metadata={"manifest_uri": EVIDENCE_MANIFEST})
         run.trace.emit("error_raised", error=error)
         run.trace.emit("run_finished", metadata={"status": "failed", "error_code": error.error_code.value})
     finally:
