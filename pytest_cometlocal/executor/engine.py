@@ -55,6 +55,7 @@ from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import U4_ORDER, resolve_step_target
+from pytest_cometlocal.executor.suggest.places import TargetPlaces
 from pytest_cometlocal.executor.browser.storage_states import save_state
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, PageWatch, bound
 
@@ -86,7 +87,8 @@ class Executor:
         self.events = PageEvents(page.context, page, guard)
         self.watch = PageWatch(page, self.events)
         self.observer = Observer(page, self.events, tuple(v for v in settings.secrets.values() if v))
-        self.failures = Failures(page, run, settings, self.events, self.observer, self.policy, self.watch)
+        self.places = TargetPlaces()  # where each step found its target: the suggestions of a later failure
+        self.failures = Failures(page, run, settings, self.events, self.observer, self.policy, self.watch, self.places)
         self.safety = Safety(page, settings, self.events, self.failures)
         self.conditions = StepConditions(page, settings, self.events, self.failures, self.safety, self.trace)
         self.actions = Actions(page, settings, self.events, self.failures, self.safety, self.watch, run)
@@ -373,6 +375,8 @@ class Executor:
             self.conditions.check(attempt, "pre", spec.preconditions)
         self.trace.emit("preconditions_checked", spec.id, before=before,
                         metadata={"ok": True, **({"target_resolution": resolution} if resolution else {})})
+        if resolution:
+            self.places.found(spec.id, resolution["resolved"])
 
         if spec.criticality == "critical" and self.settings.mode == "dry_run":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "precondition",
@@ -411,6 +415,7 @@ class Executor:
         self.trace.emit("evidence_captured", attempt.spec.id, before=attempt.before.signature,
                         after=attempt.after.signature if attempt.after else None, evidence_refs=attempt.evidence,
                         metadata={"manifest_uri": EVIDENCE_MANIFEST})
+        self.places.passed(attempt.spec.id, attempt.target.context if attempt.target else None)
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)

@@ -33,6 +33,7 @@ from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
 from pytest_cometlocal.executor.step.evidence_gaps import Gaps, executor_snapshot, picture_reason
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.evidence import write_dom, write_html, write_screenshot
+from pytest_cometlocal.executor.suggest.places import TargetPlaces
 from pytest_cometlocal.executor.suggest.suggester import with_suggestions
 from pytest_cometlocal.executor.step.action_failure import unresponsive
 from pytest_cometlocal.executor.page.settle import stop_loading
@@ -53,6 +54,7 @@ class Failures:
     observer: Observer
     policy: PolicyState
     watch: PageWatch
+    places: TargetPlaces  # where earlier steps found their targets (for suggestions)
 
     def fail(self, attempt: StepAttempt, code: ErrorCode, stage: str, message: str, *,
              details: dict[str, Any] | None = None, failed_conditions: list[FailedCondition] | None = None,
@@ -130,7 +132,7 @@ class Failures:
         if alive and observe_after:  # replacement targets for a failed target: shown, never applied
             policy = self.settings.policy
             will_retry = is_retryable and code.value in policy.retry_on and attempt.attempt <= policy.retries_per_action
-            details = with_suggestions(self.page, self.run.path, attempt, code, details, failed_conditions, will_retry,
+            details = with_suggestions(self.page, self.places, attempt, code, details, failed_conditions, will_retry,
                                        self.run.redactor)
         redact = self.run.redactor
         error = ExecutorError(
