@@ -29,7 +29,7 @@ and fsync of the manifest after each file left that file unlisted). A kill
 inside it leaves the batch's files in evidence/, unlisted, and the complete
 new manifest, which lists them with their hashes, in the ``.tmp`` file:
 verify recognises exactly that state and counts those files as listed
-(``audit._pending_batch``), with a note.
+(runs/verify.py, ``_pending_batch``), with a note.
 SIGTERM and Ctrl-C reach Python as an exception, which can land in that
 window too: the batch is remembered until its manifest is in place, and
 ``close`` (run at the end of every run, interrupted or not) finishes it.
