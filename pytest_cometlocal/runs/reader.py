@@ -71,16 +71,13 @@ class Event:
 
 @dataclass(frozen=True)
 class TraceLine:
-    """One line of trace.jsonl: its text, its JSON (``data``), or why it is not JSON (``problem``)."""
+    """One line of trace.jsonl: its text, its JSON (``data``) or why it is not JSON (``problem``), its event."""
 
     number: int
     text: str
     data: Any = None
     problem: str | None = None  # the JSON parser's message, first line
-
-    @property
-    def event(self) -> Event | None:
-        return None if self.problem is not None else Event.of(self.number, self.data)
+    event: Event | None = None  # None when the line is not JSON, or JSON but not an event
 
 
 @dataclass(frozen=True)
@@ -93,7 +90,7 @@ class Trace:
     events: tuple[Event, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "events", tuple(e for e in (line.event for line in self.lines) if e is not None))
+        object.__setattr__(self, "events", tuple(line.event for line in self.lines if line.event is not None))
 
     @property
     def truncated(self) -> bool:
@@ -114,7 +111,7 @@ class Trace:
     @property
     def errors(self) -> tuple[dict[str, Any], ...]:
         """The errors the run raised (``error_raised``), in order."""
-        return tuple(e.error for e in self.events if e.event_type == "error_raised" and e.error)
+        return tuple(error for e in self.events if e.event_type == "error_raised" and (error := e.error))
 
     @property
     def attempts(self) -> Attempts:
@@ -126,7 +123,8 @@ def read_trace(path: Path) -> Trace:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise RunFileError(path, exc.strerror or str(exc), missing=isinstance(exc, (FileNotFoundError, IsADirectoryError))) from None
+        missing = isinstance(exc, (FileNotFoundError, IsADirectoryError))
+        raise RunFileError(path, exc.strerror or str(exc), missing=missing) from None
     chunks = raw.split(b"\n")
     if chunks[-1] == b"":
         chunks.pop()  # the newline that ends the last line (or the empty file)
@@ -134,9 +132,11 @@ def read_trace(path: Path) -> Trace:
     for number, chunk in enumerate(chunks, 1):
         text = chunk.decode("utf-8", errors="replace")
         try:
-            lines.append(TraceLine(number, text, json.loads(text)))
+            data = json.loads(text)
         except ValueError as exc:
             lines.append(TraceLine(number, text, problem=(str(exc) or type(exc).__name__).splitlines()[0]))
+            continue
+        lines.append(TraceLine(number, text, data, event=Event.of(number, data)))
     return Trace(path, tuple(lines), terminated=not raw or raw.endswith(b"\n"))
 
 

@@ -51,7 +51,8 @@ def write_run(root: Path, text: str = "x") -> Path:
     error = ExecutorError(error_code=ErrorCode.TARGET_NOT_FOUND, stage="precondition", severity="error",
                           message="target resolution returned 0 matches; requires exactly 1", retryable=False,
                           run_id=run.run_id, seq=trace.next_seq, step_index=1, action_id="save", action_kind="click",
-                          criticality="normal", state_before=None, evidence_refs=[ref], created_at="2026-11-25T00:00:00Z",
+                          criticality="normal", state_before=None, evidence_refs=[ref],
+                          created_at="2026-11-25T00:00:00Z",
                           details={"suggestions": SUGGESTED})
     trace.emit("error_raised", "save", error=error)
     trace.emit("run_finished", metadata={"status": "failed"})
@@ -139,5 +140,6 @@ def test_the_file_names_of_a_run_folder_are_written_once() -> None:
     """Only contract/run_folder.py spells them; everything else names them from there."""
     package = Path(pytest_cometlocal.__file__).parent
     literals = re.compile(r"""["'](trace\.jsonl|run_manifest\.json|evidence_manifest\.json)["']""")
-    spelled = sorted(str(p.relative_to(package)) for p in package.rglob("*.py") if literals.search(p.read_text("utf-8")))
+    spelled = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
+                     if literals.search(p.read_text("utf-8")))
     assert spelled == ["contract/run_folder.py"]

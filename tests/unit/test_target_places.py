@@ -18,7 +18,8 @@ _TARGET = TypeAdapter(T.Target)
 SAVE = _TARGET.validate_python({"type": "testid", "id": "save"})
 SAVE_CSS = _TARGET.validate_python({"type": "css", "selector": "#save"})
 OTHER = _TARGET.validate_python({"type": "testid", "id": "other"})
-FORM = {"target": {"tag": "button"}, "ancestors": [{"tag": "form", "id": "a", "classes": "edit  wide"}, {"tag": "body"}]}
+FORM = {"target": {"tag": "button"},
+        "ancestors": [{"tag": "form", "id": "a", "classes": "edit  wide"}, {"tag": "body"}]}
 SECTION = {"target": {"tag": "button"}, "ancestors": [{"tag": "section", "id": "b", "classes": ""}]}
 
 
