@@ -29,7 +29,8 @@ import allure_commons
 import pytest
 
 from pytest_cometlocal.contract.run_folder import TRACE
-from pytest_cometlocal.runs.reader import Attempts, read_attempts
+from pytest_cometlocal.runs.reader import read_attempts
+from pytest_cometlocal.runs.steps import Attempts
 
 FLAKY_LABEL = "flaky_steps"
 FLAKY_PROPERTY = "cometlocal.flaky_steps"

@@ -21,8 +21,8 @@ from typing import Any
 
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
-from pytest_cometlocal.runs.reader import RunRecord, StepRecord, read_run
-from pytest_cometlocal.runs.steps import STATE_PARTS
+from pytest_cometlocal.runs.reader import RunRecord, read_run
+from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
 
 __all__ = ["DiffError", "RunDiff", "diff_runs", "render_json", "render_text", "run_diff_command"]
 

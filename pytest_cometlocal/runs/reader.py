@@ -25,14 +25,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
 from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
-from pytest_cometlocal.runs.steps import Attempts, StepRecord, attempts_of, steps_of
+from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-__all__ = ["Attempts", "Event", "EvidenceEntry", "RunRecord", "StepRecord", "Trace", "TraceLine", "find_runs",
-           "read_attempts", "read_evidence", "read_json", "read_run", "read_trace"]
+__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "find_runs", "read_attempts", "read_events",
+           "read_evidence", "read_json", "read_run", "read_trace"]
 
 
 @dataclass(frozen=True)
@@ -118,8 +118,8 @@ class Trace:
         return attempts_of(self.events)
 
 
-def read_trace(path: Path) -> Trace:
-    """Read a trace.jsonl, each line parsed once; :class:`RunFileError` when it cannot be read."""
+def _chunks(path: Path) -> tuple[list[bytes], bool]:
+    """The file's lines as bytes, split at ``\\n``, and whether it ends with one."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
@@ -128,22 +128,40 @@ def read_trace(path: Path) -> Trace:
     chunks = raw.split(b"\n")
     if chunks[-1] == b"":
         chunks.pop()  # the newline that ends the last line (or the empty file)
-    lines = []
-    for number, chunk in enumerate(chunks, 1):
-        text = chunk.decode("utf-8", errors="replace")
-        try:
-            data = json.loads(text)
-        except ValueError as exc:
-            lines.append(TraceLine(number, text, problem=(str(exc) or type(exc).__name__).splitlines()[0]))
-            continue
-        lines.append(TraceLine(number, text, data, event=Event.of(number, data)))
-    return Trace(path, tuple(lines), terminated=not raw or raw.endswith(b"\n"))
+    return chunks, not raw or raw.endswith(b"\n")
+
+
+def _line(number: int, chunk: bytes) -> TraceLine:
+    text = chunk.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return TraceLine(number, text, problem=(str(exc) or type(exc).__name__).splitlines()[0])
+    return TraceLine(number, text, data, event=Event.of(number, data))
+
+
+def read_trace(path: Path) -> Trace:
+    """Read a trace.jsonl, each line parsed once; :class:`RunFileError` when it cannot be read."""
+    chunks, terminated = _chunks(path)
+    return Trace(path, tuple(_line(number, chunk) for number, chunk in enumerate(chunks, 1)), terminated)
+
+
+def read_events(path: Path, names: Collection[str]) -> tuple[Event, ...]:
+    """Only the events named ``names``, in order: a line is parsed only when it names one of them.
+
+    For a reader that runs after every plan item (the retries in reports): a
+    long trace then costs little more than reading the file.
+    """
+    chunks, _ = _chunks(path)
+    needles = tuple(name.encode("utf-8") for name in names)
+    lines = (_line(number, chunk) for number, chunk in enumerate(chunks, 1) if any(n in chunk for n in needles))
+    return tuple(line.event for line in lines if line.event is not None and line.event.event_type in names)
 
 
 def read_attempts(trace: Path) -> Attempts | None:
     """The attempts a trace.jsonl records (plugin/retries.py); None when it cannot be read or has no step attempt."""
     try:
-        counted = read_trace(trace).attempts
+        counted = attempts_of(read_events(trace, ATTEMPT_EVENTS))
     except RunFolderError:
         return None
     return counted if counted.attempts else None

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Iterable
 if TYPE_CHECKING:
     from pytest_cometlocal.runs.reader import Event
 
-__all__ = ["STATE_PARTS", "Attempts", "StepRecord", "attempts_of", "steps_of"]
+__all__ = ["ATTEMPT_EVENTS", "STATE_PARTS", "Attempts", "StepRecord", "attempts_of", "steps_of"]
 
 #: The parts of a StateSignature that ``cometlocal diff`` compares, and the field each is read from.
 STATE_PARTS: tuple[tuple[str, str], ...] = (
@@ -28,6 +28,8 @@ STATE_PARTS: tuple[tuple[str, str], ...] = (
 )
 
 _PASSED_EVENTS = ("postconditions_checked", "assert_checked")
+#: The events :func:`attempts_of` counts.
+ATTEMPT_EVENTS = ("observation_captured", "retry_scheduled", "recovery_started", "error_raised")
 _AROUND_ATTEMPTS = ("recovery_started", "recovery_finished", "retry_scheduled", "backoff_applied")
 
 

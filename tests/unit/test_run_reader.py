@@ -22,7 +22,8 @@ from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE, sha256_file
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
-from pytest_cometlocal.runs.reader import Attempts, read_attempts, read_evidence, read_json, read_run, read_trace
+from pytest_cometlocal.runs.reader import read_attempts, read_evidence, read_json, read_run, read_trace
+from pytest_cometlocal.runs.steps import Attempts
 from pytest_cometlocal.runs.show import run_suggestion_lines, show_run
 from pytest_cometlocal.runs.verify import verify_run
 
