@@ -1,15 +1,17 @@
 """The one reader of run folders: trace.jsonl and the manifests, folded into typed records.
 
 Everything that reads a run back goes through here: ``cometlocal verify``
-(runs/verify.py), ``show`` (runs/show.py), ``diff`` (runs/diff.py) and the
-retries a report shows (plugin/retries.py). Three levels, each built on the
-one below, so a trace line is parsed once whoever asks:
+(runs/verify.py), ``show`` and its suggested targets (runs/show.py), ``diff``
+(runs/diff.py), the retries a report shows (plugin/retries.py) and the
+evidence Allure attaches (plugin/allure_report.py). Three levels, each built
+on the one below, so a trace line is parsed once whoever asks:
 
 - the file: :func:`read_trace` splits ``trace.jsonl`` into :class:`TraceLine`
   (its text, its JSON, or why it is not JSON), which verify checks line by line;
 - the events: a line that is a JSON object with an ``event_type`` is an
   :class:`Event`, its fields typed leniently (a hand-made or damaged trace
   still reads); verify validates the lines against TraceEvent v1 itself;
+  :func:`read_events` parses only the lines that name the events asked for;
 - the run: :func:`read_run` folds the events into steps (:class:`StepRecord`),
   attempts (:class:`Attempts`) and errors, next to the run manifest
   (:class:`RunRecord`); :func:`read_evidence` lists the evidence manifest.
