@@ -41,7 +41,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -56,6 +56,9 @@ from pytest_cometlocal.executor.suggest.ranking import (
     target_options, wanted_from,
 )
 from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 MAX_SUGGESTIONS = 3
 MAX_SCAN = 2_000  # elements walked in document order; the rest of a larger page is not looked at
@@ -276,7 +279,7 @@ def suggest(page: Any, request: Request, old_place: tuple[str, ...] = (), budget
     return out
 
 
-def with_suggestions(page: Any, places: TargetPlaces | None, attempt: Any, code: ErrorCode,
+def with_suggestions(page: Page, places: TargetPlaces | None, attempt: Any, code: ErrorCode,
                      details: dict[str, Any] | None, failed_conditions: list[Any] | None, will_retry: bool = False,
                      redactor: Any = None) -> dict[str, Any] | None:
     """``details`` with ``suggestions`` (and a ``suggestions_note`` when needed) for a failure that gets them.
