@@ -173,7 +173,8 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from pytest_cometlocal.runs.verify import find_runs, verify_run
+    from pytest_cometlocal.runs.reader import find_runs
+    from pytest_cometlocal.runs.verify import verify_run
 
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
@@ -198,19 +199,19 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from pytest_cometlocal.runs.verify import find_runs, show_run
+    from pytest_cometlocal.runs.errors import RunFolderError
+    from pytest_cometlocal.runs.reader import find_runs
+    from pytest_cometlocal.runs.show import run_suggestion_lines, show_run
 
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))
-    from pytest_cometlocal.contract.model.suggestion import run_suggestion_lines
-
     for run in runs:
         try:
             print(show_run(run))
             for line in run_suggestion_lines(run):  # suggested targets of its error, as YAML to paste
                 print(line)
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RunFolderError) as exc:
             print(f"{run}: cannot be read ({exc})")
     return 0
 

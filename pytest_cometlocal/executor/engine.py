@@ -342,6 +342,8 @@ class Executor:
                 resolution = resolve_step_target(ctx, attempt, self.failures)
             self.conditions.check(attempt, "pre", spec.preconditions)
         journal.preconditions_checked(resolution)
+        if resolution:
+            ctx.places.found(spec.id, resolution["resolved"])
 
         if spec.criticality == "critical" and self.settings.mode == "dry_run":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "precondition",
@@ -374,6 +376,7 @@ class Executor:
         with self._phase(attempt, "evidence"):
             attempt.evidence.extend(step_evidence(self.page, self.run.evidence, attempt))
         self.journal.evidence_captured()
+        self.ctx.places.passed(attempt.spec.id, attempt.target.context if attempt.target else None)
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)

@@ -25,10 +25,12 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import ExecutorError, TraceEvent
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.contract.model.targets import describe_target
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
 from pytest_cometlocal.plugin.errors import PlanFailed, step_failure
+from pytest_cometlocal.runs.errors import RunFolderError
+from pytest_cometlocal.runs.reader import read_evidence
 
 
 def allure_active(config: pytest.Config) -> bool:
@@ -186,21 +188,19 @@ def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
     suggested = suggestion_lines(error.details, indent="") if error is not None else []
     if suggested:  # the failure's message has them too: it is the whole failure text
         allure.attach("\n".join(suggested) + "\n", name="suggested targets", attachment_type=allure.attachment_type.TEXT)
-    attach(run_dir / "trace.jsonl", "trace.jsonl")
-    attach(run_dir / "run_manifest.json", "run_manifest.json")
-    attach(run_dir / MANIFEST, MANIFEST)
+    for name in (TRACE, RUN_MANIFEST, EVIDENCE_MANIFEST):
+        attach(run_dir / name, name)
     try:
-        manifest = json.loads((run_dir / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        entries = read_evidence(run_dir)
+    except RunFolderError:
         return
     wanted_kinds = {"inspection_report", "download", "playwright_trace"}
     error_uris = {ref.uri for ref in error.evidence_refs} if error is not None else set()
-    for entry in manifest.get("files", []):
-        if entry.get("uri") is None:
+    for entry in entries:
+        if entry.uri is None:
             continue  # withheld (a download holding a secret): there is no file
-        if entry["uri"] in error_uris or entry["kind"] in wanted_kinds:
-            label = f"{entry['kind']}: {Path(entry['uri']).name}"
-            attach(run_dir / entry["uri"], label)
+        if entry.uri in error_uris or entry.kind in wanted_kinds:
+            attach(run_dir / entry.uri, f"{entry.kind}: {Path(entry.uri).name}")
 
 
 def write_categories(alluredir: str) -> None:

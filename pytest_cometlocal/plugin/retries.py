@@ -3,7 +3,8 @@
 A plan whose step failed, was retried (``policy.retry_on``) or recovered
 (``recovery``) and then passed is green, yet it says something about the
 application or the suite that a plain pass hides: it is *flaky*. So after each
-plan item runs, its trace is read (the run's own record, whoever ran it) and:
+plan item runs, its trace is read (the run's own record, whoever ran it) by
+runs/reader.py, and:
 
 - every item gets the JUnit properties ``cometlocal.attempts`` (attempts over
   the plan's steps, recovery steps not counted), ``cometlocal.retries`` and
@@ -21,69 +22,18 @@ tests/plugin/test_retries_visible.py pins it through the result JSON.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import allure_commons
 import pytest
 
+from pytest_cometlocal.contract.run_folder import TRACE
+from pytest_cometlocal.runs.reader import read_attempts
+from pytest_cometlocal.runs.steps import Attempts
+
 FLAKY_LABEL = "flaky_steps"
 FLAKY_PROPERTY = "cometlocal.flaky_steps"
-_EVENTS = ("observation_captured", "retry_scheduled", "recovery_started", "error_raised")
-
-
-@dataclass(frozen=True)
-class Attempts:
-    """What the trace of one run says about its attempts."""
-
-    attempts: int  # attempts of the plan's steps (recovery steps not counted)
-    retries: int  # retry_scheduled events (recovery steps' retries included)
-    recoveries: int  # recovery rounds
-    recovered: tuple[tuple[str, int], ...]  # plan steps that passed after more than one attempt, with their attempts
-
-    def flaky_text(self) -> str:
-        return ", ".join(f"{step} ({n} attempts)" for step, n in self.recovered)
-
-
-def read_attempts(trace: Path) -> Attempts | None:
-    """Count attempts, retries and recoveries in a ``trace.jsonl``; None when it has no step attempt.
-
-    A step passed after more than one attempt when its last ``observation_captured``
-    has ``attempt`` > 1 and the run raised no error at it. Lines are parsed only when
-    they name one of the events counted, so a long trace costs little more than its read.
-    """
-    attempts = retries = recoveries = 0
-    last_attempt: dict[str, int] = {}
-    failed: set[str] = set()
-    try:
-        with trace.open(encoding="utf-8") as lines:
-            for line in lines:
-                if not any(name in line for name in _EVENTS):
-                    continue
-                try:
-                    event = json.loads(line)
-                    kind, step = event.get("event_type"), event.get("step_id")
-                    meta = event.get("metadata") or {}
-                    attempt = int(meta.get("attempt", 1))
-                except (ValueError, TypeError, AttributeError):
-                    continue  # a torn or foreign line: `cometlocal verify` reports it, not this count
-                if kind == "observation_captured" and not meta.get("recovery"):
-                    attempts += 1
-                    last_attempt[step] = attempt
-                elif kind == "retry_scheduled":
-                    retries += 1
-                elif kind == "recovery_started":
-                    recoveries += 1
-                elif kind == "error_raised" and step:
-                    failed.add(step)
-    except OSError:
-        return None
-    if not attempts:
-        return None
-    recovered = tuple((step, n) for step, n in last_attempt.items() if n > 1 and step not in failed)
-    return Attempts(attempts, retries, recoveries, recovered)
 
 
 def record_attempts(item: pytest.Item, passed: bool, allure_on: bool) -> Attempts | None:
@@ -91,7 +41,7 @@ def record_attempts(item: pytest.Item, passed: bool, allure_on: bool) -> Attempt
     run_dir = getattr(item, "cometlocal_run_dir", None)
     if run_dir is None:
         return None
-    counted = read_attempts(Path(run_dir) / "trace.jsonl")
+    counted = read_attempts(Path(run_dir) / TRACE)
     if counted is None:
         return None
     item.user_properties.append(("cometlocal.attempts", counted.attempts))

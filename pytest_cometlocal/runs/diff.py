@@ -19,15 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_cometlocal.runs.reader import STATE_PARTS, RunFolderError, RunRecord, StepRecord, read_run
+from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
+from pytest_cometlocal.runs.errors import DiffError, RunFolderError
+from pytest_cometlocal.runs.reader import RunRecord, read_run
+from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
 
 __all__ = ["DiffError", "RunDiff", "diff_runs", "render_json", "render_text", "run_diff_command"]
 
 SCHEMA_VERSION = "v1"
-
-
-class DiffError(Exception):
-    """The two paths cannot be compared (not runs, different plans); one line, exit code 2."""
 
 
 @dataclass
@@ -160,6 +159,9 @@ def diff_runs(path_a: Path, path_b: Path) -> RunDiff:
         a, b = read_run(path_a), read_run(path_b)
     except RunFolderError as exc:
         raise DiffError(str(exc)) from None
+    for run in (a, b):
+        if not isinstance(run.manifest.get("plan"), dict):
+            raise DiffError(f"not a run folder ({RUN_MANIFEST} names no plan): {run.path}")
     _check_same_plan(a, b)
     steps_a = {s.step_id: s for s in a.steps}
     steps_b = {s.step_id: s for s in b.steps}

@@ -1,88 +1,237 @@
-"""Reading one run folder as a list of steps, for ``cometlocal diff``.
+"""The one reader of run folders: trace.jsonl and the manifests, folded into typed records.
 
-The trace records events, not steps; comparing two runs needs, per step, what
-happened to it: outcome, attempts, duration, and the state the page was in
-before the step started and after it ended. This module derives that from
-``run_manifest.json`` and ``trace.jsonl`` only (pure Python, no browser), and
-refuses a folder that is not a run with a one-line :class:`RunFolderError`.
+Everything that reads a run back goes through here: ``cometlocal verify``
+(runs/verify.py), ``show`` and its suggested targets (runs/show.py), ``diff``
+(runs/diff.py), the retries a report shows (plugin/retries.py) and the
+evidence Allure attaches (plugin/allure_report.py). Three levels, each built
+on the one below, so a trace line is parsed once whoever asks:
+
+- the file: :func:`read_trace` splits ``trace.jsonl`` into :class:`TraceLine`
+  (its text, its JSON, or why it is not JSON), which verify checks line by line;
+- the events: a line that is a JSON object with an ``event_type`` is an
+  :class:`Event`, its fields typed leniently (a hand-made or damaged trace
+  still reads); verify validates the lines against TraceEvent v1 itself;
+  :func:`read_events` parses only the lines that name the events asked for;
+- the run: :func:`read_run` folds the events into steps (:class:`StepRecord`),
+  attempts (:class:`Attempts`) and errors, next to the run manifest
+  (:class:`RunRecord`); :func:`read_evidence` lists the evidence manifest.
 
 A trace whose last line was cut by a crash is read up to that line (the
-``truncated`` flag says so): a crashed run is exactly the one worth comparing.
+``truncated`` flag says so): a crashed run is exactly the one worth reading.
+Lines are split at ``\\n`` only: the writer keeps text such as U+2028 as it is,
+and a line break of another kind is part of a line. Pure Python, no browser.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection, Mapping
 
-#: The parts of a StateSignature that ``cometlocal diff`` compares, and the field each is read from.
-STATE_PARTS: tuple[tuple[str, str], ...] = (
-    ("url", "url"),
-    ("title", "title_hash"),
-    ("key_elements", "key_elements_hash"),
-    ("visible_text", "visible_text_hash"),
-    ("screenshot", "screenshot_hash"),
-)
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
+from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
+from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-_PASSED_EVENTS = ("postconditions_checked", "assert_checked")
+__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "find_runs", "read_attempts", "read_events",
+           "read_evidence", "read_json", "read_run", "read_trace"]
 
 
-class RunFolderError(Exception):
-    """A path that cannot be read as a run folder; the message is one line for the terminal."""
+@dataclass(frozen=True)
+class Event:
+    """One trace line that is an event, its fields as readers use them; ``data`` is the line as written."""
 
+    number: int  # the line's number in trace.jsonl, from 1
+    event_type: str
+    step_id: str | None
+    ts_utc: str | None
+    metadata: Mapping[str, Any]
+    data: Mapping[str, Any]
 
-@dataclass
-class StepRecord:
-    """What one step (all its attempts, recovery rounds included) did in one run.
-
-    ``before`` is the page state the step's first attempt started from, ``after``
-    the last state recorded after it (its final attempt's, or the failure's).
-    """
-
-    step_id: str
-    recovery: bool = False
-    kind: str | None = None
-    outcome: str = "incomplete"
-    error_code: str | None = None
-    errors: list[str] = field(default_factory=list)
-    attempts: int = 0
-    recoveries: int = 0
-    retries: int = 0
-    first_ts: str | None = None
-    last_ts: str | None = None
-    before: dict[str, Any] | None = None
-    after: dict[str, Any] | None = None
+    @classmethod
+    def of(cls, number: int, data: Any) -> Event | None:
+        if not isinstance(data, dict) or not isinstance(data.get("event_type"), str):
+            return None
+        step_id, ts, meta = data.get("step_id"), data.get("ts_utc"), data.get("metadata")
+        return cls(number, data["event_type"], step_id if isinstance(step_id, str) and step_id else None,
+                   ts if isinstance(ts, str) else None, meta if isinstance(meta, dict) else {}, data)
 
     @property
-    def duration_ms(self) -> int | None:
-        if not self.first_ts or not self.last_ts:
-            return None
-        try:
-            delta = datetime.fromisoformat(self.last_ts) - datetime.fromisoformat(self.first_ts)
-        except ValueError:
-            return None
-        return int(delta.total_seconds() * 1000)
+    def error(self) -> dict[str, Any] | None:
+        error = self.data.get("error")
+        return error if isinstance(error, dict) else None
 
-    def as_dict(self) -> dict[str, Any]:
-        return {"outcome": self.outcome, "error_code": self.error_code, "errors": list(self.errors),
-                "attempts": self.attempts, "retries": self.retries, "recoveries": self.recoveries,
-                "duration_ms": self.duration_ms, "kind": self.kind}
+    @property
+    def error_code(self) -> str | None:
+        return (self.error or {}).get("error_code")
+
+    def signature(self, which: str) -> dict[str, Any] | None:
+        """The state signature ``before`` or ``after`` the event, when it has one."""
+        value = self.data.get(f"state_signature_{which}")
+        return value if isinstance(value, dict) else None
 
 
-@dataclass
+@dataclass(frozen=True)
+class TraceLine:
+    """One line of trace.jsonl: its text, its JSON (``data``) or why it is not JSON (``problem``), its event."""
+
+    number: int
+    text: str
+    data: Any = None
+    problem: str | None = None  # the JSON parser's message, first line
+    event: Event | None = None  # None when the line is not JSON, or JSON but not an event
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A trace.jsonl as read: its lines, and the events among them in order."""
+
+    path: Path
+    lines: tuple[TraceLine, ...]
+    terminated: bool  # the file ends with a newline (an empty file too)
+    events: tuple[Event, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "events", tuple(line.event for line in self.lines if line.event is not None))
+
+    @property
+    def truncated(self) -> bool:
+        """The last line was cut by a crash: it has no newline."""
+        return not self.terminated
+
+    @property
+    def unreadable_lines(self) -> int:
+        """Lines that are not events, blank lines and the crash's half line left aside."""
+        last = len(self.lines)
+        return sum(1 for line in self.lines if line.event is None and line.text.strip()
+                   and not (line.number == last and self.truncated))
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.events) and self.events[-1].event_type == "run_finished"
+
+    @property
+    def errors(self) -> tuple[dict[str, Any], ...]:
+        """The errors the run raised (``error_raised``), in order."""
+        return tuple(error for e in self.events if e.event_type == "error_raised" and (error := e.error))
+
+    @property
+    def attempts(self) -> Attempts:
+        return attempts_of(self.events)
+
+
+def _chunks(path: Path) -> tuple[list[bytes], bool]:
+    """The file's lines as bytes, split at ``\\n``, and whether it ends with one."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        missing = isinstance(exc, (FileNotFoundError, IsADirectoryError))
+        raise RunFileError(path, exc.strerror or str(exc), missing=missing) from None
+    chunks = raw.split(b"\n")
+    if chunks[-1] == b"":
+        chunks.pop()  # the newline that ends the last line (or the empty file)
+    return chunks, not raw or raw.endswith(b"\n")
+
+
+def _line(number: int, chunk: bytes) -> TraceLine:
+    text = chunk.decode("utf-8", errors="replace")
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        return TraceLine(number, text, problem=(str(exc) or type(exc).__name__).splitlines()[0])
+    return TraceLine(number, text, data, event=Event.of(number, data))
+
+
+def read_trace(path: Path) -> Trace:
+    """Read a trace.jsonl, each line parsed once; :class:`RunFileError` when it cannot be read."""
+    chunks, terminated = _chunks(path)
+    return Trace(path, tuple(_line(number, chunk) for number, chunk in enumerate(chunks, 1)), terminated)
+
+
+def read_events(path: Path, names: Collection[str]) -> tuple[Event, ...]:
+    """Only the events named ``names``, in order: a line is parsed only when it names one of them.
+
+    For a reader that runs after every plan item (the retries in reports): a
+    long trace then costs little more than reading the file.
+    """
+    chunks, _ = _chunks(path)
+    needles = tuple(name.encode("utf-8") for name in names)
+    lines = (_line(number, chunk) for number, chunk in enumerate(chunks, 1) if any(n in chunk for n in needles))
+    return tuple(line.event for line in lines if line.event is not None and line.event.event_type in names)
+
+
+def read_attempts(trace: Path) -> Attempts | None:
+    """The attempts a trace.jsonl records (plugin/retries.py); None when it cannot be read or has no step attempt."""
+    try:
+        counted = attempts_of(read_events(trace, ATTEMPT_EVENTS))
+    except RunFolderError:
+        return None
+    return counted if counted.attempts else None
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file of a run folder; :class:`RunFileError` (``missing``, or why it is not JSON) otherwise."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RunFileError(path, "missing", missing=True) from None
+    except (OSError, ValueError) as exc:
+        raise RunFileError(path, str(exc)) from None
+
+
+@dataclass(frozen=True)
+class EvidenceEntry:
+    """One file of evidence_manifest.json; ``uri`` is None for a file withheld (a download holding a secret)."""
+
+    kind: str | None
+    uri: str | None
+    sha256: str | None
+    step_id: str | None
+    data: Mapping[str, Any]
+
+
+def read_evidence(run_dir: Path) -> tuple[EvidenceEntry, ...]:
+    """The entries of a run's evidence manifest, in order; :class:`RunFileError` when it cannot be read."""
+    manifest = read_json(run_dir / EVIDENCE_MANIFEST)
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, list):
+        raise RunFileError(run_dir / EVIDENCE_MANIFEST, "no list of files")
+    return tuple(EvidenceEntry(e.get("kind"), e.get("uri"), e.get("sha256"), e.get("step_id"), e)
+                 for e in files if isinstance(e, dict))
+
+
+@dataclass(frozen=True)
 class RunRecord:
-    """One run folder: its manifest's identity and status, and its steps in order of first appearance."""
+    """One run folder: its manifest's identity and status, its trace, and its steps in order of first appearance."""
 
     path: Path
     manifest: dict[str, Any]
-    steps: list[StepRecord]
-    events: int
-    truncated: bool = False
-    unreadable_lines: int = 0
-    finished: bool = True
+    trace: Trace
+    steps: tuple[StepRecord, ...]
+
+    @property
+    def events(self) -> int:
+        return len(self.trace.events)
+
+    @property
+    def truncated(self) -> bool:
+        return self.trace.truncated
+
+    @property
+    def unreadable_lines(self) -> int:
+        return self.trace.unreadable_lines
+
+    @property
+    def finished(self) -> bool:
+        return self.trace.finished
+
+    @property
+    def errors(self) -> tuple[dict[str, Any], ...]:
+        return self.trace.errors
+
+    @property
+    def attempts(self) -> Attempts:
+        return self.trace.attempts
 
     @property
     def plan(self) -> dict[str, Any]:
@@ -118,102 +267,35 @@ def _read_manifest(path: Path) -> dict[str, Any]:
         raise RunFolderError(f"no such run folder: {path}")
     if not path.is_dir():
         raise RunFolderError(f"not a run folder (not a folder): {path}")
-    missing = [name for name in ("run_manifest.json", "trace.jsonl") if not (path / name).is_file()]
+    missing = [name for name in (RUN_MANIFEST, TRACE) if not (path / name).is_file()]
     if missing:
         raise RunFolderError(f"not a run folder (no {' or '.join(missing)}): {path}")
     try:
-        manifest = json.loads((path / "run_manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise RunFolderError(f"not a run folder (run_manifest.json is not valid JSON: {first}): {path}") from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("plan"), dict):
-        raise RunFolderError(f"not a run folder (run_manifest.json names no plan): {path}")
+        manifest = read_json(path / RUN_MANIFEST)
+    except RunFileError as exc:
+        first = exc.reason.splitlines()[0] if exc.reason else "unreadable"
+        raise RunFolderError(f"not a run folder ({RUN_MANIFEST} is not valid JSON: {first}): {path}") from None
+    if not isinstance(manifest, dict):
+        raise RunFolderError(f"not a run folder ({RUN_MANIFEST} is not a JSON object): {path}")
     return manifest
-
-
-def _read_events(path: Path) -> tuple[list[dict[str, Any]], bool, int]:
-    """The trace's events, whether its last line was cut, and how many other lines did not parse."""
-    try:
-        raw = (path / "trace.jsonl").read_bytes()
-    except OSError as exc:
-        raise RunFolderError(f"cannot read {path / 'trace.jsonl'}: {exc.strerror or exc}") from None
-    lines = raw.decode("utf-8", errors="replace").splitlines()
-    truncated = bool(raw) and not raw.endswith(b"\n")
-    events: list[dict[str, Any]] = []
-    unreadable = 0
-    for number, line in enumerate(lines, 1):
-        try:
-            event = json.loads(line)
-        except ValueError:
-            event = None
-        if not isinstance(event, dict) or not isinstance(event.get("event_type"), str):
-            if number == len(lines) and truncated:
-                continue  # the crash's half line: noted by `truncated`
-            if line.strip():
-                unreadable += 1
-            continue
-        events.append(event)
-    return events, truncated, unreadable
-
-
-def _sig(value: Any) -> dict[str, Any] | None:
-    return value if isinstance(value, dict) else None
-
-
-def _steps(events: list[dict[str, Any]]) -> list[StepRecord]:
-    """Fold the events into steps, keyed by step id, in order of first appearance."""
-    steps: dict[str, StepRecord] = {}
-    for event in events:
-        step_id = event.get("step_id")
-        if not isinstance(step_id, str) or not step_id:
-            continue
-        kind = event["event_type"]
-        meta = event.get("metadata") if isinstance(event.get("metadata"), dict) else {}
-        step = steps.get(step_id)
-        if step is None:
-            step = steps[step_id] = StepRecord(step_id)
-            step.first_ts = event.get("ts_utc")
-        step.last_ts = event.get("ts_utc") or step.last_ts
-        if kind == "observation_captured":
-            step.attempts += 1
-            step.recovery = step.recovery or bool(meta.get("recovery"))
-            step.outcome = "incomplete"
-            if step.before is None:
-                step.before = _sig(event.get("state_signature_before"))
-        elif kind == "proposal_received" and step.kind is None:
-            spec = event.get("action_spec")
-            step.kind = spec.get("kind") if isinstance(spec, dict) else None
-        elif kind == "proposal_rejected":
-            step.outcome, step.error_code = "rejected", _code(event) or "INVALID_ACTIONSPEC"
-        elif kind in _PASSED_EVENTS and meta.get("ok", True) and not meta.get("warnings"):
-            step.outcome = "passed"
-        elif kind == "evidence_captured" and meta.get("for_error"):
-            step.outcome = "failed"
-            step.errors.append(str(meta["for_error"]))
-        elif kind == "retry_scheduled":
-            step.retries += 1
-        elif kind == "recovery_started":
-            step.recoveries += 1
-        elif kind in ("error_raised", "policy_halt"):
-            step.outcome, step.error_code = "failed", _code(event)
-            if step.error_code and (not step.errors or step.errors[-1] != step.error_code):
-                step.errors.append(step.error_code)
-        if kind not in ("recovery_started", "recovery_finished", "retry_scheduled", "backoff_applied"):
-            after = _sig(event.get("state_signature_after"))
-            if after is not None:
-                step.after = after
-    return list(steps.values())
-
-
-def _code(event: dict[str, Any]) -> str | None:
-    error = event.get("error")
-    return error.get("error_code") if isinstance(error, dict) else None
 
 
 def read_run(path: Path) -> RunRecord:
     """Read one run folder; raise :class:`RunFolderError` when it is not one."""
     manifest = _read_manifest(path)
-    events, truncated, unreadable = _read_events(path)
-    finished = bool(events) and events[-1].get("event_type") == "run_finished"
-    return RunRecord(path=path, manifest=manifest, steps=_steps(events), events=len(events),
-                     truncated=truncated, unreadable_lines=unreadable, finished=finished)
+    try:
+        trace = read_trace(path / TRACE)
+    except RunFileError as exc:
+        raise RunFolderError(f"cannot read {exc.path}: {exc.reason}") from None
+    return RunRecord(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
+
+
+def find_runs(paths: list[Path]) -> list[Path]:
+    """A run folder, or a folder of run folders (the output folder)."""
+    runs: list[Path] = []
+    for path in paths:
+        if (path / TRACE).exists() or (path / RUN_MANIFEST).exists():
+            runs.append(path)
+        elif path.is_dir():
+            runs.extend(sorted(p for p in path.iterdir() if p.is_dir() and (p / RUN_MANIFEST).exists()))
+    return runs

@@ -1,4 +1,4 @@
-"""Checking and reading run folders after the fact: ``cometlocal verify`` and ``cometlocal show``.
+"""Checking a run folder after the fact: ``cometlocal verify``.
 
 ``verify`` re-derives everything a run folder claims: every trace line parses
 and matches TraceEvent v1, seq has no gap, run_started opens and run_finished
@@ -7,11 +7,13 @@ manifest's sha256 and size, nothing unlisted sits in evidence/, and every
 error's evidence refs resolve. An entry without a file (``uri`` null) must be
 a withheld download, with its original_sha256, size and evidence gap; a
 masked one must say what it was masked from. Pure Python: no browser, no pytest.
+
+The files are read by :mod:`pytest_cometlocal.runs.reader`, at its line level:
+verify checks each trace line, where the other readers only want the events.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +21,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_cometlocal.contract.model.records import TraceEvent
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, sha256_file
+from pytest_cometlocal.contract.run_folder import (
+    EVIDENCE_DIR, EVIDENCE_MANIFEST, RUN_MANIFEST, TMP_SUFFIX, TRACE, sha256_file,
+)
+from pytest_cometlocal.runs.errors import RunFileError
+from pytest_cometlocal.runs.reader import read_json, read_trace
 
 MANIFEST_FIELDS = ("run_id", "started_at", "execution_profile", "execution_mode", "policy_defaults",
                    "app_version", "platform", "domain_allowlist", "redaction_policy")
@@ -44,11 +50,9 @@ class Verification:
 
 def _load_json(path: Path, result: Verification) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        result.add(f"{path.name}: missing")
-    except (OSError, ValueError) as exc:
-        result.add(f"{path.name}: not valid JSON ({exc})")
+        return read_json(path)
+    except RunFileError as exc:
+        result.add(f"{path.name}: missing" if exc.missing else f"{path.name}: not valid JSON ({exc.reason})")
     return None
 
 
@@ -65,9 +69,9 @@ def _pending_batch(run_dir: Path, manifest: dict[str, Any], unlisted: list[str])
     if not unlisted:
         return set()
     try:
-        new = json.loads((run_dir / (MANIFEST + ".tmp")).read_text(encoding="utf-8"))
+        new = read_json(run_dir / (EVIDENCE_MANIFEST + TMP_SUFFIX))
         old_files, new_files = manifest.get("files", []), new["files"]
-    except (OSError, ValueError, TypeError, KeyError):
+    except (RunFileError, TypeError, KeyError):
         return set()
     if not isinstance(new_files, list) or new_files[:len(old_files)] != old_files:
         return set()
@@ -94,8 +98,8 @@ def _check_withheld(entry: dict[str, Any], result: Verification) -> None:
     if (entry.get("sha256") is not None or not _is_sha256(entry.get("original_sha256"))
             or not isinstance(entry.get("size_bytes"), int) or not isinstance(gaps, list) or not gaps
             or not all(isinstance(g, dict) and g.get("kind") and g.get("reason") for g in gaps)):
-        result.add(f"{MANIFEST}: an entry of kind {entry.get('kind')!r} (step {entry.get('step_id')!r}) has no uri "
-                   "and is not a withheld file (original_sha256, size_bytes, details.evidence_gaps)")
+        result.add(f"{EVIDENCE_MANIFEST}: an entry of kind {entry.get('kind')!r} (step {entry.get('step_id')!r}) "
+                   "has no uri and is not a withheld file (original_sha256, size_bytes, details.evidence_gaps)")
         return
     result.withheld += 1
 
@@ -103,15 +107,15 @@ def _check_withheld(entry: dict[str, Any], result: Verification) -> None:
 def verify_run(run_dir: Path) -> Verification:
     """Check one run folder against the trace and evidence contracts."""
     result = Verification(run_dir)
-    manifest = _load_json(run_dir / "run_manifest.json", result)
+    manifest = _load_json(run_dir / RUN_MANIFEST, result)
     if isinstance(manifest, dict):
         for key in MANIFEST_FIELDS:
             if key not in manifest:
-                result.add(f"run_manifest.json: missing field {key}")
+                result.add(f"{RUN_MANIFEST}: missing field {key}")
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
 
     listed: dict[str, dict[str, Any]] = {}
-    evidence = _load_json(run_dir / MANIFEST, result)
+    evidence = _load_json(run_dir / EVIDENCE_MANIFEST, result)
     if isinstance(evidence, dict):
         for entry in evidence.get("files", []):
             uri = entry.get("uri", "")
@@ -120,10 +124,10 @@ def verify_run(run_dir: Path) -> Verification:
                 continue
             listed[uri] = entry
             if entry.get("masked") is not None and not _masked_ok(entry):
-                result.add(f"{MANIFEST}: {uri!r} is masked without its original_sha256 and masked_count")
+                result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is masked without its original_sha256 and masked_count")
             path = run_dir / uri
-            if not uri.startswith("evidence/") or ".." in Path(uri).parts:
-                result.add(f"{MANIFEST}: {uri!r} is outside evidence/")
+            if not uri.startswith(EVIDENCE_DIR + "/") or ".." in Path(uri).parts:
+                result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is outside evidence/")
                 continue
             if not path.is_file():
                 result.add(f"{uri}: listed in the manifest but missing")
@@ -136,7 +140,7 @@ def verify_run(run_dir: Path) -> Verification:
         if result.withheld:
             result.notes.append(f"{result.withheld} file(s) withheld, listed with their hash but not stored "
                                 "(details.evidence_gaps)")
-        evidence_dir = run_dir / "evidence"
+        evidence_dir = run_dir / EVIDENCE_DIR
         if evidence_dir.is_dir():
             unlisted = [path.relative_to(run_dir).as_posix() for path in sorted(evidence_dir.rglob("*"))
                         if path.is_file() and path.relative_to(run_dir).as_posix() not in listed]
@@ -144,49 +148,48 @@ def verify_run(run_dir: Path) -> Verification:
             if pending:
                 result.files += len(pending)
                 result.notes.append(f"{len(pending)} evidence file(s) of a batch cut short by a kill: listed, "
-                                    f"with matching sha256, by the complete {MANIFEST}.tmp")
+                                    f"with matching sha256, by the complete {EVIDENCE_MANIFEST}.tmp")
             for rel in unlisted:
                 if rel not in pending:
                     result.add(f"{rel}: in evidence/ but not in the manifest")
 
-    trace_path = run_dir / "trace.jsonl"
-    if not trace_path.is_file():
-        result.add("trace.jsonl: missing")
+    try:
+        trace = read_trace(run_dir / TRACE)
+    except RunFileError as exc:
+        result.add(f"{TRACE}: missing" if exc.missing else f"{TRACE}: cannot be read ({exc.reason})")
         return result
-    raw = trace_path.read_bytes()
-    if raw and not raw.endswith(b"\n"):
-        result.add("trace.jsonl: last line is not terminated (truncated write)")
+    if trace.truncated:
+        result.add(f"{TRACE}: last line is not terminated (truncated write)")
     events: list[dict[str, Any]] = []
-    for number, line in enumerate(raw.decode("utf-8", errors="replace").splitlines(), 1):
+    for line in trace.lines:
+        if line.problem is not None:
+            result.add(f"{TRACE}:{line.number}: not a valid JSON line ({line.problem[:120]})")
+            continue
         try:
-            data = json.loads(line)
-            TraceEvent.model_validate(data)
-        except ValidationError as exc:  # before ValueError: it is one
+            TraceEvent.model_validate(line.data)
+        except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            result.add(f"trace.jsonl:{number}: not a TraceEvent v1 ({where}: {first['msg']})")
+            result.add(f"{TRACE}:{line.number}: not a TraceEvent v1 ({where}: {first['msg']})")
             continue
-        except ValueError as exc:
-            result.add(f"trace.jsonl:{number}: not a valid JSON line ({str(exc).splitlines()[0][:120]})")
-            continue
-        events.append(data)
+        events.append(line.data)
     result.events = len(events)
     if not events:
-        result.add("trace.jsonl: no events")
+        result.add(f"{TRACE}: no events")
         return result
     for expected, event in enumerate(events, 1):
         if event["seq"] != expected:
-            result.add(f"trace.jsonl: seq {event['seq']} where {expected} was expected (gap or reorder)")
+            result.add(f"{TRACE}: seq {event['seq']} where {expected} was expected (gap or reorder)")
             break
     if run_id is not None and any(e["run_id"] != run_id for e in events):
-        result.add("trace.jsonl: events of another run_id")
+        result.add(f"{TRACE}: events of another run_id")
     stamps = [e["ts_utc"] for e in events]
     if any(b < a for a, b in zip(stamps, stamps[1:])):
-        result.add("trace.jsonl: ts_utc goes backwards")
+        result.add(f"{TRACE}: ts_utc goes backwards")
     if events[0]["event_type"] != "run_started":
-        result.add(f"trace.jsonl: first event is {events[0]['event_type']}, not run_started")
+        result.add(f"{TRACE}: first event is {events[0]['event_type']}, not run_started")
     if events[-1]["event_type"] != "run_finished":
-        result.add(f"trace.jsonl: last event is {events[-1]['event_type']}, not run_finished (truncated or still running)")
+        result.add(f"{TRACE}: last event is {events[-1]['event_type']}, not run_finished (truncated or still running)")
     for event in events:
         refs = list(event.get("evidence_refs") or [])
         if event.get("error"):
@@ -194,84 +197,7 @@ def verify_run(run_dir: Path) -> Verification:
         for ref in refs:
             entry = listed.get(ref.get("uri"))
             if entry is None:
-                result.add(f"trace.jsonl: seq {event['seq']} refers to {ref.get('uri')}, not in the manifest")
+                result.add(f"{TRACE}: seq {event['seq']} refers to {ref.get('uri')}, not in the manifest")
             elif entry.get("sha256") != ref.get("sha256"):
-                result.add(f"trace.jsonl: seq {event['seq']} hash of {ref.get('uri')} differs from the manifest")
+                result.add(f"{TRACE}: seq {event['seq']} hash of {ref.get('uri')} differs from the manifest")
     return result
-
-
-def find_runs(paths: list[Path]) -> list[Path]:
-    """A run folder, or a folder of run folders (the output folder)."""
-    runs: list[Path] = []
-    for path in paths:
-        if (path / "trace.jsonl").exists() or (path / "run_manifest.json").exists():
-            runs.append(path)
-        elif path.is_dir():
-            runs.extend(sorted(p for p in path.iterdir() if p.is_dir() and (p / "run_manifest.json").exists()))
-    return runs
-
-
-def _short(value: Any, limit: int = 140) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def show_run(run_dir: Path) -> str:
-    """A readable timeline of one run: steps, durations, outcomes, the error with its details."""
-    manifest = json.loads((run_dir / "run_manifest.json").read_text(encoding="utf-8"))
-    lines = [
-        f"run {manifest.get('run_id')}  plan: {manifest.get('plan', {}).get('name')}  "
-        f"mode: {manifest.get('execution_mode')}  status: {manifest.get('status')}",
-        f"  started {manifest.get('started_at')}  finished {manifest.get('finished_at')}",
-        f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
-    ]
-    events = []
-    for line in (run_dir / "trace.jsonl").read_text(encoding="utf-8").splitlines():
-        try:
-            events.append(json.loads(line))
-        except ValueError:
-            lines.append("  (unreadable trace line)")
-    first_ts: dict[str, str] = {}
-    last_ts: dict[str, str] = {}
-    order: list[str] = []
-    status: dict[str, str] = {}
-    for e in events:
-        step = e.get("step_id")
-        if not step:
-            continue
-        if step not in first_ts:
-            first_ts[step] = e["ts_utc"]
-            order.append(step)
-            status[step] = "running"
-        last_ts[step] = e["ts_utc"]
-        kind = e["event_type"]
-        if kind in ("postconditions_checked", "assert_checked") and status[step] == "running":
-            status[step] = "ok"
-        elif kind == "evidence_captured" and status[step] == "running" and not (e.get("metadata") or {}).get("for_error"):
-            status[step] = "ok"
-        elif kind in ("error_raised", "policy_halt"):
-            status[step] = "FAILED " + (e.get("error") or {}).get("error_code", "")
-        elif kind == "retry_scheduled":
-            status[step] = "retrying"
-        elif kind == "proposal_rejected":
-            status[step] = "REJECTED"
-    from datetime import datetime
-
-    def ms(a: str, b: str) -> int:
-        return int((datetime.fromisoformat(b) - datetime.fromisoformat(a)).total_seconds() * 1000)
-
-    lines.append("  steps:")
-    for step in order:
-        lines.append(f"    {status[step]:<28} {step:<28} {ms(first_ts[step], last_ts[step]):>6} ms")
-    error = next((e["error"] for e in reversed(events) if e["event_type"] == "error_raised" and e.get("error")), None)
-    if error:
-        lines.append(f"  error: {error['error_code']} at step {error.get('action_id')} ({error.get('stage')}): {error.get('message')}")
-        for fc in error.get("failed_conditions") or []:
-            lines.append(f"    failed {fc['phase']}condition {fc['kind']} {_short(fc.get('args'))} observed {_short(fc.get('observed'))}")
-        for key, value in (error.get("details") or {}).items():
-            lines.append(f"    {key}: {_short(value)}")
-        for ref in error.get("evidence_refs") or []:
-            lines.append(f"    evidence: {ref['kind']:<22} {ref['uri']}")
-    if events and events[-1]["event_type"] != "run_finished":
-        lines.append("  (the trace ends without run_finished: the run was cut off)")
-    return "\n".join(lines)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.plugin.retries import read_attempts
+from pytest_cometlocal.runs.reader import read_attempts
 from tests.support import DEFAULTS, FLAKY_SITE_CONFTEST, write
 
 RETRY = "policy: {retry_on: [POSTCONDITION_FAILED], retries_per_action: 2, backoff_ms: [0]}\n"

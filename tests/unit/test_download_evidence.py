@@ -20,7 +20,8 @@ import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.executor.runfolder.downloads import download_evidence, file_name, is_text
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, EvidenceStore
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
+from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 SECRET = 'Tk9:<"é+/=x*?|\\'

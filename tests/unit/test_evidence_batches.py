@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, STAGING, EvidenceStore, OutputWriteFailed
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
+from pytest_cometlocal.executor.runfolder.evidence_store import STAGING, EvidenceStore, OutputWriteFailed
 
 
 def evidence_problems(run_dir: Path) -> list[str]:

@@ -15,10 +15,12 @@ import pytest
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST, EvidenceStore
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
+from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.redactor import MASK, Redactor
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
-from pytest_cometlocal.executor.runfolder.folder import RUN_MANIFEST, TRACE, RunFolder
+from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
+from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
 from tests.support import VALID_PLAN, only_problems
 

@@ -13,7 +13,8 @@ from pydantic import TypeAdapter
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import FailedCondition
-from pytest_cometlocal.contract.model.suggestion import HEADING, run_suggestion_lines, suggestion_lines
+from pytest_cometlocal.contract.model.suggestion import HEADING, suggestion_lines
+from pytest_cometlocal.runs.show import run_suggestion_lines
 from pytest_cometlocal.executor.suggest.ranking import (
     MIN_SIMILARITY, Wanted, describe_candidate, edit_distance, normalise, place_key, rank, similarity,
     target_options, wanted_from,

@@ -6,14 +6,12 @@ failure text, in Allure or in ``cometlocal show``, and pastes one. All three
 show the same text, built here, so what is shown is what the plan format
 reads: each suggestion is one ``target:`` line of flow-style YAML (an ``nth``
 one has its ``metadata:`` line too, for rule U3), and what it matched and
-why follow as a YAML comment. This module reads no browser and runs no
-pytest: ``cometlocal show`` imports it.
+why follow as a YAML comment. This module reads no file, no browser and runs
+no pytest: ``cometlocal show`` (runs/show.py) reads the run and words it here.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Mapping, NotRequired, TypedDict
 
 import yaml
@@ -62,21 +60,3 @@ def suggestion_lines(details: Mapping[str, Any] | None, indent: str = "  ") -> l
     if details.get("suggestions_note"):
         lines.append(f"{inner}# note: {_one_line(details['suggestions_note'])}")
     return lines
-
-
-def run_suggestion_lines(run_dir: Path, indent: str = "  ") -> list[str]:
-    """The block for the last error a run folder's trace records (``cometlocal show``)."""
-    error = None
-    try:
-        with open(run_dir / "trace.jsonl", encoding="utf-8") as fh:
-            for line in fh:
-                if '"error_raised"' in line and '"suggestions"' in line:
-                    try:
-                        event = json.loads(line)
-                    except ValueError:
-                        continue
-                    if event.get("event_type") == "error_raised" and event.get("error"):
-                        error = event["error"]
-    except OSError:
-        return []
-    return suggestion_lines((error or {}).get("details"), indent)

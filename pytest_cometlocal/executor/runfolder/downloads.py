@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from pytest_cometlocal.executor.runfolder.evidence_store import sha256_bytes
+from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 WITHHELD_REASON = "contains a secret"

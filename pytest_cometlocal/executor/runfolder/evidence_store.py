@@ -29,7 +29,7 @@ and fsync of the manifest after each file left that file unlisted). A kill
 inside it leaves the batch's files in evidence/, unlisted, and the complete
 new manifest, which lists them with their hashes, in the ``.tmp`` file:
 verify recognises exactly that state and counts those files as listed
-(``audit._pending_batch``), with a note.
+(runs/verify.py, ``_pending_batch``), with a note.
 SIGTERM and Ctrl-C reach Python as an exception, which can land in that
 window too: the batch is remembered until its manifest is in place, and
 ``close`` (run at the end of every run, interrupted or not) finishes it.
@@ -49,7 +49,6 @@ are listed when the batch ends.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -59,23 +58,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator
 
 from pytest_cometlocal.contract.model.records import EvidenceRef, WithheldEvidence
+from pytest_cometlocal.contract.run_folder import EVIDENCE_DIR, EVIDENCE_MANIFEST, TMP_SUFFIX, sha256_bytes
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.errors import OutputWriteFailed
 
-MANIFEST = "evidence_manifest.json"
 STAGING = ".evidence-staging"
 
 
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 16), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def _unlink_quietly(path: Path) -> None:
@@ -93,7 +82,7 @@ def write_text_atomic(path: Path, text: str, *, fsync: bool = True,
     replaces the old (the evidence store moves a batch's files there). Any
     failure removes the temporary file and leaves the old one as it was.
     """
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = path.with_name(path.name + TMP_SUFFIX)
     try:
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(text)
@@ -205,7 +194,7 @@ class EvidenceStore:
         """
         if self.redactor:
             relpath, metadata = self.redactor.text(relpath), self.redactor.tree(metadata)
-        rel = PurePosixPath("evidence") / relpath
+        rel = PurePosixPath(EVIDENCE_DIR) / relpath
         if rel.is_absolute() or ".." in rel.parts:
             raise ValueError(f"evidence path {relpath!r} must stay inside the run folder")
         if redact and self.redactor:
@@ -261,8 +250,8 @@ class EvidenceStore:
         kept = len(self.refs)
         self.refs.extend(s.ref for s in staged)
         moved: list[_Staged] = []
-        manifest = self.run_dir / MANIFEST
-        held = manifest.with_name(MANIFEST + ".prev")
+        manifest = self.run_dir / EVIDENCE_MANIFEST
+        held = manifest.with_name(EVIDENCE_MANIFEST + ".prev")
 
         def move_in() -> None:
             # A second name for the old manifest keeps its inode alive through the
@@ -300,7 +289,7 @@ class EvidenceStore:
         """The run is over: list what is still staged, fsync the manifest, drop the staging folder."""
         try:
             self.flush()
-            _fsync_file(self.run_dir / MANIFEST)
+            _fsync_file(self.run_dir / EVIDENCE_MANIFEST)
         finally:
             shutil.rmtree(self.run_dir / STAGING, ignore_errors=True)
             self._dirs.discard(self.run_dir / STAGING)
@@ -352,7 +341,7 @@ class EvidenceStore:
         self._committing = None
 
     def _write_manifest(self, before_replace: Callable[[], None] | None = None) -> None:
-        write_text_atomic(self.run_dir / MANIFEST, self._render(), fsync=False, before_replace=before_replace)
+        write_text_atomic(self.run_dir / EVIDENCE_MANIFEST, self._render(), fsync=False, before_replace=before_replace)
 
     def _render(self) -> str:
         """The manifest's text, as ``json.dumps(..., indent=2)`` writes it; each entry is encoded once."""

@@ -25,14 +25,13 @@ from typing import Any
 
 from pytest_cometlocal import __version__
 from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore, write_json_atomic
 from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
 
-RUN_MANIFEST = "run_manifest.json"
-TRACE = "trace.jsonl"
 RESERVE = ".reserve"
 RESERVE_BYTES = 64 * 1024
 

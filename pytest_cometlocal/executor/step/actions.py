@@ -28,7 +28,7 @@ from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
 from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
-from pytest_cometlocal.executor.runfolder.evidence_store import sha256_bytes
+from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt

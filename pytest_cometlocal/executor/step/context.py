@@ -19,6 +19,7 @@ from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.step.observer import Observer
+from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -35,6 +36,7 @@ class StepContext:
     policy: PolicyState  # the run's anti-loop counters
     retry: RetryRule
     journal: StepJournal
+    places: TargetPlaces  # where each step found its target: the suggestions of a later failure
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
@@ -46,4 +48,5 @@ class StepContext:
             policy=PolicyState(settings.policy),
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
+            places=TargetPlaces(),
         )

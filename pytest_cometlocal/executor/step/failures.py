@@ -91,7 +91,7 @@ class Failures:
         code = fault.code.value
         retryable = ctx.retry.retryable(attempt, code, fault.retryable)
         if pack.alive and fault.observe_after:  # replacement targets for a failed target: shown, never applied
-            details = with_suggestions(ctx.page, ctx.run.path, attempt, fault.code, details, fault.failed_conditions,
+            details = with_suggestions(ctx.page, ctx.places, attempt, fault.code, details, fault.failed_conditions,
                                        ctx.retry.retries(attempt, code, retryable), ctx.run.redactor)
         cause = fault.cause
         if pack.write_failed is not None:

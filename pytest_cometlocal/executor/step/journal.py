@@ -24,7 +24,7 @@ from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.page.locators import describe_compiled
 from pytest_cometlocal.executor.errors import Stop
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
 
 # The places an attempt's events take, in order (docs/executor.md, "One step"). An
@@ -83,7 +83,7 @@ class StepJournal:
 
     def run_evidence(self, refs: list[EvidenceRef]) -> None:
         """Evidence of the whole run (the finishers' files, an invalid plan's report)."""
-        self.trace.emit("evidence_captured", evidence_refs=refs, metadata={"manifest_uri": MANIFEST})
+        self.trace.emit("evidence_captured", evidence_refs=refs, metadata={"manifest_uri": EVIDENCE_MANIFEST})
 
     def run_finished(self, metadata: dict[str, Any], after: StateSignature | None = None) -> None:
         self.trace.emit("run_finished", after=after, metadata=metadata)
@@ -221,7 +221,7 @@ class StepJournal:
         attempt = self._at("evidence_captured")
         self.trace.emit("evidence_captured", attempt.spec.id, before=attempt.before.signature,
                         after=attempt.after.signature if attempt.after else None, evidence_refs=attempt.evidence,
-                        metadata={"manifest_uri": MANIFEST})
+                        metadata={"manifest_uri": EVIDENCE_MANIFEST})
 
     def failure_evidence(self, code: ErrorCode, refs: list[EvidenceRef], after: StateSignature | None) -> None:
         """The end of an attempt that failed: the failure's evidence pack. Nothing of the attempt follows."""
@@ -232,7 +232,7 @@ class StepJournal:
         attempt = opened.attempt
         self.trace.emit("evidence_captured", attempt.spec.id,
                         before=attempt.before.signature if attempt.before else None, after=after,
-                        evidence_refs=refs, metadata={"manifest_uri": MANIFEST, "for_error": code.value})
+                        evidence_refs=refs, metadata={"manifest_uri": EVIDENCE_MANIFEST, "for_error": code.value})
 
     # -- between attempts, and the end of a failed step ---------------------------
 

@@ -23,7 +23,8 @@ Score of a candidate (0 to 1), a weighted sum of:
 - ``role`` (0.05): the same role as a failed ``role`` target.
 - ``place`` (0.05): the share of its five nearest ancestors (tag, id, classes)
   that are those the failed target had when an earlier step of the run
-  resolved it (the "before" snapshot's target context).
+  resolved it (the target's context in that step's "before" snapshot, kept in
+  memory by ``places.TargetPlaces``).
 
 A candidate whose ``name`` and ``ids`` similarities are both under
 ``MIN_SIMILARITY`` (0.4) is not suggested: a page with nothing close gives

@@ -41,21 +41,24 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.page.locators import compile_target, describe_compiled
+from pytest_cometlocal.executor.page.locators import compile_target
+from pytest_cometlocal.executor.suggest.places import TargetPlaces
 from pytest_cometlocal.executor.suggest.narrowing import describe_match, narrowing_picks, resolved_match
 from pytest_cometlocal.executor.suggest.ranking import (
-    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_key, place_score, rank,
+    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_score, rank,
     target_options, wanted_from,
 )
 from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
 from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 MAX_SUGGESTIONS = 3
 MAX_SCAN = 2_000  # elements walked in document order; the rest of a larger page is not looked at
@@ -63,7 +66,6 @@ MAX_CANDIDATES = 2_000  # candidates kept from that walk (at most one per elemen
 MAX_CHARS = 80  # characters of a name, label or text read per element
 MAX_CHECKS = 15  # targets checked on the page per failure
 BUDGET_MS = 1_500  # the look and the checks together; under watchdog.CALL_MARGIN_MS
-MAX_TRACE_BYTES = 16_000_000  # a longer trace is not searched for the target's old place
 # The attribute testid targets name by default (ini cometlocal_testid_attribute can change it: then
 # a testid suggestion would not match on the page, and is dropped by its check).
 TESTID_ATTRIBUTE = "data-testid"
@@ -285,46 +287,8 @@ def suggest(page: Any, request: Request, old_place: tuple[str, ...] = (), budget
     return out
 
 
-def old_place(run_dir: Path | None, alternatives: list[T.AnyTarget]) -> tuple[str, ...]:
-    """Where an earlier step of this run found the same target: its ancestors, from the trace and evidence.
-
-    The last passing step whose target resolution (``preconditions_checked``)
-    compiled to one of these alternatives left a "before" DOM snapshot with
-    the element's context; its five ancestors are the old place. None when
-    no step of the run found the target.
-    """
-    if run_dir is None:
-        return ()
-    trace = run_dir / "trace.jsonl"
-    try:
-        if not trace.is_file() or trace.stat().st_size > MAX_TRACE_BYTES:
-            return ()
-        wanted = {describe_compiled(a) for a in alternatives if not isinstance(a, T.UrlTarget)}
-        step: str | None = None
-        uri: str | None = None
-        with open(trace, encoding="utf-8") as fh:
-            for line in fh:
-                if '"preconditions_checked"' in line and '"target_resolution"' in line:
-                    event = json.loads(line)
-                    resolution = (event.get("metadata") or {}).get("target_resolution") or {}
-                    if resolution.get("resolved") in wanted:
-                        step, uri = event.get("step_id"), None
-                elif step and '"evidence_captured"' in line:
-                    event = json.loads(line)
-                    if event.get("step_id") == step and not (event.get("metadata") or {}).get("for_error"):
-                        for ref in event.get("evidence_refs") or []:
-                            if ref.get("kind") == "dom_snapshot_partial" and str(ref.get("uri", "")).endswith("_before.json"):
-                                uri = ref["uri"]
-        if uri is None:
-            return ()
-        context = json.loads((run_dir / uri).read_text(encoding="utf-8")).get("target") or {}
-        return tuple(place_key(a) for a in context.get("ancestors") or [] if a)
-    except (OSError, ValueError):
-        return ()
-
-
-def with_suggestions(page: Any, run_dir: Path | None, attempt: Any, code: ErrorCode, details: dict[str, Any] | None,
-                     failed_conditions: list[Any] | None, will_retry: bool = False,
+def with_suggestions(page: Page, places: TargetPlaces | None, attempt: Any, code: ErrorCode,
+                     details: dict[str, Any] | None, failed_conditions: list[Any] | None, will_retry: bool = False,
                      redactor: Any = None) -> dict[str, Any] | None:
     """``details`` with ``suggestions`` (and a ``suggestions_note`` when needed) for a failure that gets them.
 
@@ -332,7 +296,8 @@ def with_suggestions(page: Any, run_dir: Path | None, attempt: Any, code: ErrorC
     back untouched, at no cost. A failure of the suggestion work itself never
     changes the step's error: it becomes the note. A target that would show a
     secret (``redactor``) is left out: masked, it would not work, and unmasked
-    it would leak.
+    it would leak. ``places`` is where earlier steps of the run found their
+    targets (places.py), kept by the executor as the run went.
     """
     if will_retry:
         return details
@@ -341,7 +306,7 @@ def with_suggestions(page: Any, run_dir: Path | None, attempt: Any, code: ErrorC
         return details
     out = dict(details or {})
     try:
-        result = suggest(page, request, old_place(run_dir, request.alternatives))
+        result = suggest(page, request, places.old_place(request.alternatives) if places else ())
     except Exception as exc:  # a detached frame, a page that went away: the step's error stays as it is
         out["suggestions"] = []
         out["suggestions_note"] = f"no suggestions: {type(exc).__name__}"

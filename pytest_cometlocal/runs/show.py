@@ -1,0 +1,87 @@
+"""``cometlocal show``: one run as a readable timeline, and the targets its error suggests.
+
+The run is read by :mod:`pytest_cometlocal.runs.reader`; this module only
+words it: a header from the run manifest, one line per step (status and
+duration), the last error with its failed conditions, details and evidence,
+and the suggested targets of the error as YAML to paste, worded by
+:mod:`pytest_cometlocal.contract.model.suggestion` like the failure text and
+Allure word them. Pure Python: no browser, no pytest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Iterable
+
+from pytest_cometlocal.contract.model.suggestion import suggestion_lines
+from pytest_cometlocal.contract.run_folder import TRACE
+from pytest_cometlocal.runs.errors import RunFolderError
+from pytest_cometlocal.runs.reader import Event, read_run, read_trace
+
+__all__ = ["run_suggestion_lines", "show_run"]
+
+
+def _short(value: Any, limit: int = 140) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _status(events: Iterable[Event]) -> str:
+    """What ``show`` says of a step: ok, running, retrying, REJECTED or FAILED with the code."""
+    status = "running"
+    for event in events:
+        name = event.event_type
+        if name in ("postconditions_checked", "assert_checked") and status == "running":
+            status = "ok"
+        elif name == "evidence_captured" and status == "running" and not event.metadata.get("for_error"):
+            status = "ok"
+        elif name in ("error_raised", "policy_halt"):
+            status = "FAILED " + (event.error or {}).get("error_code", "")
+        elif name == "retry_scheduled":
+            status = "retrying"
+        elif name == "proposal_rejected":
+            status = "REJECTED"
+    return status
+
+
+def show_run(run_dir: Path) -> str:
+    """A readable timeline of one run: steps, durations, outcomes, the error with its details."""
+    run = read_run(run_dir)
+    manifest = run.manifest
+    plan = manifest.get("plan") if isinstance(manifest.get("plan"), dict) else {}
+    lines = [
+        f"run {manifest.get('run_id')}  plan: {plan.get('name')}  "
+        f"mode: {manifest.get('execution_mode')}  status: {manifest.get('status')}",
+        f"  started {manifest.get('started_at')}  finished {manifest.get('finished_at')}",
+        f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
+    ]
+    lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
+    lines.append("  steps:")
+    for step in run.steps:
+        duration = step.duration_ms
+        lines.append(f"    {_status(step.events):<28} {step.step_id:<28} {'-' if duration is None else duration:>6} ms")
+    error = run.errors[-1] if run.errors else None
+    if error:
+        lines.append(f"  error: {error.get('error_code')} at step {error.get('action_id')} ({error.get('stage')}): "
+                     f"{error.get('message')}")
+        for fc in error.get("failed_conditions") or []:
+            lines.append(f"    failed {fc['phase']}condition {fc['kind']} {_short(fc.get('args'))} "
+                         f"observed {_short(fc.get('observed'))}")
+        for key, value in (error.get("details") or {}).items():
+            lines.append(f"    {key}: {_short(value)}")
+        for ref in error.get("evidence_refs") or []:
+            lines.append(f"    evidence: {ref['kind']:<22} {ref['uri']}")
+    if run.events and not run.finished:
+        lines.append("  (the trace ends without run_finished: the run was cut off)")
+    return "\n".join(lines)
+
+
+def run_suggestion_lines(run_dir: Path, indent: str = "  ") -> list[str]:
+    """The "suggested targets:" block of the last error of a run that got suggestion work; none when unreadable."""
+    try:
+        errors = read_trace(run_dir / TRACE).errors
+    except RunFolderError:
+        return []
+    error = next((e for e in reversed(errors) if "suggestions" in (e.get("details") or {})), None)
+    return suggestion_lines((error or {}).get("details"), indent)
