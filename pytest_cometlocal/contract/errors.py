@@ -21,6 +21,7 @@ those). The whole tree::
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    ├── EventOutOfOrder             (RuntimeError) a step event out of the journal's order (a fault of this plugin)
     │   runs/errors.py: reading finished run folders
     ├── RunFolderError              a path that cannot be read as a run folder
     │   └── RunFileError            one of its files is missing or is not JSON

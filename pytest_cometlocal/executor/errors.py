@@ -11,7 +11,8 @@ is built; the run folder and the browser have their own::
     ├── Stop                        a permitted ``stop`` step: control flow, the run ends as a pass
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
-    └── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    └── EventOutOfOrder             (RuntimeError) a step event out of the journal's order: a fault of this plugin
 
 Playwright's public classes say what they can (``playwright.sync_api.Error``
 for everything Playwright raises, ``TimeoutError`` for its own timeouts); a
@@ -30,6 +31,7 @@ from pytest_cometlocal.contract.model.records import ExecutorError
 
 __all__ = [
     "CallTimedOut",
+    "EventOutOfOrder",
     "ChromiumNotFound",
     "Crashed",
     "ExecutorFailure",
@@ -129,3 +131,7 @@ def is_crash(exc: BaseException) -> bool:
 def first_line(exc: BaseException, limit: int = 300) -> str:
     text = str(exc).strip().splitlines()
     return (text[0] if text else type(exc).__name__)[:limit]
+
+
+class EventOutOfOrder(CometLocalError, RuntimeError):
+    """A step event written out of the journal's order (executor/step/journal.py): a fault of this plugin, never of a page."""

@@ -21,7 +21,7 @@ from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.page.conditions import EVALUATORS
-from pytest_cometlocal.executor.runfolder.evidence_store import MANIFEST
+from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
 from pytest_cometlocal.executor.errors import Stop
 from pytest_cometlocal.executor.results import RUN_STATUSES, StepAttempt
 from pytest_cometlocal.executor.step.actions import ACTIONS

@@ -22,7 +22,7 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.page.locators import describe_compiled
-from pytest_cometlocal.executor.errors import Stop
+from pytest_cometlocal.executor.errors import EventOutOfOrder, Stop
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
@@ -49,10 +49,6 @@ _PLACE = {name: i for i, name in enumerate(ATTEMPT_ORDER)}
 _FAILED = len(ATTEMPT_ORDER)  # the failure's evidence_captured: the attempt is over
 
 _CHECKED = {"pre": "preconditions_checked", "post": "postconditions_checked", "assert": "assert_checked"}
-
-
-class EventOutOfOrder(RuntimeError):
-    """A step event written out of the journal's order: a fault of this plugin, never of a page."""
 
 
 class _Open:
