@@ -22,8 +22,9 @@ pytestmark = pytest.mark.browser
 PLAN = "name: wired\n" + DEFAULTS + "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
 
 CONFTEST = """
-import json, pytest
+import json, sys, pytest
 from pathlib import Path
+sys.path.insert(0, %(root)r)  # the inner session imports the probe from this repository's tests
 from tests.context_probe import ContextProbe
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_run_plan_a_plan_item_and_an_agent_session_open_the_same_run(chromium, p
     runs["agent"] = what_matters(seen, Path(started["run_dir"]))
 
     # A plan item under pytest (its own Chromium, in a subprocess).
-    pytester.makeconftest(CONFTEST % {"url": portal.url})
+    pytester.makeconftest(CONFTEST % {"url": portal.url, "root": str(Path(__file__).resolve().parents[2])})
     pytester.path.joinpath("wired.actions.yaml").write_text(PLAN, encoding="utf-8")
     pytester.runpytest_subprocess("-p", "no:randomly").assert_outcomes(passed=1)
     (seen,) = [json.loads(line) for line in pytester.path.joinpath("contexts.jsonl").read_text().splitlines()]
