@@ -24,8 +24,8 @@ from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
-from pytest_cometlocal.executor.browser.remote import RemoteBrowserUnavailable
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
+from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.session import (
     RunFinisher,
