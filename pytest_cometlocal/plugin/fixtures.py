@@ -1,7 +1,7 @@
 """Fixtures a plan item uses; each can be overridden in a user's conftest.py.
 
 Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
-``executor.browser.BrowserManager``)
+``executor.browser.manager.BrowserManager``)
 -> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
 -> cometlocal_network_guard (the allowlist proxy of this item)
 -> cometlocal_context (a fresh context per item; cometlocal_context_args adds

@@ -15,7 +15,7 @@ NAVIGATION_TIMEOUT). Only for an attempt that will not be retried by
 ``Failures.fail``, on the failure path only.
 
 How (``suggest``): one bounded look at the page (``scripts/candidates.js``,
-at most ``MAX_SCAN`` elements walked), a pure ranking (``suggest_rank``),
+at most ``MAX_SCAN`` elements walked), a pure ranking (``ranking``),
 then each candidate's targets, most robust first, checked on the page with
 the executor's own target compiler (``locators.compile_target``): a target
 is kept only if it matches exactly one element, and that element is the
