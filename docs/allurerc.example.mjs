@@ -13,7 +13,7 @@
 // only after a retry or a recovery is flaky (statusDetails.flaky) and gets its own category.
 // Nothing is imported, so the file works with `npx allure` without a local install.
 
-// Every code of pytest_cometlocal.contract.codes.ErrorCode (tests/plugin/test_allure_render.py checks the list).
+// Every code of pytest_cometlocal.contract.model.codes.ErrorCode (tests/plugin/test_allure_render.py checks the list).
 const ERROR_CODES = [
   "TARGET_NOT_FOUND",
   "TARGET_NOT_UNIQUE",

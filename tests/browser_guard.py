@@ -14,7 +14,7 @@ Enforced: when no selected test carries the marker (``-m "not browser"``, or
 start a browser, and anything that tries fails naming the cause:
 
 - ``COMETLOCAL_CHROMIUM`` points at ``NO_CHROMIUM``, a path that does not
-  exist: the plugin's Chromium lookup (``executor.chromium.find_chromium``,
+  exist: the plugin's Chromium lookup (``executor.browser.chromium.find_chromium``,
   which the session's ``BrowserManager`` calls before every launch) raises
   ``ChromiumNotFound`` naming it, in this process and in every process it
   starts (pytester subprocesses, ``subprocess`` runs of pytest);

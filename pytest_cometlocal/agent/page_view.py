@@ -1,7 +1,7 @@
 """What an agent sees of the page: url, title, links and inputs, and targets it can use as they are.
 
 The candidates come from the same bounded look at the page as suggested
-targets (``executor.suggestions``), and each target offered is checked on the
+targets (``executor.suggest.suggester``), and each target offered is checked on the
 page with the executor's own target compiler: it matches exactly one element,
 that element. So a target copied from ``candidates`` into a proposal resolves
 (as long as the page does not change). Everything returned is masked with the
@@ -10,12 +10,15 @@ session's redactor: a secret shown on the page never reaches the agent.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.suggest.ranking import describe_candidate, target_options
 from pytest_cometlocal.executor.suggest.suggester import Outcome, collect_candidates, verify
 from pytest_cometlocal.executor.page.watchdog import bound
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 MAX_CANDIDATES = 50
 MAX_LISTED = 50  # links and inputs listed
@@ -27,7 +30,7 @@ def _uses(c: dict[str, Any]) -> list[str]:
                                    ("upload", "file")) if c.get(key)]
 
 
-def observe_page(page: Any, redactor: Redactor) -> dict[str, Any]:
+def observe_page(page: Page, redactor: Redactor) -> dict[str, Any]:
     with bound("agent observe", OBSERVE_MS):
         title = page.title()
         found = collect_candidates(page, None)

@@ -3,7 +3,7 @@
 The file holds the session's base URL, allowlist and secret declarations
 (references only), the defaults the session filled into every proposal, and
 the accepted steps as proposed. It is written only inside the server's
-working folder (``contract.paths.confine``: no ``..``, no symlink out; an
+working folder (``contract.load.paths.confine``: no ``..``, no symlink out; an
 absolute path is accepted when it names a place inside the working folder, since
 an agent often passes the absolute path it knows), only as ``*.actions.yaml``, never over a file this server did
 not write itself, and only if the project's own validator accepts it: what

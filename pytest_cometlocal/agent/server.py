@@ -18,6 +18,7 @@ import json
 import os
 import signal
 from pathlib import Path
+from types import FrameType
 from typing import Any, Callable
 
 from mcp.server.mcpserver import MCPServer
@@ -129,7 +130,7 @@ def serve(workdir: Path, *, headed: bool = False) -> int:
     """
     server, shutdown = build_server(workdir, headed=headed)
 
-    def terminate(signum: int, frame: Any) -> None:
+    def terminate(signum: int, frame: FrameType | None) -> None:
         try:
             shutdown()
         finally:

@@ -2,7 +2,7 @@
 
 Hosts match literally and case-insensitively, ports ignored, no DNS
 resolution (``localhost`` is not ``127.0.0.1``); ``*.x`` matches subdomains
-of ``x`` only. Pure functions: the network guard (guard.py) and the
+of ``x`` only. Pure functions: the network guard (executor/browser/network_guard.py) and the
 ``host_in_allowlist`` condition both use them.
 """
 

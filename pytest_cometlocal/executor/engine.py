@@ -34,8 +34,9 @@ from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
-from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, Stop, first_line, is_crash
-from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
+from pytest_cometlocal.executor.errors import (
+    CallTimedOut, ExecutorFailure, OutputWriteFailed, PageUnresponsive, Stop, first_line, is_crash,
+)
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
 from pytest_cometlocal.executor.step.budget import Halt
 from pytest_cometlocal.executor.results import (
@@ -47,7 +48,7 @@ from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
-from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, CallTimedOut, bound
+from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page

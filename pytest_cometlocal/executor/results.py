@@ -16,11 +16,10 @@ from typing import Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.plan import AuthSignals
+from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
-from pytest_cometlocal.executor.page.conditions import DEFAULT_TOAST_SELECTOR
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
 from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.events import Marks

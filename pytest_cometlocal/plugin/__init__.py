@@ -6,7 +6,7 @@ outcomes into pytest outcomes (``outcome``, ``errors``), markers and report
 properties; ``hooks`` and ``interrupts`` hold the session-level hooks. Every
 hook is imported here, so the entry point registers this package as one
 plugin. Contract rules live in ``contract/``; running (and the session's
-browser, ``executor.browser.BrowserManager``) lives in ``executor/``.
+browser, ``executor.browser.manager.BrowserManager``) lives in ``executor/``.
 """
 
 from pytest_cometlocal.plugin.collection import PlanFile, PlanItem, pytest_collect_file, pytest_collection_modifyitems

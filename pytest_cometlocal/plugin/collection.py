@@ -6,7 +6,7 @@ through pytest's public API alone.
 
 Collection reads each file once and keeps its bytes, but does not validate
 the plans: it reads what it needs to name and mark the items from the
-documents (``contract.outline``). Each item validates its plan from those
+documents (``contract.validate.outline``). Each item validates its plan from those
 bytes when it sets up, so a plan runs exactly as it was collected even if the
 file is edited while the suite runs (as a Python test runs the module
 imported at collection). A valid plan sets up the browser fixtures

@@ -1,7 +1,7 @@
 """Fixtures a plan item uses; each can be overridden in a user's conftest.py.
 
 Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
-``executor.browser.BrowserManager``)
+``executor.browser.manager.BrowserManager``)
 -> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
 -> cometlocal_network_guard (the allowlist proxy of this item)
 -> cometlocal_context (a fresh context per item; cometlocal_context_args adds
@@ -24,8 +24,8 @@ from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
-from pytest_cometlocal.executor.browser.remote import RemoteBrowserUnavailable
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
+from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.session import (
     RunFinisher,

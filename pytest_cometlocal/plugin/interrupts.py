@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import signal
 import threading
+from types import FrameType
 from typing import Any
 
 import pytest
@@ -28,7 +29,7 @@ class Terminated(KeyboardInterrupt):
 _KEY = pytest.StashKey[Any]()
 
 
-def _on_sigterm(signum: int, frame: Any) -> None:
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     raise Terminated("SIGTERM")
 
 

@@ -23,9 +23,12 @@ from pydantic import TypeAdapter
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.executor.suggest import suggester as S
 from pytest_cometlocal.executor.page.locators import compile_target
-from tests.executor.test_suggestions import (  # noqa: F401 - go and site are fixtures
-    GRIDS, click, go, site, step_plan, suggestions_of, with_target,
-)
+from tests.executor import test_suggestions
+from tests.executor.test_suggestions import GRIDS, click, step_plan, suggestions_of, with_target
+
+# The fixtures of test_suggestions.py, used here as they are (the same site and runner).
+site = test_suggestions.site
+go = test_suggestions.go
 
 ONE = TypeAdapter(T.Target)
 

@@ -16,7 +16,8 @@ from typing import Iterator
 
 import pytest
 
-from pytest_cometlocal.executor.page.watchdog import CallTimedOut, PageWatch, bound, call, page_answers
+from pytest_cometlocal.executor.errors import CallTimedOut
+from pytest_cometlocal.executor.page.watchdog import PageWatch, bound, call, page_answers
 
 pytestmark = pytest.mark.browser
 

@@ -187,7 +187,7 @@ FILLS_THE_DISK = "".join(
 
 
 class _BudgetedOs:
-    """``os`` for trace.py, with a write budget: then a short write, then ENOSPC (a disk filling up)."""
+    """``os`` for trace_writer.py, with a write budget: then a short write, then ENOSPC (a disk filling up)."""
 
     def __init__(self, budget: int) -> None:
         self.budget = budget

@@ -13,12 +13,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
-from pytest_cometlocal.executor.browser.remote import (
-    PLAYWRIGHT_SERVER,
-    RemoteBrowserUnavailable,
-    RemoteTarget,
-    connect_browser,
-)
+from pytest_cometlocal.executor.browser.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
+from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 
 
 class FakeBrowser:

@@ -10,7 +10,6 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from email.message import Message
-from pathlib import Path
 
 import pytest
 

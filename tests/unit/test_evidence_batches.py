@@ -16,7 +16,8 @@ import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
-from pytest_cometlocal.executor.runfolder.evidence_store import STAGING, EvidenceStore, OutputWriteFailed
+from pytest_cometlocal.executor.errors import OutputWriteFailed
+from pytest_cometlocal.executor.runfolder.evidence_store import STAGING, EvidenceStore
 
 
 def evidence_problems(run_dir: Path) -> list[str]:

@@ -9,7 +9,8 @@ import pytest
 
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed, url_allowed, url_host
-from pytest_cometlocal.executor.browser.chromium import ChromiumNotFound, find_chromium
+from pytest_cometlocal.executor.browser.chromium import find_chromium
+from pytest_cometlocal.executor.errors import ChromiumNotFound
 from pytest_cometlocal.executor.step.action_failure import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.page.observation import observe

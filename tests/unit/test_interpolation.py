@@ -6,12 +6,8 @@ import re
 
 import pytest
 
-from pytest_cometlocal.contract.load.interpolation import (
-    SECRET_REFERENCE,
-    InterpolationError,
-    interpolate,
-    resolve_secrets,
-)
+from pytest_cometlocal.contract.errors import InterpolationError
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, interpolate, resolve_secrets
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidPlan
 from tests.support import line_of, only_problems, only_valid, plan
 

@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.contract.load import safe_yaml as loader
-from pytest_cometlocal.contract.load.safe_yaml import (
-    MAX_DEPTH,
-    MAX_FILE_BYTES,
-    YamlError,
-    YDict,
-    YList,
-    load_documents,
-    load_file,
-)
+from pytest_cometlocal.contract.errors import YamlError
+from pytest_cometlocal.contract.load.safe_yaml import MAX_DEPTH, MAX_FILE_BYTES, YDict, YList, load_documents, load_file
 from pytest_cometlocal.contract.model.problems import Mark
 
 

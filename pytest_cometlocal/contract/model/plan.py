@@ -32,6 +32,8 @@ RESERVED_TAGS = frozenset({
     "skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings",
     "cometlocal", "cometlocal_error_code",  # this plugin's own markers
 })
+# Where toasts are looked for when neither the plan nor its suite config sets ``toast_selector``.
+DEFAULT_TOAST_SELECTOR = "[role=alert], [role=status], [aria-live]"
 
 
 class SecretRef(ContractModel):
@@ -121,7 +123,7 @@ class Plan(ContractModel):
     recovery: Recovery | None = None
     uploads_root: NonEmpty | None = None
     auth_signals: AuthSignals | None = None
-    toast_selector: NonEmpty | None = None
+    toast_selector: NonEmpty | None = None  # None: DEFAULT_TOAST_SELECTOR
     overlay_selectors: list[NonEmpty] = []
     expect: Expect | None = None
     parametrize: Parametrize | None = None

@@ -1,6 +1,6 @@
 """The channels a page has besides HTTP: WebRTC and WebTransport, guarded in the browser.
 
-The allowlist proxy (guard.py) sees every HTTP(S) and WebSocket request, but
+The allowlist proxy (network_guard.py) sees every HTTP(S) and WebSocket request, but
 Chromium sends WebRTC's UDP (STUN, TURN over UDP, ICE checks, media, data
 channels) around proxies: a page could send a typed secret to any host as an
 ICE username. Two guards close that, and the run manifest says which hold:
@@ -28,20 +28,25 @@ from __future__ import annotations
 
 import json
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.allowlist import host_allowed
 from pytest_cometlocal.executor.scripts import fill_script, read_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext
+
+    from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 
 WEBRTC_FLAGS = ["--force-webrtc-ip-handling-policy", "--webrtc-ip-handling-policy=disable_non_proxied_udp"]
 BINDING = "__cometlocalChannelBlocked"
 KINDS = frozenset({"STUN", "TURN", "ICE", "WEBTRANSPORT"})
 _MAX_TEXT = 500
 
-# Browsers launched with WEBRTC_FLAGS by this process (browser.BrowserManager adds them),
+# Browsers launched with WEBRTC_FLAGS by this process (manager.BrowserManager adds them),
 # and contexts that got the page script (guard_channels): what the manifest's guards report.
-_flagged: "weakref.WeakSet[Any]" = weakref.WeakSet()
-_scripted: "weakref.WeakSet[Any]" = weakref.WeakSet()
+_flagged: "weakref.WeakSet[Browser]" = weakref.WeakSet()
+_scripted: "weakref.WeakSet[BrowserContext]" = weakref.WeakSet()
 
 # The init script (scripts/channel_guard.js), its allowlist and binding name filled in per context.
 PAGE_SCRIPT = read_script(__package__, "channel_guard.js")
@@ -51,7 +56,7 @@ def page_script(allowlist: tuple[str, ...] | list[str]) -> str:
     return fill_script(PAGE_SCRIPT, allowlist=json.dumps(list(allowlist)), binding=json.dumps(BINDING))
 
 
-def guard_channels(context: Any, guard: Any) -> None:
+def guard_channels(context: BrowserContext, guard: NetworkGuard) -> None:
     """Install the page script on a new context, its reports going to ``guard``'s blocked requests.
 
     Before the context's first page: Playwright runs the script in every
@@ -71,12 +76,12 @@ def guard_channels(context: Any, guard: Any) -> None:
     _scripted.add(context)
 
 
-def mark_flagged(browser: Any) -> None:
+def mark_flagged(browser: Browser) -> None:
     """``browser`` was launched here with WEBRTC_FLAGS."""
     _flagged.add(browser)
 
 
-def guards_in_force(context: Any, connection: str | None) -> dict[str, Any]:
+def guards_in_force(context: BrowserContext | None, connection: str | None) -> dict[str, Any]:
     """The run manifest's ``guards``: what keeps the requests of ``context``'s run inside the allowlist.
 
     ``webrtc_launch_flag``: ``set`` (launched here with it), ``requested`` (sent

@@ -13,9 +13,13 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_cometlocal.executor.browser.channels import WEBRTC_FLAGS
 from pytest_cometlocal.executor.errors import ChromiumNotFound
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Playwright
 
 LAUNCH_ARGS = [
     "--disable-background-networking",
@@ -33,7 +37,7 @@ SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-
 SYSTEM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
 
 
-def playwright_chromium(playwright) -> str | None:
+def playwright_chromium(playwright: Playwright) -> str | None:
     """Playwright's own Chromium, if it was downloaded (``playwright install chromium``)."""
     try:
         path = playwright.chromium.executable_path
@@ -53,7 +57,7 @@ def system_chromium() -> str | None:
     return None
 
 
-def find_chromium(playwright, explicit: str | None = None) -> str | None:
+def find_chromium(playwright: Playwright, explicit: str | None = None) -> str | None:
     """Path to launch, or None to let Playwright use its own (already checked to exist)."""
     explicit = explicit or os.environ.get("COMETLOCAL_CHROMIUM") or None
     if explicit:

@@ -8,12 +8,15 @@ per session.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.browser.channels import mark_flagged
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
 from pytest_cometlocal.executor.browser.remote import RemoteTarget, connect_browser
 from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
 
 
 class BrowserManager:
@@ -29,7 +32,7 @@ class BrowserManager:
     """
 
     def __init__(self, launch_kwargs: dict[str, Any], explicit_path: str | None, testid_attribute: str = "data-testid",
-                 playwright: Any = None, remote: RemoteTarget | None = None):
+                 playwright: Playwright | None = None, remote: RemoteTarget | None = None):
         self.launch_kwargs = launch_kwargs
         self.explicit_path = explicit_path
         self.remote = remote
@@ -41,10 +44,10 @@ class BrowserManager:
         self._playwright = playwright
         self._owns_playwright = playwright is None
         self._configured = False
-        self._browser: Any = None
+        self._browser: Browser | None = None
         self.launches = 0
 
-    def browser(self) -> Any:
+    def browser(self) -> Browser:
         from playwright.sync_api import sync_playwright
 
         if self._browser is not None and self._browser.is_connected():
@@ -68,7 +71,7 @@ class BrowserManager:
         self.launches += 1
         return self._browser
 
-    def _connect(self) -> Any:
+    def _connect(self) -> Browser:
 
         assert self.remote is not None
         if self._remote_failure is not None:

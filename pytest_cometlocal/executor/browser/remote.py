@@ -21,6 +21,7 @@ from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
 from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Playwright
     from playwright.sync_api import Error as PlaywrightError
 
 PLAYWRIGHT_SERVER = "playwright-server"
@@ -110,8 +111,8 @@ def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | 
     return {"x-playwright-launch-options": json.dumps(options)}
 
 
-def connect_browser(playwright: Any, target: RemoteTarget, launch_kwargs: dict[str, Any],
-                    timeout_ms: float = CONNECT_TIMEOUT_MS) -> Any:
+def connect_browser(playwright: Playwright, target: RemoteTarget, launch_kwargs: dict[str, Any],
+                    timeout_ms: float = CONNECT_TIMEOUT_MS) -> Browser:
     """Connect to ``target``; a failure is a ``RemoteBrowserUnavailable`` with a one-line message."""
     from playwright.sync_api import Error as PlaywrightError
 

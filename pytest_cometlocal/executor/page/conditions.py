@@ -24,8 +24,6 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
 
-DEFAULT_TOAST_SELECTOR = "[role=alert], [role=status], [aria-live]"
-
 # What covers an element's centre, if anything but the element (scripts/hit_test.js).
 HIT_TEST_JS = load_script(__package__, "hit_test.js")
 

@@ -9,9 +9,15 @@ seen as soon as the popup exists. Each list only grows; a step takes a
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.page.conditions import NetworkTracker
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Download, Page, Response
+    from playwright.sync_api import Request as PlaywrightRequest
+
+    from pytest_cometlocal.executor.browser.network_guard import BlockedRequest, NetworkGuard
 
 
 @dataclass(frozen=True)
@@ -34,13 +40,13 @@ class Request:
 class PageEvents:
     """The events of one context and its pages, as the executor needs them."""
 
-    def __init__(self, context: Any, page: Any, guard: Any = None):
+    def __init__(self, context: BrowserContext, page: Page, guard: NetworkGuard | None = None):
         self.guard = guard  # the allowlist proxy: its list of blocked requests
         self.network = NetworkTracker()
         self.requests: list[Request] = []
         self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
         self.content_types: dict[str, str] = {}  # navigations (downloads among them): url -> Content-Type
-        self.downloads: list[Any] = []
+        self.downloads: list[Download] = []
         self.crashed = False
         self._blocked_reported = 0
         context.on("request", self._on_request)
@@ -60,7 +66,7 @@ class PageEvents:
     def statuses_since(self, marks: Marks) -> list[tuple[str, int]]:
         return self.doc_statuses[marks.statuses:]
 
-    def downloads_since(self, marks: Marks) -> list[Any]:
+    def downloads_since(self, marks: Marks) -> list[Download]:
         return self.downloads[marks.downloads:]
 
     def blocked_since(self, marks: Marks) -> list[dict[str, Any]]:
@@ -86,11 +92,11 @@ class PageEvents:
 
     # -- listeners -------------------------------------------------------------
 
-    def _attach(self, page: Any) -> None:
+    def _attach(self, page: Page) -> None:
         page.on("download", self._on_download)
         page.on("crash", self._on_crash)
 
-    def _on_request(self, request: Any) -> None:
+    def _on_request(self, request: PlaywrightRequest) -> None:
         self.network.started()
         navigation = request.is_navigation_request()
         try:
@@ -100,13 +106,13 @@ class PageEvents:
             main = navigation
         self.requests.append(Request(request.url, navigation, main))
 
-    def _on_request_failed(self, request: Any) -> None:
+    def _on_request_failed(self, request: PlaywrightRequest) -> None:
         self.network.ended()
         failure = request.failure or ""
         if "ERR_INVALID_AUTH_CREDENTIALS" in failure and request.is_navigation_request():
             self.doc_statuses.append((request.url, 401))
 
-    def _on_response(self, response: Any) -> None:
+    def _on_response(self, response: Response) -> None:
         try:
             request = response.request
             if request.is_navigation_request():
@@ -117,13 +123,13 @@ class PageEvents:
         except Exception:
             pass
 
-    def _on_download(self, download: Any) -> None:
+    def _on_download(self, download: Download) -> None:
         self.downloads.append(download)
 
     def _on_crash(self, *_: Any) -> None:
         self.crashed = True
 
 
-def _described(blocked: Any) -> dict[str, Any]:
+def _described(blocked: BlockedRequest) -> dict[str, Any]:
     """A refused request as the trace lists it."""
     return {"method": blocked.method, "url": blocked.url, "host": blocked.host}

@@ -14,15 +14,21 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from pytest_cometlocal.contract.model import targets as T
-from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
-from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.errors import CallTimedOut, is_crash
+from pytest_cometlocal.executor.page.watchdog import bound
 from pytest_cometlocal.executor.scripts import load_script
 
+if TYPE_CHECKING:
+    from playwright.sync_api import Frame, FrameLocator, Locator, Page
 
-def _role(root: Any, t: T.RoleTarget) -> Any:
+# What a target compiles from: a page, one of its frames, or a frame_locator's inside.
+LocatorRoot = Union["Page", "Frame", "FrameLocator"]
+
+
+def _role(root: LocatorRoot, t: T.RoleTarget) -> Locator:
     kwargs: dict[str, Any] = {}
     if t.name is not None:
         kwargs["name"] = t.name
@@ -42,7 +48,7 @@ def _describe_role(t: T.RoleTarget) -> str:
 
 # One row per target type: how it compiles to a Playwright locator from a root
 # (Page, Frame or FrameLocator), and the Playwright call it reads as.
-COMPILERS: dict[type, tuple[Callable[[Any, Any], Any], Callable[[Any], str]]] = {
+COMPILERS: dict[type, tuple[Callable[[LocatorRoot, Any], Locator], Callable[[Any], str]]] = {
     T.TestIdTarget: (lambda root, t: root.get_by_test_id(t.id), lambda t: f"get_by_test_id({t.id!r})"),
     T.RoleTarget: (_role, _describe_role),
     T.LabelTarget: (lambda root, t: root.get_by_label(t.text, exact=bool(t.exact)),
@@ -59,7 +65,7 @@ COMPILERS: dict[type, tuple[Callable[[Any, Any], Any], Callable[[Any], str]]] = 
 }
 
 
-def compile_target(root: Any, target: T.AnyTarget) -> Any:
+def compile_target(root: LocatorRoot, target: T.AnyTarget) -> Locator:
     """``root`` is a Page, Frame or FrameLocator; returns a Locator."""
     compile_fn = COMPILERS[type(target)][0]
     if compile_fn is None:
@@ -95,7 +101,7 @@ class ResolvedTarget:
     """A step's element, resolved once per attempt: everything later parts of the step need of it."""
 
     target: T.AnyTarget  # the alternative that matched exactly one element
-    locator: Any
+    locator: Locator
     description: str  # the Playwright call it compiles to
     context: dict[str, Any] | None  # the element as it was when resolved, before the action (TARGET_CONTEXT_JS)
 
@@ -117,7 +123,7 @@ class Resolution:
 
 
 # Results come back as one JSON string: Playwright's own serialisation of a nested
-# object costs far more than the script that builds it (see observe.py).
+# object costs far more than the script that builds it (see observation.py).
 # One round trip per alternative and polling round: the number of matches; for
 # exactly one, the element described for the "before" DOM snapshot
 # (TARGET_CONTEXT_JS); for several, a sample of them for TARGET_NOT_UNIQUE.
@@ -142,7 +148,7 @@ MIN_MATCH_BOUND_MS = 250
 _COUNT_JS = load_script(__package__, "count.js")
 
 
-def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
+def _match(locator: Locator, bound_ms: float, script: str = _MATCH_JS) -> _Match:
     """What ``locator`` matches now (see _MATCH_JS); no match when the frame is not ready.
 
     ``evaluate_all`` never waits for matches (as ``count`` does not); it waits
@@ -162,7 +168,7 @@ def _match(locator: Any, bound_ms: float, script: str = _MATCH_JS) -> _Match:
         return _Match(0)
 
 
-def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_limit: int = 60) -> Resolution:
+def resolve(page: Page, alternatives: list[T.AnyTarget], timeout_ms: int, record_limit: int = 60) -> Resolution:
     """Poll the alternatives in U4 order until one matches exactly one element.
 
     Every polling round tries every alternative; the first attempts and the
@@ -189,7 +195,7 @@ def resolve(page: Any, alternatives: list[T.AnyTarget], timeout_ms: int, record_
         delay = min(delay * 2, 0.2)
 
 
-def resolve_now(page: Any, alternatives: list[T.AnyTarget]) -> Resolution:
+def resolve_now(page: Page, alternatives: list[T.AnyTarget]) -> Resolution:
     """One look, no waiting: what a condition's target matches at this moment."""
     compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
     result = Resolution(rounds=1)
@@ -197,7 +203,7 @@ def resolve_now(page: Any, alternatives: list[T.AnyTarget]) -> Resolution:
     return result
 
 
-def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: float,
+def _round(compiled: list[tuple[T.AnyTarget, Locator, str]], result: Resolution, deadline: float,
            script: str = _MATCH_JS) -> list[Attempt]:
     attempts = []
     for i, (alt, locator, text) in enumerate(compiled):
@@ -212,7 +218,7 @@ def _round(compiled: list[tuple[Any, Any, str]], result: Resolution, deadline: f
     return attempts
 
 
-def pause(page: Any, seconds: float) -> None:
+def pause(page: Page, seconds: float) -> None:
     """Wait between two looks while Playwright keeps delivering events.
 
     A plain ``time.sleep`` would stall the sync API's event loop, so a download

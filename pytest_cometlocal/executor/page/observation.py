@@ -21,13 +21,16 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.model.records import StateSignature
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.page.screenshots import FRAME_ALGORITHM, FULL_ALGORITHM, capture_png, grab_frame, retried
 from pytest_cometlocal.executor.page.settle import evaluate_settled, settled
 from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 __all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Observation", "observe"]
 
@@ -79,7 +82,7 @@ def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[s
     return all(getattr(old, name) == value for name, value in hashes.items()) and previous.snapshot == snapshot
 
 
-def _pictures(page: Any, data: dict[str, Any], full: bool, metadata: dict[str, Any]) -> tuple[bytes | None, bytes | None, str]:
+def _pictures(page: Page, data: dict[str, Any], full: bool, metadata: dict[str, Any]) -> tuple[bytes | None, bytes | None, str]:
     """The hashed picture, the full-size PNG (when asked for) and the algorithm's name.
 
     With a secret on screen the hash comes from the masked full-size capture
@@ -103,7 +106,7 @@ def _pictures(page: Any, data: dict[str, Any], full: bool, metadata: dict[str, A
     return png, png, FULL_ALGORITHM
 
 
-def observe(page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
+def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
             previous: "Observation | None" = None, full: bool = False) -> Observation:
     """Capture a StateSignature and the data of a dom_snapshot_partial.
 

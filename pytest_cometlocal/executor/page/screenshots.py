@@ -33,12 +33,15 @@ from __future__ import annotations
 
 import base64
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from pytest_cometlocal.executor.errors import first_line, is_crash
+from pytest_cometlocal.executor.errors import CallTimedOut, first_line, is_crash
 from pytest_cometlocal.executor.page.settle import settled
-from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session, forget_cdp_session, page_answers
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound, cdp_session, forget_cdp_session, page_answers
 from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import CDPSession, Page
 
 FRAME_ALGORITHM = "v2-frame-320"
 FULL_ALGORITHM = "v1"
@@ -53,7 +56,7 @@ _SCREENSHOT_TRANSIENT = ("Unable to capture screenshot", "Not attached to an act
 SCREENSHOT_RETRY_DELAYS_MS = (50, 100, 200, 400, 800)
 
 
-def retried(page: Any, take: Callable[[], bytes]) -> tuple[bytes | None, str | None]:
+def retried(page: Page, take: Callable[[], bytes | None]) -> tuple[bytes | None, str | None]:
     """``take()`` (a picture of the page), retried while Chromium cannot give one yet.
 
     Navigation errors are retried by ``settled`` as for every observation call.
@@ -105,20 +108,20 @@ _CARET_ON_JS = load_script(__package__, "caret_on.js")
 _FENCE_JS = load_script(__package__, "fence.js")
 
 
-def _send(session: Any, method: str, params: dict[str, Any]) -> dict[str, Any]:
+def _send(session: CDPSession, method: str, params: dict[str, Any]) -> dict[str, Any]:
     """A CDP command, bounded: a picture must never wait forever on a stuck renderer."""
     with bound(method, CAPTURE_MS):
         return session.send(method, params)
 
 
-def _caret_back(session: Any) -> None:
+def _caret_back(session: CDPSession) -> None:
     try:
         _send(session, "Runtime.evaluate", {"expression": _CARET_ON_JS})
     except Exception:
         pass
 
 
-def grab_frame(page: Any, caret: bool = True) -> bytes | None:
+def grab_frame(page: Page, caret: bool = True) -> bytes | None:
     """One fresh screencast frame of the viewport (JPEG); None without the DevTools protocol."""
     session = cdp_session(page)
     if session is None:
@@ -153,7 +156,7 @@ def grab_frame(page: Any, caret: bool = True) -> bytes | None:
     return base64.b64decode(frames[0]["data"])
 
 
-def capture_png(page: Any, masked: bool, caret: bool = True) -> bytes:
+def capture_png(page: Page, masked: bool, caret: bool = True) -> bytes:
     """A full-size viewport PNG: CDP's fast capture, or ``page.screenshot`` with the secret mask."""
     session = None if masked else cdp_session(page)
     if session is None:

@@ -10,16 +10,21 @@ keeps the page from having any document at all.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from pytest_cometlocal.executor.errors import is_crash
-from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, CallTimedOut, bound, cdp_session
+from pytest_cometlocal.executor.errors import CallTimedOut, is_crash
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound, cdp_session
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+T = TypeVar("T")
 
 _TRANSIENT = ("Execution context was destroyed", "Cannot find context", "navigating", "frame was detached",
               "Inspected target navigated or closed")
 
 
-def settled(page, fn, attempts: int = 20):
+def settled(page: Page, fn: Callable[[], T], attempts: int = 20) -> T:
     """Run ``fn`` again while the page is between two documents (a navigation in flight).
 
     A page that is still between documents after ``attempts`` tries keeps
@@ -47,7 +52,7 @@ def settled(page, fn, attempts: int = 20):
 SETTLE_TIMEOUT_MS = 10_000
 
 
-def evaluate_settled(page, script: str, arg: Any) -> Any:
+def evaluate_settled(page: Page, script: str, arg: Any) -> Any:
     """``page.evaluate``, bounded: a navigation still pending after SETTLE_TIMEOUT_MS is stopped.
 
     ``evaluate`` waits for the page's execution context, and a navigation to a
@@ -66,7 +71,7 @@ def evaluate_settled(page, script: str, arg: Any) -> Any:
             return page.evaluate(script, arg)
 
 
-def stop_loading(page: Any) -> bool:
+def stop_loading(page: Page) -> bool:
     """Stop the page's pending navigation (the browser's Stop button); True when it was sent."""
     session = cdp_session(page)
     if session is None:

@@ -30,11 +30,16 @@ import asyncio
 import contextlib
 import time
 import weakref
-from typing import Any, Callable, Iterator, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 import greenlet
 
 from pytest_cometlocal.executor.errors import CallTimedOut
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, CDPSession, Page
+
+    from pytest_cometlocal.executor.page.events import PageEvents
 
 T = TypeVar("T")
 
@@ -124,10 +129,10 @@ def call(what: str, ms: float, fn: Callable[[], T], *, isolated: bool = False) -
 
 # One CDP session per page, made on first use; None where CDP is not available
 # (a fake page in unit tests, a browser that is not Chromium).
-_sessions: "weakref.WeakKeyDictionary[Any, Any]" = weakref.WeakKeyDictionary()
+_sessions: "weakref.WeakKeyDictionary[Page, CDPSession | None]" = weakref.WeakKeyDictionary()
 
 
-def cdp_session(page: Any) -> Any:
+def cdp_session(page: Page) -> CDPSession | None:
     try:
         return _sessions[page]
     except KeyError:
@@ -142,7 +147,7 @@ def cdp_session(page: Any) -> Any:
     return session
 
 
-def forget_cdp_session(page: Any) -> None:
+def forget_cdp_session(page: Page) -> None:
     """A session that stopped working (its page's document was swapped): the next use makes a new one."""
     try:
         _sessions.pop(page, None)
@@ -150,7 +155,7 @@ def forget_cdp_session(page: Any) -> None:
         pass
 
 
-def page_answers(page: Any, ms: float = PROBE_MS) -> bool:
+def page_answers(page: Page, ms: float = PROBE_MS) -> bool:
     """Whether the page's main thread runs a trivial script within ``ms``.
 
     Through CDP's ``Runtime.evaluate`` where there is a session: it answers as
@@ -177,7 +182,7 @@ class PageWatch:
     without it the watch listens for the crash itself.
     """
 
-    def __init__(self, page: Any, events: Any = None):
+    def __init__(self, page: Page, events: PageEvents | None = None):
         self.page = page
         self.events = events
         self._crashed = False
@@ -267,7 +272,7 @@ class PageWatch:
 CONTEXT_CLOSE_MS = 15_000
 
 
-def close_context(context: Any) -> None:
+def close_context(context: BrowserContext) -> None:
     """``context.close()``, bounded: a teardown must not hang on a page that stopped answering.
 
     The executor closes such a page itself (``PageWatch.close``); this bound is

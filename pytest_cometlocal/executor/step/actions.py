@@ -22,11 +22,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
-from pytest_cometlocal.contract.load.paths import ConfinementError, confine
+from pytest_cometlocal.contract.errors import ConfinementError
+from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
-from pytest_cometlocal.executor.errors import ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout
+from pytest_cometlocal.executor.errors import (
+    CallTimedOut, ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout,
+)
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
@@ -34,7 +37,7 @@ from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
-from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+from pytest_cometlocal.executor.page.watchdog import bound
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef
-from pytest_cometlocal.executor.errors import first_line
+from pytest_cometlocal.executor.errors import CallTimedOut, first_line
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
-from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, CallTimedOut, bound, call
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, bound, call
 from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot, picture_reason
 
 if TYPE_CHECKING:

@@ -25,14 +25,13 @@ from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.model.records import ExecutorError, FailedCondition
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
-from pytest_cometlocal.executor.errors import ExecutorFailure
+from pytest_cometlocal.executor.errors import ExecutorFailure, OutputWriteFailed
 from pytest_cometlocal.executor.step.budget import Halt
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.evidence import PAGE_GONE, FailureEvidence
 from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot
 from pytest_cometlocal.executor.step.journal import StepJournal
-from pytest_cometlocal.executor.runfolder.evidence_store import OutputWriteFailed
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.suggest.suggester import with_suggestions

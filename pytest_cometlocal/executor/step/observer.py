@@ -1,6 +1,6 @@
 """The executor's looks at the page: one observation before and one after each step.
 
-``observe.py`` knows how to look at a page; this module knows when the
+``page/observation.py`` knows how to look at a page; this module knows when the
 executor looks, when a full-size screenshot is needed (critical steps) and
 what it may reuse: the previous step's "after" carries its frame over to the next step's "before" when nothing can have changed the
 page in between. It also keeps the last observation, the state a failure

@@ -15,7 +15,7 @@ NAVIGATION_TIMEOUT). Only for an attempt that will not be retried by
 ``Failures.fail``, on the failure path only.
 
 How (``suggest``): one bounded look at the page (``scripts/candidates.js``,
-at most ``MAX_SCAN`` elements walked), a pure ranking (``suggest_rank``),
+at most ``MAX_SCAN`` elements walked), a pure ranking (``ranking``),
 then each candidate's targets, most robust first, checked on the page with
 the executor's own target compiler (``locators.compile_target``): a target
 is kept only if it matches exactly one element, and that element is the
@@ -47,6 +47,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.executor.errors import CallTimedOut
 from pytest_cometlocal.executor.page.locators import compile_target
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 from pytest_cometlocal.executor.suggest.narrowing import describe_match, narrowing_picks, resolved_match
@@ -54,7 +55,7 @@ from pytest_cometlocal.executor.suggest.ranking import (
     ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_score, rank,
     target_options, wanted_from,
 )
-from pytest_cometlocal.executor.page.watchdog import CallTimedOut, bound
+from pytest_cometlocal.executor.page.watchdog import bound
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -157,7 +158,7 @@ def _look_arg() -> dict[str, Any]:
     return {"maxScan": MAX_SCAN, "maxCandidates": MAX_CANDIDATES, "maxChars": MAX_CHARS, "testid": TESTID_ATTRIBUTE}
 
 
-def collect_candidates(page: Any, frame: str | None) -> dict[str, Any]:
+def collect_candidates(page: Page, frame: str | None) -> dict[str, Any]:
     """One bounded look at the page (or the iframe ``frame``): ``{scanned, capped, candidates}``.
 
     Also what an agent's ``observe`` offers targets from (agent/page_view.py).
@@ -169,7 +170,7 @@ def collect_candidates(page: Any, frame: str | None) -> dict[str, Any]:
     return json.loads(page.evaluate(CANDIDATES_JS, arg))
 
 
-def look(page: Any, target: dict[str, Any], out: Outcome) -> dict[str, Any] | None:
+def look(page: Page, target: dict[str, Any], out: Outcome) -> dict[str, Any] | None:
     """What a target matches on the page: ``{count, fp}`` (``fp`` the one element's place), None when invalid."""
     try:
         model = _ONE.validate_python(target)
@@ -184,12 +185,12 @@ def look(page: Any, target: dict[str, Any], out: Outcome) -> dict[str, Any] | No
         return None
 
 
-def verify(page: Any, target: dict[str, Any], fingerprint: str, out: Outcome) -> bool:
+def verify(page: Page, target: dict[str, Any], fingerprint: str, out: Outcome) -> bool:
     """Whether ``target`` is a valid plan target that matches exactly the element ``fingerprint`` names."""
     return resolved_match(look(page, target, out), [{"fp": fingerprint}]) == 0
 
 
-def _replace(page: Any, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
+def _replace(page: Page, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
     """Elements like the one the target named, each with a target that matches it alone."""
     boxes: set[tuple[int, ...]] = set()  # a button and the span inside it are one thing on screen
     for ranked in rank(wanted, candidates):
@@ -208,7 +209,7 @@ def _replace(page: Any, wanted: Wanted, candidates: list[dict[str, Any]], out: O
                 break
 
 
-def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
+def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
     """Targets that pick one of the elements a target matched several of: each one checked on the page to match
     exactly one element, and that element one of the matches (``resolved_match``), never a look-alike elsewhere."""
     base, count, matches = None, 0, []
@@ -263,7 +264,7 @@ def _narrow(page: Any, request: Request, wanted: Wanted, candidates: list[dict[s
                     rationale=nth_rationale(base, i, count, matched))
 
 
-def suggest(page: Any, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS) -> Outcome:
+def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS) -> Outcome:
     """Up to ``MAX_SUGGESTIONS`` working targets for ``request``, within ``budget_ms``.
 
     The look and the checks run in a watchdog block of their own: a page that
