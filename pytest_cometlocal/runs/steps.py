@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import Any, Iterable
 
-if TYPE_CHECKING:
-    from pytest_cometlocal.runs.reader import Event
+from pytest_cometlocal.runs.events import Event
 
 __all__ = ["ATTEMPT_EVENTS", "STATE_PARTS", "Attempts", "StepRecord", "attempts_of", "steps_of"]
 
