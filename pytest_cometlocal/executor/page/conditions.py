@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urljoin
 
@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.events import NetworkTracker
 from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -29,25 +30,6 @@ HIT_TEST_JS = load_script(__package__, "hit_test.js")
 
 # The texts of the shown elements a selector matches, the first 20 (scripts/visible_texts.js).
 VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
-
-
-@dataclass
-class NetworkTracker:
-    """In-flight requests of a page, for ``network_idle`` (no request for 500 ms)."""
-
-    inflight: int = 0
-    last_change: float = field(default_factory=time.monotonic)
-
-    def started(self, *_: Any) -> None:
-        self.inflight += 1
-        self.last_change = time.monotonic()
-
-    def ended(self, *_: Any) -> None:
-        self.inflight = max(0, self.inflight - 1)
-        self.last_change = time.monotonic()
-
-    def idle(self, quiet_s: float = 0.5) -> bool:
-        return self.inflight == 0 and time.monotonic() - self.last_change >= quiet_s
 
 
 @dataclass

@@ -8,16 +8,35 @@ seen as soon as the popup exists. Each list only grows; a step takes a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_cometlocal.executor.page.conditions import NetworkTracker
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Download, Page, Response
     from playwright.sync_api import Request as PlaywrightRequest
 
     from pytest_cometlocal.executor.browser.network_guard import BlockedRequest, NetworkGuard
+
+
+@dataclass
+class NetworkTracker:
+    """In-flight requests of a page, for ``network_idle`` (no request for 500 ms)."""
+
+    inflight: int = 0
+    last_change: float = field(default_factory=time.monotonic)
+
+    def started(self, *_: Any) -> None:
+        self.inflight += 1
+        self.last_change = time.monotonic()
+
+    def ended(self, *_: Any) -> None:
+        self.inflight = max(0, self.inflight - 1)
+        self.last_change = time.monotonic()
+
+    def idle(self, quiet_s: float = 0.5) -> bool:
+        return self.inflight == 0 and time.monotonic() - self.last_change >= quiet_s
 
 
 @dataclass(frozen=True)
