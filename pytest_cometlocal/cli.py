@@ -201,16 +201,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     from pytest_cometlocal.runs.errors import RunFolderError
     from pytest_cometlocal.runs.reader import find_runs
-    from pytest_cometlocal.runs.show import run_suggestion_lines, show_run
+    from pytest_cometlocal.runs.show import show_run
 
     runs = find_runs([Path(p) for p in args.runs])
     if not runs:
         raise UsageError("no run folders under " + ", ".join(args.runs))
     for run in runs:
         try:
-            print(show_run(run))
-            for line in run_suggestion_lines(run):  # suggested targets of its error, as YAML to paste
-                print(line)
+            print(show_run(run))  # with the suggested targets of its error, as YAML to paste
         except (OSError, ValueError, RunFolderError) as exc:
             print(f"{run}: cannot be read ({exc})")
     return 0

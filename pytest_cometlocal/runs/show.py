@@ -15,11 +15,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
-from pytest_cometlocal.contract.run_folder import TRACE
-from pytest_cometlocal.runs.errors import RunFolderError
-from pytest_cometlocal.runs.reader import Event, read_run, read_trace
+from pytest_cometlocal.runs.reader import Event, read_run
 
-__all__ = ["run_suggestion_lines", "show_run"]
+__all__ = ["show_run", "suggested_lines"]
 
 
 def _short(value: Any, limit: int = 140) -> str:
@@ -46,7 +44,8 @@ def _status(events: Iterable[Event]) -> str:
 
 
 def show_run(run_dir: Path) -> str:
-    """A readable timeline of one run: steps, durations, outcomes, the error with its details."""
+    """A readable timeline of one run: steps, durations, outcomes, the error with its details, and the
+    targets it suggests as YAML to paste; the run folder is read once."""
     run = read_run(run_dir)
     manifest = run.manifest
     plan = manifest.get("plan") if isinstance(manifest.get("plan"), dict) else {}
@@ -74,14 +73,10 @@ def show_run(run_dir: Path) -> str:
             lines.append(f"    evidence: {ref['kind']:<22} {ref['uri']}")
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
-    return "\n".join(lines)
+    return "\n".join(lines + suggested_lines(run.errors))
 
 
-def run_suggestion_lines(run_dir: Path, indent: str = "  ") -> list[str]:
-    """The "suggested targets:" block of the last error of a run that got suggestion work; none when unreadable."""
-    try:
-        errors = read_trace(run_dir / TRACE).errors
-    except RunFolderError:
-        return []
-    error = next((e for e in reversed(errors) if "suggestions" in (e.get("details") or {})), None)
+def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:
+    """The "suggested targets:" block of the last error that got suggestion work (none without one)."""
+    error = next((e for e in reversed(tuple(errors)) if "suggestions" in (e.get("details") or {})), None)
     return suggestion_lines((error or {}).get("details"), indent)

@@ -14,7 +14,8 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.model.suggestion import HEADING, suggestion_lines
-from pytest_cometlocal.runs.show import run_suggestion_lines
+from pytest_cometlocal.runs.reader import read_trace
+from pytest_cometlocal.runs.show import suggested_lines
 from pytest_cometlocal.executor.suggest.ranking import (
     MIN_SIMILARITY, Wanted, describe_candidate, edit_distance, normalise, place_key, rank, similarity,
     target_options, wanted_from,
@@ -237,5 +238,6 @@ def test_show_reads_the_last_error_of_a_run_folder(tmp_path):
     error = {"error_code": "TARGET_NOT_FOUND", "details": {"suggestions": SUGGESTIONS[:1]}}
     lines = [{"event_type": "run_started"}, {"event_type": "error_raised", "error": error}, {"event_type": "run_finished"}]
     (tmp_path / "trace.jsonl").write_text("".join(json.dumps(e) + "\n" for e in lines), encoding="utf-8")
-    assert run_suggestion_lines(tmp_path) == suggestion_lines(error["details"])
-    assert run_suggestion_lines(tmp_path / "missing") == []
+    errors = read_trace(tmp_path / "trace.jsonl").errors
+    assert suggested_lines(errors) == suggestion_lines(error["details"])
+    assert suggested_lines(errors[:0]) == []

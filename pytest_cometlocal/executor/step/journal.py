@@ -20,9 +20,8 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature
-from pytest_cometlocal.executor.errors import ExecutorFailure
+from pytest_cometlocal.executor.errors import EventOutOfOrder, ExecutorFailure, Stop
 from pytest_cometlocal.executor.page.locators import describe_compiled
-from pytest_cometlocal.executor.errors import EventOutOfOrder, Stop
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
