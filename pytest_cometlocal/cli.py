@@ -164,7 +164,7 @@ def cmd_schema(args: argparse.Namespace) -> int:
     from pytest_cometlocal.contract.model.schema import group_json_schema, plan_json_schema, suite_json_schema
 
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
-    text = json.dumps(make(), indent=2)
+    text = json.dumps(make(args.format_version), indent=2)
     if args.output:
         Path(args.output).write_text(text + "\n", encoding="utf-8")
     else:
@@ -292,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
+    s.add_argument("--format-version", choices=("v1", "v1.1"), default="v1.1",
+                   help="v1.1 (default); v1 leaves out v1.1's kinds, keys and conditions, for tools that must refuse them")
     s.set_defaults(func=cmd_schema)
     return parser
 

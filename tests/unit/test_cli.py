@@ -96,9 +96,25 @@ def test_schema_to_file(suite: Path) -> None:
     assert schema["title"].startswith("pytest-cometlocal plan")
 
 
-def test_committed_schema_is_up_to_date() -> None:
-    """docs/plan-format-v1.schema.json is what editors load; it must match the models."""
+@pytest.mark.parametrize("version", ["v1", "v1.1"])
+def test_committed_schema_is_up_to_date(version: str) -> None:
+    """docs/plan-format-<version>.schema.json is what editors load; it must match the models."""
     from pytest_cometlocal.contract.model.schema import plan_json_schema
 
-    committed = Path(__file__).resolve().parents[2] / "docs" / "plan-format-v1.schema.json"
-    assert json.loads(committed.read_text()) == plan_json_schema(), "run: cometlocal schema -o docs/plan-format-v1.schema.json"
+    committed = Path(__file__).resolve().parents[2] / "docs" / f"plan-format-{version}.schema.json"
+    assert json.loads(committed.read_text()) == plan_json_schema(version), (
+        f"run: cometlocal schema --format-version {version} -o docs/plan-format-{version}.schema.json")
+
+
+def test_schema_format_versions(suite: Path) -> None:
+    """The default schema is v1.1's; --format-version v1 refuses what only v1.1 has."""
+    assert main(["schema", "-o", "new.json"]) == 0
+    assert main(["schema", "--format-version", "v1", "-o", "old.json"]) == 0
+    new = json.loads((suite / "new.json").read_text())
+    old = json.loads((suite / "old.json").read_text())
+    assert "press" in new["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert "press" not in old["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert "key" in new["$defs"]["ActionSpec"]["properties"] and "key" not in old["$defs"]["ActionSpec"]["properties"]
+    assert "ElementChecked" in new["$defs"] and "ElementChecked" not in old["$defs"]
+    assert "element_checked" not in json.dumps(old)
+    assert new["$id"] != old["$id"] and old["$id"].endswith("plan-format-v1.json")

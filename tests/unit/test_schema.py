@@ -45,12 +45,14 @@ def test_schema_is_json_serialisable(schema):
     assert json.loads(text) == schema
 
 
-def test_schema_header(schema):
+@pytest.mark.parametrize("version", ["v1", "v1.1"])
+def test_schema_header(version):
+    schema = plan_json_schema(version)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    # The id editors and the committed docs/plan-format-v1.schema.json name: not to change.
-    assert schema["$id"] == "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
+    # The ids editors and the committed docs/plan-format-<version>.schema.json name: not to change.
+    assert schema["$id"] == f"https://pytest-cometlocal.invalid/schemas/plan-format-{version}.json"
     assert schema["type"] == "object"
-    assert "plan-format v1" in schema["title"]
+    assert schema["title"].endswith(f"(plan-format {version})")
 
 
 def test_every_ref_resolves(schema):
@@ -95,10 +97,14 @@ def test_every_model_in_the_schema_is_closed(schema):
             assert definition.get("additionalProperties") is False, name
 
 
+V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
+
+
 def test_all_action_kinds(schema):
     kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
     assert kinds == list(ACTION_KINDS)
-    assert kinds == ["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
+    assert kinds == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
+    assert plan_json_schema("v1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"] == V1_KINDS
 
 
 def test_all_target_types(schema):
@@ -115,9 +121,13 @@ def test_all_target_types(schema):
         assert set(mapping) == expected
 
 
-def test_all_condition_kinds(schema):
+@pytest.mark.parametrize("version", ["v1", "v1.1"])
+def test_all_condition_kinds(version):
+    schema = plan_json_schema(version)
     expected = set(CONDITION_KINDS)
-    assert len(expected) == 17
+    assert len(expected) == 20
+    if version == "v1":
+        expected -= {"element_checked", "element_focused", "aria_snapshot_matches"}
     assert discriminator_values(schema, "kind") == expected
     mappings = [
         n["discriminator"]["mapping"]

@@ -1,10 +1,14 @@
-"""ActionSpec v1: one step of a plan, as the executor receives it.
+"""ActionSpec v1 (and its v1.1 extension): one step of a plan, as the executor receives it.
 
 An ActionSpec is complete: ``defaults`` have been merged in, ``${vars.X}``
 substituted and the U-rules checked, so the executor never has to guess.
 ``${secrets.X}`` references stay as references until the executor uses them,
 so a validated ActionSpec (and every trace line that serialises it) is free of
 secret values.
+
+v1.1 (docs/plan-format.md, "v1.1") only adds: six kinds, the keys ``key``,
+``to``, ``direction`` and ``click``'s ``button``/``click_count``/``modifiers``.
+``format_version`` tells which of the two formats a step needs.
 """
 
 from __future__ import annotations
@@ -15,15 +19,32 @@ from pydantic import BeforeValidator, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
-from pytest_cometlocal.contract.model.conditions import Condition
+from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import TargetSpec
 
-ActionKind = Literal["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
+ActionKind = Literal[
+    "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
+    "press", "hover", "check", "uncheck", "drag", "scroll",  # v1.1
+]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
-SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"})
-TARGETLESS_KINDS = frozenset({"assert", "stop"})
-# U1: actions that need exactly one element.
-SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload"})
+V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS
+# What same-state revisits count (a step that changes, or may change, the page).
+SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS
+# Kinds whose target may be left out: press acts on what has focus, scroll on the page.
+TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
+# U1: actions that need exactly one element (when they have a target).
+SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
+# wait_for and assert have no side effect to do again: retry_on never repeats them.
+NEVER_RETRIED_KINDS = frozenset({"wait_for", "assert"})
+
+Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
+MODIFIERS: tuple[str, ...] = get_args(Modifier)
+Direction = Literal["down", "up", "right", "left"]
+MouseButton = Literal["left", "right", "middle"]
+# The step keys only v1.1 has (on top of its kinds); CLICK_KEYS belong to click only.
+CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
+EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -53,6 +74,13 @@ class ActionSpec(ContractModel):
     timeout_ms: Annotated[int, Field(gt=0, le=3_600_000)]
     value: InputText | None = None
     file_ref: Annotated[str, Field(min_length=1)] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
+    # v1.1 keys; each belongs to one kind (rule INPUTS), ``key`` has its own grammar (rule KEY).
+    key: Annotated[str, Field(min_length=1)] | None = None
+    to: TargetSpec | None = None
+    direction: Direction | None = None
+    button: MouseButton | None = None
+    click_count: Literal[1, 2, 3] | None = None
+    modifiers: list[Modifier] | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -66,10 +94,25 @@ class ActionSpec(ContractModel):
         return list(self.target) if isinstance(self.target, list) else [self.target]
 
     @property
+    def to_alternatives(self) -> list:
+        """``to``'s targets in U4 order (drag's drop target)."""
+        if self.to is None:
+            return []
+        return list(self.to) if isinstance(self.to, list) else [self.to]
+
+    @property
     def file_refs(self) -> list[str]:
         if self.file_ref is None:
             return []
         return [self.file_ref] if isinstance(self.file_ref, str) else list(self.file_ref)
+
+
+def format_version(step: ActionSpec) -> Literal["v1", "v1.1"]:
+    """``"v1.1"`` when the step uses an extension kind, key or condition; else ``"v1"``."""
+    if step.kind in EXTENSION_KINDS or any(getattr(step, k) is not None for k in EXTENSION_KEYS):
+        return "v1.1"
+    conditions = (*step.preconditions, *step.postconditions)
+    return "v1.1" if any(c.kind in EXTENSION_CONDITION_KINDS for c in conditions) else "v1"
 
 
 class StepDefaults(ContractModel):

@@ -1,4 +1,4 @@
-"""Condition v1: the 17 checks a step can require before or after it acts.
+"""Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -67,6 +67,18 @@ class DownloadArgs(ContractModel):
 class UploadArgs(ContractModel):
     target: TargetSpec | None = None
     text: NonEmpty | None = None
+
+
+class CheckedArgs(ContractModel):
+    target: TargetSpec | None = None
+    checked: bool = True
+
+
+class AriaSnapshotArgs(ContractModel):
+    """``target`` defaults to the page's body; ``snapshot`` is a Playwright aria-snapshot template."""
+
+    target: TargetSpec | None = None
+    snapshot: NonEmpty
 
 
 class _Condition(ContractModel):
@@ -158,11 +170,26 @@ class UploadCompleted(_Condition):
     args: UploadArgs = UploadArgs()
 
 
+class ElementChecked(_Condition):  # v1.1
+    kind: Literal["element_checked"]
+    args: CheckedArgs = CheckedArgs()
+
+
+class ElementFocused(_Condition):  # v1.1
+    kind: Literal["element_focused"]
+    args: TargetArgs = TargetArgs()
+
+
+class AriaSnapshotMatches(_Condition):  # v1.1
+    kind: Literal["aria_snapshot_matches"]
+    args: AriaSnapshotArgs
+
+
 _CONDITION_MODELS = Union[
     UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
     ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
-    DownloadStarted, UploadCompleted,
+    DownloadStarted, UploadCompleted, ElementChecked, ElementFocused, AriaSnapshotMatches,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -171,15 +198,19 @@ CONDITION_KINDS: tuple[str, ...] = tuple(
     get_args(model.model_fields["kind"].annotation)[0] for model in get_args(_CONDITION_MODELS)
 )
 
+EXTENSION_CONDITION_KINDS = frozenset({"element_checked", "element_focused", "aria_snapshot_matches"})
+
 # Conditions that look at an element: without args.target they use the step's target.
+# (aria_snapshot_matches without one looks at the page's body.)
 ELEMENT_KINDS = frozenset({
     "element_exists", "element_visible", "element_enabled", "element_clickable",
     "element_count_equals", "element_text_contains", "element_attr_equals", "element_value_equals",
+    "element_checked", "element_focused",
 })
 
 # U5: a critical step needs at least one of these (with a non-warning severity).
 STRONG_KINDS = frozenset({"url_is", "url_matches", "download_started", "upload_completed"})
-STRONG_IF_CRITICAL = frozenset({"toast_contains", "element_text_contains"})
+STRONG_IF_CRITICAL = frozenset({"toast_contains", "element_text_contains", "aria_snapshot_matches"})
 
 
 def is_strong(condition: "Condition") -> bool:  # type: ignore[valid-type]

@@ -5,33 +5,44 @@ The validated ``ActionSpec`` requires keys that a plan may supply through
 schema relaxes exactly those; everything else (types, enums, unknown keys) is
 the model's own schema. Editors use it with
 ``# yaml-language-server: $schema=<path to the printed schema>``.
+
+The schema describes v1.1 by default; ``format_version="v1"`` gives the v1
+schema (v1.1's kinds, keys and conditions left out), for tools that must
+refuse extensions.
 """
 
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS
+from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS
 from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
 
+FormatVersion = Literal["v1", "v1.1"]
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1")
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
 SCHEMA_IDS = {
-    "plan": SCHEMA_ID,
-    "group": "https://pytest-cometlocal.invalid/schemas/step-group-v1.json",
-    "suite": "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
+    ("plan", "v1"): SCHEMA_ID,
+    ("plan", "v1.1"): "https://pytest-cometlocal.invalid/schemas/plan-format-v1.1.json",
+    ("group", "v1"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.json",
+    ("group", "v1.1"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.1.json",
+    ("suite", "v1"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
+    ("suite", "v1.1"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
 }
 TITLES = {
-    "plan": "pytest-cometlocal plan (plan-format v1)",
-    "group": "pytest-cometlocal step group (*.steps.yaml)",
+    "plan": "pytest-cometlocal plan (plan-format {version})",
+    "group": "pytest-cometlocal step group (*.steps.yaml, plan-format {version})",
     "suite": "pytest-cometlocal suite config (cometlocal.yaml)",
 }
+# The $defs only v1.1 has: its condition kinds and their args.
+_EXTENSION_DEFS = frozenset({"ElementChecked", "ElementFocused", "AriaSnapshotMatches", "CheckedArgs", "AriaSnapshotArgs"})
 
 
-def plan_json_schema() -> dict[str, Any]:
-    schema = _schema(Plan, "plan")
+def plan_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+    schema = _schema(Plan, "plan", format_version)
     # What users write may hold `use` steps where the validated plan has ActionSpecs.
     schema["$defs"]["UseStep"] = copy.deepcopy(UseStep.model_json_schema(mode="validation"))
     step_or_use = {"anyOf": [{"$ref": "#/$defs/ActionSpec"}, {"$ref": "#/$defs/UseStep"}]}
@@ -40,24 +51,58 @@ def plan_json_schema() -> dict[str, Any]:
     return schema
 
 
-def group_json_schema() -> dict[str, Any]:
-    return _schema(StepGroup, "group")
+def group_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+    return _schema(StepGroup, "group", format_version)
 
 
-def suite_json_schema() -> dict[str, Any]:
-    return _schema(SuiteConfig, "suite")
+def suite_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+    return _schema(SuiteConfig, "suite", format_version)
 
 
-def _schema(model: type[BaseModel], kind: str) -> dict[str, Any]:
+def _schema(model: type[BaseModel], kind: str, format_version: FormatVersion) -> dict[str, Any]:
     schema = copy.deepcopy(model.model_json_schema(mode="validation"))
     action = schema.get("$defs", {}).get("ActionSpec")
     if action is not None:
         action["required"] = [k for k in action.get("required", []) if k not in DEFAULTABLE_KEYS]
         action["description"] = (
-            "One step (ActionSpec v1). criticality, timeout_ms, preconditions and postconditions "
+            f"One step (ActionSpec {format_version}). criticality, timeout_ms, preconditions and postconditions "
             "may come from the plan's `defaults`."
         )
+    if format_version == "v1":
+        schema = _without_extension(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-    schema["$id"] = SCHEMA_IDS[kind]
-    schema["title"] = TITLES[kind]
+    schema["$id"] = SCHEMA_IDS[(kind, format_version)]
+    schema["title"] = TITLES[kind].format(version=format_version)
+    return schema
+
+
+def _without_extension(schema: dict[str, Any]) -> dict[str, Any]:
+    """The v1 schema: v1.1's kinds, step keys and condition kinds taken out."""
+    defs = schema.get("$defs", {})
+    action = defs.get("ActionSpec")
+    if action is not None:
+        kind = action["properties"]["kind"]
+        kind["enum"] = [k for k in kind["enum"] if k in V1_KINDS]
+        for key in EXTENSION_KEYS:
+            action["properties"].pop(key, None)
+    for name in _EXTENSION_DEFS:
+        defs.pop(name, None)
+    refs = {f"#/$defs/{name}" for name in _EXTENSION_DEFS}
+
+    def prune(node: Any) -> None:
+        if isinstance(node, dict):
+            for union in ("oneOf", "anyOf"):
+                if union in node:
+                    node[union] = [n for n in node[union] if not (isinstance(n, dict) and n.get("$ref") in refs)]
+            mapping = node.get("discriminator", {}).get("mapping") if isinstance(node.get("discriminator"), dict) else None
+            if mapping:
+                for k in [k for k, v in mapping.items() if v in refs]:
+                    del mapping[k]
+            for value in node.values():
+                prune(value)
+        elif isinstance(node, list):
+            for value in node:
+                prune(value)
+
+    prune(schema)
     return schema

@@ -16,13 +16,16 @@ from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
-from pytest_cometlocal.contract.model.actionspec import SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec
+from pytest_cometlocal.contract.model.actionspec import (
+    CLICK_KEYS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, format_version,
+)
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -105,8 +108,12 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     own = None if step.target is None else _spec(step.target, loc + ("target",))
     in_conditions = [_spec(target, loc + (phase, i, "args", "target"))
                      for _cond, phase, i, target in conditions if target is not None]
+    # drag's `to` is one more element target, held to the same rules as the step's own.
+    if step.to is not None:
+        in_conditions.insert(0, _spec(step.to, loc + ("to",)))
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
+    check_extension_inputs(step, loc, add)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     check_target_specs(step, add, in_conditions if own is None else [own, *in_conditions])
@@ -124,7 +131,9 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | 
     kind = step.kind
     if own is None:
         if kind not in TARGETLESS_KINDS:
-            add(loc + ("target",), f"'{kind}' needs a target (only assert and stop may omit it)", "TARGET_REQUIRED")
+            # A v1 step keeps v1's message, word for word; v1.1 added two kinds that may omit it.
+            may_omit = "assert and stop" if format_version(step) == "v1" else "assert, stop, press and scroll"
+            add(loc + ("target",), f"'{kind}' needs a target (only {may_omit} may omit it)", "TARGET_REQUIRED")
     elif kind == "navigate":
         target = own[0]
         if isinstance(target, list) or target.type != "url":
@@ -144,10 +153,13 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | 
         for t, tloc, _d in own[2]:
             if t.type == "url":
                 add(tloc, "url targets are only for navigate", "URL_TARGET")
-    for _target, _loc, inside in in_conditions:
+    for _target, cloc, inside in in_conditions:
         for t, sub, _d in inside:
             if t.type == "url":
-                add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
+                if cloc[-1] == "to":
+                    add(sub, "drag's `to` cannot be a url", "URL_TARGET")
+                else:
+                    add(sub, "a condition's target cannot be a url (use url_is or url_matches)", "URL_TARGET")
 
 
 def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | None) -> None:
@@ -170,6 +182,35 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
                     add(ref_loc, f"{exc} (uploads_root)", "PATH_CONFINEMENT")
     elif step.file_ref is not None:
         add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
+
+
+# Each v1.1 key and the kinds it belongs to (rule INPUTS); a required key is missing otherwise.
+_KEY_KINDS: dict[str, tuple[frozenset[str], bool]] = {
+    "key": (frozenset({"press"}), True),
+    "to": (frozenset({"drag"}), True),
+    "direction": (frozenset({"scroll"}), False),
+    **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
+}
+
+
+def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
+    """INPUTS and KEY for the v1.1 keys: each on its own kind only; press needs a key in the
+    closed grammar (contract/validate/keys.py), drag a ``to``."""
+    kind = step.kind
+    for name, (kinds, required) in _KEY_KINDS.items():
+        value = getattr(step, name)
+        if kind in kinds:
+            if required and value is None:
+                add(loc + (name,), f"'{kind}' needs {name!r}", "INPUTS")
+        elif value is not None:
+            owners = " and ".join(sorted(kinds))
+            add(loc + (name,), f"{name!r} is not used by '{kind}' (only {owners})", "INPUTS")
+    if kind == "press" and step.key is not None:
+        problem = key_problem(step.key)
+        if problem:
+            add(loc + ("key",), problem, "KEY")
+    if step.modifiers is not None and len(set(step.modifiers)) < len(step.modifiers):
+        add(loc + ("modifiers",), "a modifier is listed twice", "INPUTS")
 
 
 def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:
@@ -223,6 +264,10 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
                 re.compile(pattern)
             except re.error as exc:
                 add(loc + (phase, i, "args"), f"invalid regular expression: {exc}", "REGEX")
+        if ckind == "aria_snapshot_matches":
+            problem = snapshot_problem(cond.args.snapshot)
+            if problem:
+                add(loc + (phase, i, "args", "snapshot"), problem, "ARIA_SNAPSHOT")
         if (ckind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
                 and cond.args.count != 1):
             add(loc + (phase, i, "args", "count"),
@@ -232,10 +277,12 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
 def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
     """U5: a critical step needs a strong postcondition."""
     if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
+        # A v1 step keeps v1's message, word for word.
+        checks = "toast_contains/element_text_contains" + ("" if format_version(step) == "v1" else "/aria_snapshot_matches")
         add(
             loc + ("postconditions",),
             "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
-            "upload_completed, or toast_contains/element_text_contains with severity critical)",
+            f"upload_completed, or {checks} with severity critical)",
             "U5",
         )
 

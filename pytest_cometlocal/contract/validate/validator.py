@@ -40,6 +40,7 @@ from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
+from pytest_cometlocal.contract.validate.keys import long_key_vars
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
@@ -135,10 +136,14 @@ class _PlanValidation:
             if path and path[0] in ("vars", "secrets"):
                 return text
             try:
-                return interpolate(text, self.vars, self.check_secret)
+                out = interpolate(text, self.vars, self.check_secret)
             except InterpolationError as exc:
                 self.col.add(path, str(exc), "INTERPOLATION")
                 return text
+            if path[-1] == "key" and (long := long_key_vars(text, self.vars)):
+                self.col.add(path, f"a key takes ${{vars...}} of one character only ({', '.join(long)}): "
+                             "text is typed with fill, not key by key", "KEY")
+            return out
 
         interpolate_in_place(self.tree, interp)
 
