@@ -63,6 +63,24 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
             if isinstance(plan, ValidPlan):
                 assert expect.step is not None, f"{plan.name}: negative examples name the failing step"
     # PAGE_UNRESPONSIVE, the one extension a demo page can show (a handler that never returns);
-    # a second TARGET_NOT_FOUND: the stale-target demo, whose failure suggests a target (issue 13).
+    # a second TARGET_NOT_FOUND: the stale-target demo, whose failure suggests a target (issue 13);
+    # one per failure path v1.1 adds (see the next test).
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
-                                       "TARGET_NOT_FOUND"])
+                                       "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values()])
+
+
+# v1.1's failure paths (plan format v1.1): an invalid key, check on what is not checkable, a scroll to the end.
+V1_1_FAILURE_PATHS = {"KEY": "INVALID_ACTIONSPEC", "check": "PRECONDITION_FAILED", "scroll": "POSTCONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v1_1_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(p.rule for p in plan.problems if p.rule == "KEY" and plan.expect.error_code == "INVALID_ACTIONSPEC")
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        if step is not None and V1_1_FAILURE_PATHS.get(step.kind) == expect.error_code:
+            seen.add(step.kind)
+    assert seen == set(V1_1_FAILURE_PATHS)
