@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, CLICK_KEYS
 from pytest_cometlocal.contract.model.codes import CANONICAL_CODES
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.targets import TARGET_TYPES
@@ -52,6 +52,22 @@ def test_passing_examples_use_every_kind_condition_and_target():
     assert kinds == set(ACTION_KINDS)
     assert conditions == set(CONDITION_KINDS)
     assert targets == set(TARGET_TYPES)
+
+
+def test_passing_examples_use_the_v1_1_keys():
+    """The click keys, select on a custom dropdown and a critical aria snapshot (plan format v1.1)."""
+    click_keys, custom_select, critical_snapshot = set(), False, False
+    for plan in _plans():
+        if isinstance(plan, InvalidPlan) or plan.plan.expect is not None:
+            continue
+        for step in plan.plan.all_steps():
+            click_keys.update(k for k in CLICK_KEYS if getattr(step, k) is not None)
+            custom_select |= step.kind == "select" and any(
+                t.type == "role" and t.role in ("combobox", "listbox", "button") for t in step.alternatives)
+            critical_snapshot |= step.criticality == "critical" and any(
+                c.kind == "aria_snapshot_matches" and c.severity == "critical" for c in step.postconditions)
+    assert click_keys == set(CLICK_KEYS)
+    assert custom_select and critical_snapshot
 
 
 def test_one_negative_example_per_canonical_code_and_page_unresponsive():
