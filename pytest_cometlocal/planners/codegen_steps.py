@@ -139,8 +139,6 @@ def _drag(call: Recorded) -> Step:
     to = call.args[0] if call.args else call.kwargs.get("target")
     if not isinstance(to, LocatorArg):
         raise CannotMap("drag_to() maps with a locator of the page as its target")
-    if {"source_position", "target_position"} & set(call.kwargs):
-        raise CannotMap("drag_to() with a position does not map: a plan drags an element onto an element")
     to_target, rationale = target_of(to.chain)
     step = _on_target(call, "drag", to=to_target)
     add_rationale(step, rationale)
