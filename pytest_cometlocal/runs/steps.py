@@ -53,6 +53,7 @@ class StepRecord:
     retries: int = 0
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
+    action: dict[str, Any] | None = None  # the step as its first proposal_received carries it
 
     @property
     def first_ts(self) -> str | None:
@@ -80,7 +81,7 @@ class StepRecord:
 
 def _step(step_id: str, events: list[Event]) -> StepRecord:
     """Fold one step's events, in order, into its record."""
-    outcome, code, kind = "incomplete", None, None
+    outcome, code, kind, action = "incomplete", None, None, None
     errors: list[str] = []
     attempts = recoveries = retries = 0
     recovery = False
@@ -96,6 +97,7 @@ def _step(step_id: str, events: list[Event]) -> StepRecord:
         elif name == "proposal_received" and kind is None:
             spec = event.data.get("action_spec")
             kind = spec.get("kind") if isinstance(spec, dict) else None
+            action = spec if isinstance(spec, dict) else None
         elif name == "proposal_rejected":
             outcome, code = "rejected", event.error_code or "INVALID_ACTIONSPEC"
         elif name in _PASSED_EVENTS and meta.get("ok", True) and not meta.get("warnings"):
@@ -114,7 +116,7 @@ def _step(step_id: str, events: list[Event]) -> StepRecord:
         if name not in _AROUND_ATTEMPTS and event.signature("after") is not None:
             after = event.signature("after")
     return StepRecord(step_id, tuple(events), recovery, kind, outcome, code, tuple(errors), attempts, recoveries,
-                      retries, before, after)
+                      retries, before, after, action)
 
 
 def steps_of(events: Iterable[Event]) -> tuple[StepRecord, ...]:
