@@ -15,13 +15,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from pydantic import ValidationError
-
-from pytest_cometlocal.contract.model.actionspec import ActionSpec, describe_step
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.runs.reader import Event, read_run
 
-__all__ = ["show_run", "step_text", "suggested_lines"]
+__all__ = ["show_run", "suggested_lines"]
 
 
 def _short(value: Any, limit: int = 140) -> str:
@@ -64,8 +61,7 @@ def show_run(run_dir: Path) -> str:
     for step in run.steps:
         duration = step.duration_ms
         lines.append(f"    {_status(step.events):<28} {step.step_id:<28} {'-' if duration is None else duration:>6} ms")
-        what = step_text(step.action)
-        if what:
+        if what := step.what:
             lines.append(f"    {'':<28} {_short(what, 100)}")
     error = run.errors[-1] if run.errors else None
     if error:
@@ -81,17 +77,6 @@ def show_run(run_dir: Path) -> str:
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
     return "\n".join(lines + suggested_lines(run.errors))
-
-
-def step_text(action: dict[str, Any] | None) -> str | None:
-    """What a step does, from its trace record (``press Enter on label="Search"``); None for a record
-    that is not a step of a known format (``schema_version`` left out: it only says which format)."""
-    if not isinstance(action, dict):
-        return None
-    try:
-        return describe_step(ActionSpec.model_validate({k: v for k, v in action.items() if k != "schema_version"}))
-    except ValidationError:
-        return None
 
 
 def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:

@@ -10,9 +10,13 @@ take the events :mod:`pytest_cometlocal.runs.reader` read, and read no file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 from typing import Any, Iterable
 
+from pydantic import ValidationError
+
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, describe_step
 from pytest_cometlocal.runs.events import Event
 
 __all__ = ["ATTEMPT_EVENTS", "STATE_PARTS", "Attempts", "StepRecord", "attempts_of", "steps_of"]
@@ -54,6 +58,18 @@ class StepRecord:
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
     action: dict[str, Any] | None = None  # the step as its first proposal_received carries it
+
+    @cached_property
+    def what(self) -> str | None:
+        """What the step does (``press Enter on label="Search"``), from its trace record; None for a
+        record that is not a step of a known format (``schema_version`` only says which format it is)."""
+        if self.action is None:
+            return None
+        try:
+            spec = ActionSpec.model_validate({k: v for k, v in self.action.items() if k != "schema_version"})
+        except ValidationError:
+            return None
+        return describe_step(spec)
 
     @property
     def first_ts(self) -> str | None:

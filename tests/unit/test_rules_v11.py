@@ -307,3 +307,43 @@ def test_format_versions_lists_the_versions_a_plans_steps_use_oldest_first():
     v1, v11 = spec(kind="assert"), spec(kind="scroll")
     assert format_versions([v11, v1, v11]) == ["v1", "v1.1"]
     assert format_versions([v1]) == ["v1"] and format_versions([v11]) == ["v1.1"] and format_versions([]) == []
+
+
+# ---------------------------------------------------------------------------
+# Step groups: v1.1 steps expand and validate like v1 ones, their vars substituted in `to` and `key`
+
+SEARCH_GROUP = """\
+vars: {field: Search, source: card-1, dest: done, letter: a}
+steps:
+  - {id: query, kind: press, key: Enter, target: {type: label, text: "${vars.field}", exact: true}}
+  - {id: all, kind: press, key: "Control+${vars.letter}"}
+  - id: move
+    kind: drag
+    target: {type: testid, id: "${vars.source}"}
+    to: [{type: testid, id: "${vars.dest}"}, {type: text, text: "${vars.dest}", exact: true}]
+  - {id: menu, kind: click, target: {type: testid, id: "${vars.source}"}, button: right, click_count: 2}
+"""
+
+
+def test_a_step_group_with_press_drag_and_to_expands_and_validates(validate, plan_dir: Path):
+    group = plan_dir / "plans" / "groups" / "search.steps.yaml"
+    group.parent.mkdir(parents=True)
+    group.write_text(SEARCH_GROUP, encoding="utf-8")
+    valid = only_valid(validate(plan("- use: groups/search.steps.yaml\n  with: {dest: Done, letter: A}\n")))
+    query, all_, move, menu = valid.plan.steps
+    assert (query.id, query.key, query.target.text) == ("search.query", "Enter", "Search")
+    assert all_.key == "Control+A"
+    assert [t.model_dump(exclude_none=True) for t in move.to] == [{"type": "testid", "id": "Done"},
+                                                                  {"type": "text", "text": "Done", "exact": True}]
+    assert move.target.id == "card-1" and (menu.button, menu.click_count) == ("right", 2)
+    assert format_versions(valid.plan.all_steps()) == ["v1.1"]
+
+
+def test_a_group_steps_to_is_held_to_the_target_rules_in_the_groups_terms(validate, plan_dir: Path):
+    group = plan_dir / "plans" / "groups" / "move.steps.yaml"
+    group.parent.mkdir(parents=True)
+    group.write_text('steps:\n  - {id: move, kind: drag, target: {type: testid, id: a}, to: {type: url, url: /x}}\n',
+                     encoding="utf-8")
+    (problem,) = only_problems(validate(plan("- use: groups/move.steps.yaml\n"))).problems
+    assert (problem.rule, problem.file, problem.key_path, problem.mark.line, problem.message) == (
+        "URL_TARGET", "plans/groups/move.steps.yaml", "steps[0].to", 2, "drag's `to` cannot be a url")
