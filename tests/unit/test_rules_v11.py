@@ -347,3 +347,28 @@ def test_a_group_steps_to_is_held_to_the_target_rules_in_the_groups_terms(valida
     (problem,) = only_problems(validate(plan("- use: groups/move.steps.yaml\n"))).problems
     assert (problem.rule, problem.file, problem.key_path, problem.mark.line, problem.message) == (
         "URL_TARGET", "plans/groups/move.steps.yaml", "steps[0].to", 2, "drag's `to` cannot be a url")
+
+
+def test_the_outline_of_a_v11_plan_agrees_with_its_validation(plan_dir: Path):
+    """Collection reads a v1.1 plan as a v1 one: rows, names, tags, the states its groups save."""
+    from pytest_cometlocal.contract.validate.outline import PlanOutline, outline_text
+    from pytest_cometlocal.contract.validate.validated import ValidationContext
+    from pytest_cometlocal.contract.validate.validator import validate_text
+
+    group = plan_dir / "plans" / "groups" / "search.steps.yaml"
+    group.parent.mkdir(parents=True)
+    group.write_text(SEARCH_GROUP + "save_storage_state: searched\n", encoding="utf-8")
+    text = plan("- use: groups/search.steps.yaml\n  with: {letter: '${vars.letter}'}\n"
+                "- {id: sort, kind: drag, target: {type: testid, id: a}, to: {type: testid, id: b}}\n",
+                name="search ${vars.letter}", extra="tags: [smoke]\nparametrize: {letter: [a, b]}\n")
+    path = plan_dir / "plans" / "p.actions.yaml"
+    path.write_text(text, encoding="utf-8")
+    ctx = ValidationContext(root=plan_dir, plan_path=path, env={})
+    outlines = outline_text(path.read_bytes(), ctx, "plans/p.actions.yaml")
+    results = validate_text(path.read_bytes(), ctx, file="plans/p.actions.yaml")
+    assert all(isinstance(o, PlanOutline) for o in outlines)
+    assert [o.item_name for o in outlines] == [r.item_name for r in results] == ["search a[a]", "search b[b]"]
+    for outline, result in zip(outlines, results):
+        assert outline.finds(result) and outline.tags == tuple(result.plan.tags) == ("smoke",)
+        assert outline.storage_saves == tuple(name for _step, name in result.storage_saves) == ("searched",)
+        assert result.plan.steps[1].key == f"Control+{outline.row_id}"
