@@ -95,7 +95,7 @@ def test_dry_run_blocks_a_critical_press(run):
     assert r.code == "ACTION_CRITICAL_BLOCKED" and r.error.action_id == "submit"
     assert r.error.details["critical_reason"] == "dry_run" and r.result.status == "blocked"
     assert "action_started" not in r.types("submit")
-    assert r.events[-1]["after"]["url"].endswith("/login")  # nothing was submitted
+    assert r.events[-1]["state_signature_after"]["url"].endswith("/login")  # nothing was submitted
 
 
 @needs_new_kinds
