@@ -16,7 +16,9 @@ Every page exists to exercise one part of the plan format: login and auth signal
 content (``/dynamic``), a page that alternates between loads (``/flaky``),
 disabled elements (``/disabled``) and ways of leaving the allowlist (``/redirect``,
 ``/redirect-chain``, ``/popup``, ``/meta-refresh``, ``/post-outside``,
-``/iframe-outside`` and the dashboard's "Outside site" link).
+``/iframe-outside`` and the dashboard's "Outside site" link). The ``/spa/...``
+pages (widgets.py) need plan format v1.1: Enter, hover, scroll, custom
+dropdowns, checkboxes, drag and drop, a code editor.
 
 The portal keeps no state beyond the ``session`` cookie the browser holds and the
 ``hits`` list; uploads are counted, never stored.
@@ -42,6 +44,8 @@ from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 
 __all__ = ["DemoPortal", "main"]
 
@@ -684,6 +688,8 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     "/iframe-outside": {"GET": _Handler.iframe_outside},
     "/dynamic": {"GET": _Handler.dynamic},
     "/flaky": {"GET": _Handler.flaky},
+    # v1.1's widgets (widgets.py): static pages, each with its own script.
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in WIDGET_PAGES.items()},
 }
 
 
