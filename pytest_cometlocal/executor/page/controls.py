@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_cometlocal.executor.errors import CheckedStateNotReached, NotCheckable
 from pytest_cometlocal.executor.page.locators import call_ms, poll_until
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -41,24 +42,7 @@ class ControlState:
 
     def described(self) -> dict[str, Any]:
         """The element as a failed condition's ``observed`` shows it."""
-        return {"tag": self.tag, "role": self.role, "type": self.type, "checked": self.checked}
-
-
-class NotCheckable(Exception):
-    """``check``/``uncheck`` on an element that is no checkbox, radio or switch (or ``uncheck`` on a radio)."""
-
-    def __init__(self, state: ControlState):
-        super().__init__(f"not checkable: <{state.tag}>")
-        self.state = state
-
-
-class StateNotReached(Exception):
-    """The click was made, but the control's checked state did not become the one asked for in time."""
-
-    def __init__(self, state: ControlState, via: str):
-        super().__init__(f"checked is {state.checked} after a click on the {via}")
-        self.state = state
-        self.via = via  # "control" or "label": where the click went
+        return {"tag": self.tag, "role": self.role, "type": self.type, "kind": self.kind, "checked": self.checked}
 
 
 def read_state(locator: Locator, deadline: float) -> ControlState:
@@ -73,12 +57,12 @@ def can_set(state: ControlState, checked: bool) -> bool:
 def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) -> dict[str, Any]:
     """Make the control ``locator`` resolves to checked (or unchecked); returns what action_executed records.
 
-    Raises NotCheckable, StateNotReached, or what Playwright's click raised.
+    Raises NotCheckable, CheckedStateNotReached, or what Playwright's click raised.
     """
     deadline = time.monotonic() + timeout_ms / 1000
     state = read_state(locator, deadline)
     if not can_set(state, checked):
-        raise NotCheckable(state)
+        raise NotCheckable(state.described())
     if state.checked == checked:
         return {"checked": checked, "changed": False}
     via = click_control(locator, deadline)
@@ -89,7 +73,7 @@ def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) ->
         return seen[-1].checked == checked
 
     if not poll_until(page, deadline, reached):
-        raise StateNotReached(seen[-1], via)
+        raise CheckedStateNotReached(seen[-1].described(), via)
     return {"checked": checked, "changed": True, "clicked": via}
 
 

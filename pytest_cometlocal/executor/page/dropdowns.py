@@ -16,6 +16,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from pytest_cometlocal.executor.errors import OptionNotFound
 from pytest_cometlocal.executor.page.locators import call_ms, poll_until
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -25,15 +26,6 @@ if TYPE_CHECKING:
 DROPDOWN_KIND_JS = load_script(__package__, "dropdown_kind.js")
 OPTION_NAMES_JS = load_script(__package__, "option_names.js")
 OPTIONS_SEEN_LIMIT = 20
-
-
-class OptionNotFound(Exception):
-    """No option, or several, named by the value: ``count`` of them, and the names of those shown."""
-
-    def __init__(self, count: int, options_seen: list[str]):
-        super().__init__(f"{count} options match")
-        self.count = count
-        self.options_seen = options_seen
 
 
 def dropdown_kind(locator: Locator, timeout_ms: int) -> dict[str, Any]:

@@ -33,13 +33,14 @@ from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout,
+    CallTimedOut, CheckedStateNotReached, ExecutorFailure, NotCheckable, OptionNotFound, PageUnresponsive, first_line,
+    is_crash, is_timeout,
 )
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
-from pytest_cometlocal.executor.page.controls import NotCheckable, StateNotReached, set_checked
-from pytest_cometlocal.executor.page.dropdowns import OptionNotFound, choose_option, dropdown_kind
+from pytest_cometlocal.executor.page.controls import set_checked
+from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
@@ -146,16 +147,16 @@ class Actions:
         try:
             return set_checked(self.ctx.page, self._locator(attempt), checked, spec.timeout_ms)
         except NotCheckable as refused:
-            state = refused.state
-            message = ("uncheck cannot uncheck a radio: check another radio of its group" if state.kind == "radio"
-                       else f"{spec.kind} needs a checkbox, radio or switch; the target is <{state.tag}>"
-                       + (f" with role {state.role}" if state.role else ""))
-            failed = FailedCondition(kind="element_checkable", args=args, phase="pre", observed=state.described())
-        except StateNotReached as unchanged:
+            seen = refused.observed
+            message = ("uncheck cannot uncheck a radio: check another radio of its group" if seen["kind"] == "radio"
+                       else f"{spec.kind} needs a checkbox, radio or switch; the target is <{seen['tag']}>"
+                       + (f" with role {seen['role']}" if seen["role"] else ""))
+            failed = FailedCondition(kind="element_checkable", args=args, phase="pre", observed=seen)
+        except CheckedStateNotReached as unchanged:
             message = (f"{spec.kind} clicked the {unchanged.via}, but the element is "
-                       f"{'checked' if unchanged.state.checked else 'not checked'} after {spec.timeout_ms} ms")
+                       f"{'checked' if unchanged.observed['checked'] else 'not checked'} after {spec.timeout_ms} ms")
             failed = FailedCondition(kind="element_checked", args={**args, "checked": checked}, phase="pre",
-                                     observed=unchanged.state.described())
+                                     observed=unchanged.observed)
         raise self.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "execution", message, failed_conditions=[failed])
 
     def _upload(self, attempt: StepAttempt) -> dict[str, Any]:
