@@ -10,16 +10,14 @@ check clicked at all, and where.
 
 from __future__ import annotations
 
-import http.server
 import json
-import socketserver
-import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.support import Run, plan, run_text
+from tests.support import Run, plan, run_text, served_pages
 
 pytestmark = pytest.mark.browser
 
@@ -59,33 +57,11 @@ NATIVE = """<!doctype html><title>Native</title><h1>Where to</h1>
 PAGES = {"/covered": COVERED, "/refuses": REFUSES, "/clicks": CLICKS, "/cards": SECRET_OPTIONS, "/native": NATIVE, "/gone": GONE}
 
 
-@pytest.fixture(scope="module")
-def site():
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            return
-
-        def do_GET(self) -> None:
-            body = PAGES.get(self.path.split("?")[0])
-            data = (body or "<title>Not found</title>").encode()
-            self.send_response(200 if body else 404)
-            self.send_header("Content-Type", "text/html; charset=utf-8")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.fixture
-def go(tmp_path: Path, chromium, site: str):
-    """go(plan_text, env) -> Run, against this module's own pages."""
-    return lambda text, env=None: run_text(chromium, tmp_path, text, site, env)
+def go(tmp_path: Path, chromium):
+    """go(plan_text, env=...) -> Run, against this module's own pages (PAGES)."""
+    with served_pages(PAGES) as url:
+        yield partial(run_text, chromium, tmp_path, base_url=url)
 
 
 def steps_plan(page: str, steps: str, timeout_ms: int = PASSING_MS, extra: str = "") -> str:
@@ -194,55 +170,36 @@ def test_a_failed_target_of_a_pointer_or_key_kind_gets_a_clicks_suggestions(run,
 # -- check / uncheck -----------------------------------------------------------
 
 STATE = "#state"
+# check, check again, uncheck, uncheck again: (step id, kind, the state shown after it)
+TOGGLING = (("on", "check", "true"), ("on-again", "check", "true"), ("off", "uncheck", "false"),
+            ("off-again", "uncheck", "false"))
 
 
-def test_check_and_uncheck_a_native_checkbox_are_idempotent(run):
-    box = "{type: label, text: Subscribe to the newsletter, exact: true}"
-    r = run(steps_plan("/spa/toggles", f"""\
-- {{id: on, kind: check, target: {box}, postconditions: {shows(STATE, 'newsletter=true')}}}
-- {{id: on-again, kind: check, target: {box}, postconditions: {shows(STATE, 'newsletter=true')}}}
-- {{id: off, kind: uncheck, target: {box}, postconditions: {shows(STATE, 'newsletter=false')}}}
-- {{id: off-again, kind: uncheck, target: {box}, postconditions: {shows(STATE, 'newsletter=false')}}}
-"""))
+def toggling(target: str, shown: str, status: str = STATE) -> str:
+    """Steps that check and uncheck ``target`` twice each; after each, ``status`` shows ``shown=<state>``."""
+    return "".join(f"- {{id: {sid}, kind: {kind}, target: {target}, postconditions: {shows(status, f'{shown}={state}')}}}\n"
+                   for sid, kind, state in TOGGLING)
+
+
+@pytest.mark.parametrize(("page", "target", "shown", "clicked"), [
+    ("/spa/toggles", "{type: label, text: Subscribe to the newsletter, exact: true}", "newsletter", "control"),
+    ("/spa/toggles", "{type: role, role: switch, name: Dark mode}", "dark", "control"),
+    # The kit's input is hidden (opacity 0, 1 px) and its label takes the pointer: the click goes to the label,
+    # whether the target names the input (by its label) or the label itself.
+    ("/spa/toggles", "{type: label, text: Accept the terms, exact: true}", "terms", "label"),
+    ("/spa/toggles", "{type: testid, id: terms-label}", "terms", "label"),
+], ids=["native-checkbox", "switch", "hidden-input", "hidden-input-by-its-label"])
+def test_check_and_uncheck_are_idempotent(run, page, target, shown, clicked):
+    r = run(steps_plan(page, toggling(target, shown)))
     assert r.error is None, r.error
-    assert executed(r, "on") == {**executed(r, "on"), "checked": True, "changed": True, "clicked": "control"}
-    assert executed(r, "on-again")["changed"] is False and "clicked" not in executed(r, "on-again")
-    assert executed(r, "off")["changed"] is True and executed(r, "off-again")["changed"] is False
-
-
-@pytest.mark.parametrize("target", ["{type: label, text: Accept the terms, exact: true}", "{type: testid, id: terms-label}"],
-                         ids=["its-control", "its-label"])
-def test_check_a_hidden_input_through_its_own_label(run, target):
-    # The kit's input is hidden (opacity 0, 1 px) and its label takes the pointer: the click goes to the label.
-    r = run(steps_plan("/spa/toggles", f"""\
-- {{id: on, kind: check, target: {target}, postconditions: {shows(STATE, 'terms=true')}}}
-- {{id: on-again, kind: check, target: {target}, postconditions: {shows(STATE, 'terms=true')}}}
-- {{id: off, kind: uncheck, target: {target}, postconditions: {shows(STATE, 'terms=false')}}}
-"""))
-    assert r.error is None, r.error
-    assert executed(r, "on")["clicked"] == "label" and executed(r, "off")["clicked"] == "label"
-    assert executed(r, "on-again")["changed"] is False
+    assert [executed(r, sid)["changed"] for sid, _, _ in TOGGLING] == [True, False, True, False]
+    assert [executed(r, sid).get("clicked") for sid, _, _ in TOGGLING] == [clicked, None, clicked, None]
 
 
 def test_check_an_input_that_takes_no_space_through_its_label(go):
-    box = "{type: label, text: Gone, exact: true}"
-    r = go(steps_plan("/gone", f"""\
-- {{id: on, kind: check, target: {box}, postconditions: {shows('#out', 'gone=true')}}}
-- {{id: off, kind: uncheck, target: {box}, postconditions: {shows('#out', 'gone=false')}}}
-"""))
+    r = go(steps_plan("/gone", toggling("{type: label, text: Gone, exact: true}", "gone", "#out")))
     assert r.error is None, r.error
     assert executed(r, "on")["clicked"] == "label" and executed(r, "off")["clicked"] == "label"
-
-
-def test_check_and_uncheck_a_switch(run):
-    switch = "{type: role, role: switch, name: Dark mode}"
-    r = run(steps_plan("/spa/toggles", f"""\
-- {{id: on, kind: check, target: {switch}, postconditions: {shows(STATE, 'dark=true')}}}
-- {{id: on-again, kind: check, target: {switch}, postconditions: {shows(STATE, 'dark=true')}}}
-- {{id: off, kind: uncheck, target: {switch}, postconditions: {shows(STATE, 'dark=false')}}}
-"""))
-    assert r.error is None, r.error
-    assert [executed(r, s)["changed"] for s in ("on", "on-again", "off")] == [True, False, True]
 
 
 def test_check_a_radio(run):
@@ -356,18 +313,15 @@ def test_select_on_a_button_with_a_popup(run):
     assert executed(r, "sort")["dropdown"] == "button"
 
 
-@pytest.mark.parametrize(("value", "code", "count"), [
-    ("new zealand", "TARGET_NOT_FOUND", 0),  # case is kept
-    ("Italy", "TARGET_NOT_FOUND", 0),
-], ids=["case", "missing"])
-def test_select_an_option_that_is_not_there(run, value, code, count):
+@pytest.mark.parametrize("value", ["new zealand", "Italy"], ids=["case-is-kept", "missing"])
+def test_select_an_option_that_is_not_there(run, value):
     r = run(steps_plan("/spa/listbox", f"- {{id: c, kind: select, target: {{type: testid, id: country}}, value: {value}}}\n",
                        timeout_ms=800))
-    assert r.code == code and r.error.stage == "execution"
-    details = r.error.details
-    assert details["which"] == "option" and details["count_observed"] == count and details["value"] == value
-    assert details["options_seen"] == ["France", "Germany", "New Zealand", "Spain", "United Kingdom"]
-    assert "suggestions" not in details  # an option is named by the value, not by a target
+    assert (r.code, r.error.stage) == ("TARGET_NOT_FOUND", "execution")
+    assert {k: r.error.details.get(k) for k in ("which", "value", "count_observed", "options_seen")} == {
+        "which": "option", "value": value, "count_observed": 0,
+        "options_seen": ["France", "Germany", "New Zealand", "Spain", "United Kingdom"]}
+    assert "suggestions" not in r.error.details  # an option is named by the value, not by a target
 
 
 def test_select_an_option_named_twice(run):
@@ -382,7 +336,7 @@ def test_options_seen_never_show_a_secret(go):
     text = steps_plan("/cards", "- {id: c, kind: select, target: {type: role, role: combobox, name: Card}, "
                                 "value: '${secrets.card}'}\n", timeout_ms=800,
                       extra="secrets: {card: {env: CARD}}\n")
-    r = go(text, {"CARD": SECRET})
+    r = go(text, env={"CARD": SECRET})
     assert r.code == "TARGET_NOT_FOUND"
     assert r.error.details["value"] == "${secrets.card}"
     assert len(r.error.details["options_seen"]) == 2 and SECRET not in json.dumps(r.error.details)
