@@ -25,8 +25,10 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
-CHECKED_STATE_JS = load_script(__package__, "checked_state.js")
-POINTER_TARGET_JS = load_script(__package__, "pointer_target.js")
+# A label, or an element inside one, stands for the label's control (scripts/control_of.js).
+CONTROL_OF_JS = load_script(__package__, "control_of.js")
+CHECKED_STATE_JS = load_script(__package__, "checked_state.js", control_of=CONTROL_OF_JS)
+POINTER_TARGET_JS = load_script(__package__, "pointer_target.js", control_of=CONTROL_OF_JS)
 
 
 @dataclass(frozen=True)

@@ -17,13 +17,14 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.errors import OptionNotFound
+from pytest_cometlocal.executor.page.controls import CONTROL_OF_JS
 from pytest_cometlocal.executor.page.locators import call_ms, poll_until
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Frame, Locator, Page
 
-DROPDOWN_KIND_JS = load_script(__package__, "dropdown_kind.js")
+DROPDOWN_KIND_JS = load_script(__package__, "dropdown_kind.js", control_of=CONTROL_OF_JS)
 OPTION_NAMES_JS = load_script(__package__, "option_names.js")
 OPTIONS_SEEN_LIMIT = 20
 

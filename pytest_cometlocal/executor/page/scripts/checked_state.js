@@ -1,9 +1,9 @@
 // A checkable control's state (page/controls.py): whether it is a checkbox, radio or switch, and its checked state.
 //
 // Native inputs read .checked (a role="switch" on one keeps the native state); an element with role checkbox,
-// radio, switch or menuitemcheckbox reads aria-checked ("mixed" is not checked). A <label> stands for its control.
+// radio, switch or menuitemcheckbox reads aria-checked ("mixed" is not checked). A label stands for its control (control_of.js).
 (el) => {
-  const control = el.tagName === "LABEL" && el.control ? el.control : el;
+  const control = ($control_of$)(el);
   const tag = control.tagName.toLowerCase();
   const type = (control.getAttribute("type") || "").toLowerCase();
   const role = (control.getAttribute("role") || "").trim().split(/\s+/)[0];

@@ -1,7 +1,7 @@
 // What kind of dropdown a select step's target is (page/dropdowns.py): "native" for a <select> (or a label of
 // one), "custom" for an element with role combobox or listbox, or a button with aria-haspopup; "other" else.
 (el) => {
-  const control = el.tagName === "LABEL" && el.control ? el.control : el;
+  const control = ($control_of$)(el);
   if (control.tagName === "SELECT") return {kind: "native", role: null};
   const type = (control.getAttribute("type") || "").toLowerCase();
   const implicit = control.tagName === "BUTTON" || (control.tagName === "INPUT" && ["button", "submit", "reset"].includes(type))

@@ -5,7 +5,7 @@
 // no space is clicked through its first own label that does. Anything else taking the pointer is left to
 // Playwright's click, which names it (OVERLAY_BLOCKING); so is a disabled control (it waits for it to be enabled).
 (el) => {
-  const control = el.tagName === "LABEL" && el.control ? el.control : el;
+  const control = ($control_of$)(el);
   const own = new Set(control.labels || []);
   const around = control.parentElement && control.parentElement.closest("label");
   if (around) own.add(around);
