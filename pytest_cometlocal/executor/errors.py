@@ -105,7 +105,10 @@ class CheckedStateNotReached(CometLocalError):
 
 
 class OptionNotFound(CometLocalError):
-    """A custom dropdown (v1.1) shows ``count`` options named by the value (none, or several); ``options_seen``: their names."""
+    """A custom dropdown (v1.1) shows ``count`` options named by the value (none, or several).
+
+    ``options_seen``: the names of the options it showed.
+    """
 
     def __init__(self, count: int, options_seen: list[str]):
         super().__init__(f"{count} options match")

@@ -22,6 +22,8 @@ from tests.support import Run, plan, run_text, served_pages
 pytestmark = pytest.mark.browser
 
 PASSING_MS = 10_000  # a plan expected to pass (a loaded machine); failing steps get short timeouts
+# A step that must first act (click a checkbox, open a dropdown) and then fail: time for the click on a loaded machine.
+ACTS_FIRST_MS = 3_000
 
 COVERED = """<!doctype html><title>Covered</title>
 <style>.kit input { position: absolute; opacity: 0; width: 1px; height: 1px; } .kit { position: relative; padding-left: 2em; }</style>
@@ -226,7 +228,8 @@ def test_what_cannot_be_checked_is_a_precondition_failure(run, step, tag):
 
 
 def test_a_check_that_does_not_take_is_element_checked(go):
-    r = go(steps_plan("/refuses", "- {id: on, kind: check, target: {type: label, text: Locked, exact: true}}\n", timeout_ms=600))
+    r = go(steps_plan("/refuses", "- {id: on, kind: check, target: {type: label, text: Locked, exact: true}}\n",
+                      timeout_ms=ACTS_FIRST_MS))
     assert r.code == "PRECONDITION_FAILED" and r.error.stage == "execution"
     fc = failed_condition(r)
     assert fc["kind"] == "element_checked" and fc["args"]["checked"] is True and fc["observed"]["checked"] is False
@@ -234,7 +237,8 @@ def test_a_check_that_does_not_take_is_element_checked(go):
 
 @pytest.mark.parametrize("box", ["Plain", "Kit"])
 def test_an_overlay_over_a_checkbox_or_its_label_blocks_the_check(go, box):
-    r = go(steps_plan("/covered", f"- {{id: on, kind: check, target: {{type: label, text: {box}, exact: true}}}}\n", timeout_ms=800))
+    r = go(steps_plan("/covered", f"- {{id: on, kind: check, target: {{type: label, text: {box}, exact: true}}}}\n",
+                      timeout_ms=800))
     assert r.code == "OVERLAY_BLOCKING", r.error
     assert r.error.details["overlay_selector"] == "div.cookie-wall"
 
@@ -319,7 +323,7 @@ def test_select_on_a_button_with_a_popup(run):
 @pytest.mark.parametrize("value", ["new zealand", "Italy"], ids=["case-is-kept", "missing"])
 def test_select_an_option_that_is_not_there(run, value):
     r = run(steps_plan("/spa/listbox", f"- {{id: c, kind: select, target: {{type: testid, id: country}}, value: {value}}}\n",
-                       timeout_ms=800))
+                       timeout_ms=ACTS_FIRST_MS))
     assert (r.code, r.error.stage) == ("TARGET_NOT_FOUND", "execution")
     assert {k: r.error.details.get(k) for k in ("which", "value", "count_observed", "options_seen")} == {
         "which": "option", "value": value, "count_observed": 0,
@@ -329,7 +333,7 @@ def test_select_an_option_that_is_not_there(run, value):
 
 def test_select_an_option_named_twice(run):
     r = run(steps_plan("/spa/listbox", "- {id: s, kind: select, target: {type: css, selector: '#sort'}, value: Price}\n",
-                       timeout_ms=800))
+                       timeout_ms=ACTS_FIRST_MS))
     assert r.code == "TARGET_NOT_UNIQUE"
     assert r.error.details["which"] == "option" and r.error.details["count_observed"] == 2
     assert r.error.details["options_seen"] == ["Newest", "Oldest", "Price", "Price"]
@@ -337,7 +341,7 @@ def test_select_an_option_named_twice(run):
 
 def test_options_seen_never_show_a_secret(go):
     text = steps_plan("/cards", "- {id: c, kind: select, target: {type: role, role: combobox, name: Card}, "
-                                "value: '${secrets.card}'}\n", timeout_ms=800,
+                                "value: '${secrets.card}'}\n", timeout_ms=ACTS_FIRST_MS,
                       extra="secrets: {card: {env: CARD}}\n")
     r = go(text, env={"CARD": SECRET})
     assert r.code == "TARGET_NOT_FOUND"

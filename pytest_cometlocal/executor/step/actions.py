@@ -157,7 +157,8 @@ class Actions:
                        f"{'checked' if unchanged.observed['checked'] else 'not checked'} after {spec.timeout_ms} ms")
             failed = FailedCondition(kind="element_checked", args={**args, "checked": checked}, phase="pre",
                                      observed=unchanged.observed)
-        raise self.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "execution", message, failed_conditions=[failed])
+        raise self.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "execution", message,
+                                 failed_conditions=[failed])
 
     def _upload(self, attempt: StepAttempt) -> dict[str, Any]:
         paths = self.inspect_uploads(attempt)
