@@ -13,9 +13,10 @@ import signal
 import socketserver
 import textwrap
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -191,6 +192,33 @@ class OutsideServer:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         # Same machine, another name: "localhost" is not "127.0.0.1" for the allowlist.
         self.url = f"http://localhost:{self.server.server_address[1]}"
+
+
+@contextmanager
+def served_pages(pages: dict[str, str]) -> Iterator[str]:
+    """Serve ``pages`` (path -> HTML; any other path is a 404) on 127.0.0.1; yields the base URL."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            return
+
+        def do_GET(self) -> None:
+            body = pages.get(self.path.split("?")[0])
+            data = (body or "<title>Not found</title>").encode()
+            self.send_response(200 if body else 404)
+            for header, value in (("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(data)))):
+                self.send_header(header, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # A plan that signs in to the demo portal (the executor tests run it in several ways).
