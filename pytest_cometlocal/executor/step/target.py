@@ -23,9 +23,11 @@ from pytest_cometlocal.executor.step.context import StepContext
 U4_ORDER = list(T.U4_ORDER)
 
 
-def resolve_step_target(ctx: StepContext, attempt: StepAttempt, failures: Failures) -> dict[str, Any]:
+def resolve_step_target(ctx: StepContext, attempt: StepAttempt, failures: Failures) -> dict[str, Any] | None:
     """Resolve the step's target once for this attempt; returns what preconditions_checked records."""
     spec = attempt.spec
+    if not spec.alternatives:  # (v1.1) an optional target left out (scroll's): nothing to resolve
+        return None
     resolution = resolve(ctx.page, spec.alternatives, spec.timeout_ms)
     metadata = {"attempts": [a.as_dict() for a in resolution.attempts], "rounds": resolution.rounds}
     if resolution.resolved is not None:
