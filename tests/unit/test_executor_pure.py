@@ -13,6 +13,7 @@ from pytest_cometlocal.executor.browser.chromium import find_chromium
 from pytest_cometlocal.executor.errors import ChromiumNotFound
 from pytest_cometlocal.executor.step.action_failure import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+from pytest_cometlocal.executor.page.conditions import clip_utf8
 from pytest_cometlocal.executor.page.observation import observe
 from pytest_cometlocal.executor.page.screenshots import SCREENSHOT_RETRY_DELAYS_MS
 from pytest_cometlocal.executor.step.budget import PolicyState
@@ -197,3 +198,14 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
     monkeypatch.setattr("pytest_cometlocal.executor.browser.chromium.system_chromium", lambda: None)
     with pytest.raises(ChromiumNotFound, match="no Chromium found"):
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))
+
+
+@pytest.mark.parametrize("text", ["a" * 5000, "é" * 3000, "中" * 2000, "ab中" * 1000])
+def test_an_actual_aria_snapshot_is_cut_to_the_limit_in_utf8_bytes_and_marked(text):
+    # (v1.1) details.actual of aria_snapshot_matches: at most the limit, whole characters only.
+    clipped, cut = clip_utf8(text, 1000)
+    assert cut is True and clipped.endswith("... (truncated)")
+    data = clipped.encode("utf-8")
+    assert 1000 - 3 <= len(data) <= 1000
+    assert text.startswith(clipped[: -len("\n... (truncated)")])
+    assert clip_utf8(text[:100], 1000) == (text[:100], False)
