@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from tests.support import PageServer, plan
+from tests.support import PageServer, opened
 
 ROWS = "".join(f'<div class="row" id="row-{i}">Row {i}</div>' for i in range(1, 41))
 LIST = f"""<title>List</title>
@@ -51,11 +51,6 @@ def pages():
     server.close()
 
 
-def opened(url: str, steps: str) -> str:
-    """A plan that opens ``url``, then runs ``steps`` (YAML list items, indented as written)."""
-    return plan(f"- {{id: open, kind: navigate, target: {{type: url, url: \"{url}\"}}}}\n" + textwrap.dedent(steps))
-
-
 def scrolled(r, step: str = "scroll") -> dict:
     """The action_executed metadata of ``step``."""
     (event,) = [e for e in r.events if e["event_type"] == "action_executed" and e["step_id"] == step]
@@ -66,24 +61,43 @@ def row(n: int) -> str:
     return f'{{type: css, selector: "[aria-rowindex=\\"{n}\\"]"}}'
 
 
+GRID = "{type: testid, id: product-grid}"
+
+
+def scroll_step(condition: str, *, target: str | None = GRID, timeout_ms: int = 30000, step: str = "scroll",
+                direction: str | None = None) -> str:
+    """A scroll step with one postcondition (a YAML list item)."""
+    lines = [f"- id: {step}", "  kind: scroll", f"  timeout_ms: {timeout_ms}"]
+    lines += [f"  direction: {direction}"] if direction else []
+    lines += [f"  target: {target}"] if target else []
+    return "\n".join([*lines, f"  postconditions: [{condition}]"]) + "\n"
+
+
+def exists(target: str) -> str:
+    return f"{{kind: element_exists, args: {{target: {target}}}}}"
+
+
+def absent(target: str) -> str:
+    """An assert step: ``target`` is not in the page."""
+    return f"- {{id: absent, kind: assert, postconditions: [{{kind: element_count_equals, args: {{count: 0, target: {target}}}}}]}}\n"
+
+
 def test_a_row_of_a_virtualized_list_is_scrolled_to(run):
-    r = run(opened("/spa/grid", f"""\
-        - id: not_yet
-          kind: assert
-          postconditions: [{{kind: element_count_equals, args: {{count: 0, target: {row(100)}}}}}]
+    r = run(opened("/spa/grid", absent(row(100)) + textwrap.dedent("""\
         - id: scroll
           kind: scroll
           timeout_ms: 30000
-          target: {{type: testid, id: product-grid}}
+          target: {type: testid, id: product-grid}
           postconditions:
-            - {{kind: element_visible, args: {{target: {row(100)}}}}}
-            - {{kind: element_exists, args: {{target: {{type: text, text: Product 100, exact: true}}}}}}
+            - {kind: element_visible, args: {target: {type: css, selector: "[aria-rowindex='100']"}}}
+            - {kind: element_exists, args: {target: {type: text, text: Product 100, exact: true}}}
         - id: pick
           kind: click
-          target: {{type: text, text: P-100, exact: true}}
-          postconditions: [{{kind: element_text_contains, args: {{target: {{type: css, selector: "#selected"}}, text: Selected P-100}}}}]
-        """))
+          target: {type: text, text: P-100, exact: true}
+          postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#selected"}, text: Selected P-100}}]
+        """)))
     assert r.result.status == "passed", r.error and r.error.message
+    assert [e["step_id"] for e in r.events if e["event_type"] == "assert_checked"] == ["absent"]
     meta = scrolled(r)
     assert meta["scrolled_element"] == 'div#viewport[data-testid="product-grid"][role="grid"][aria-label="Products"]'
     assert meta["direction"] == "down" and meta["postconditions_held"] is True and meta["reached_end"] is False
@@ -92,22 +106,8 @@ def test_a_row_of_a_virtualized_list_is_scrolled_to(run):
 
 
 def test_scroll_up_brings_back_rows_the_list_dropped(run):
-    r = run(opened("/spa/grid", f"""\
-        - id: down
-          kind: scroll
-          timeout_ms: 30000
-          target: {{type: testid, id: product-grid}}
-          postconditions: [{{kind: element_exists, args: {{target: {row(40)}}}}}]
-        - id: gone
-          kind: assert
-          postconditions: [{{kind: element_count_equals, args: {{count: 0, target: {row(1)}}}}}]
-        - id: scroll
-          kind: scroll
-          direction: up
-          timeout_ms: 30000
-          target: {{type: testid, id: product-grid}}
-          postconditions: [{{kind: element_exists, args: {{target: {row(1)}}}}}]
-        """))
+    r = run(opened("/spa/grid", scroll_step(exists(row(40)), step="down") + absent(row(1))
+                   + scroll_step(exists(row(1)), direction="up")))
     assert r.result.status == "passed", r.error and r.error.message
     down, up = scrolled(r, "down"), scrolled(r, "scroll")
     assert up["direction"] == "up" and up["postconditions_held"] is True
@@ -115,13 +115,8 @@ def test_scroll_up_brings_back_rows_the_list_dropped(run):
 
 
 def test_scroll_that_reaches_the_end_without_the_postconditions_fails_with_reached_end(run, pages):
-    r = run(opened(pages.url + "/list", """\
-        - id: scroll
-          kind: scroll
-          timeout_ms: 20000
-          target: {type: testid, id: letters}
-          postconditions: [{kind: element_exists, args: {target: {type: css, selector: "#row-99"}}}]
-        """))
+    r = run(opened(pages.url + "/list", scroll_step(exists('{type: css, selector: "#row-99"}'),
+                                                    target="{type: testid, id: letters}")))
     assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "scroll", "postcondition")
     # 41 rows (the last loaded near the bottom) of 30 px in a 200 px view: 1030 px to the end.
     assert r.error.details["reached_end"] is True and r.error.details["scrolled_px"] == 1030
@@ -132,13 +127,7 @@ def test_scroll_that_reaches_the_end_without_the_postconditions_fails_with_reach
 
 
 def test_scroll_stops_when_its_timeout_runs_out(run):
-    r = run(opened("/spa/grid", f"""\
-        - id: scroll
-          kind: scroll
-          timeout_ms: 1500
-          target: {{type: testid, id: product-grid}}
-          postconditions: [{{kind: element_exists, args: {{target: {row(900)}}}}}]
-        """))
+    r = run(opened("/spa/grid", scroll_step(exists(row(900)), timeout_ms=1500)))
     assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "scroll")
     assert r.error.details["reached_end"] is False and r.error.details["scrolled_px"] > 0
     assert [c.kind for c in r.error.failed_conditions] == ["element_exists"]
@@ -146,42 +135,27 @@ def test_scroll_stops_when_its_timeout_runs_out(run):
 
 
 def test_without_a_target_the_page_scrolls(run, pages):
-    r = run(opened(pages.url + "/feed", """\
-        - id: scroll
-          kind: scroll
-          timeout_ms: 20000
-          postconditions: [{kind: element_exists, args: {target: {type: css, selector: "#late"}}}]
-        """))
+    r = run(opened(pages.url + "/feed", scroll_step(exists('{type: css, selector: "#late"}'), target=None)))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert meta["scrolled_element"] == "page" and meta["scrolled_px"] > 0
 
 
-@pytest.mark.parametrize(("page", "target", "element"), [
-    ("/list", '{type: css, selector: "#row-2"}', 'div#list[data-testid="letters"]'),
-    ("/feed", '{type: css, selector: "#intro"}', "page"),
+@pytest.mark.parametrize(("page", "target", "wanted", "element"), [
+    ("/list", '{type: css, selector: "#row-2"}', "#row-41", 'div#list[data-testid="letters"]'),
+    ("/feed", '{type: css, selector: "#intro"}', "#late", "page"),
 ])
-def test_a_target_that_cannot_scroll_scrolls_its_nearest_ancestor_that_can(run, pages, page, target, element):
-    wanted = "#row-41" if page == "/list" else "#late"
-    r = run(opened(pages.url + page, f"""\
-        - id: scroll
-          kind: scroll
-          timeout_ms: 20000
-          target: {target}
-          postconditions: [{{kind: element_visible, args: {{target: {{type: css, selector: "{wanted}"}}}}}}]
-        """))
+def test_a_target_that_cannot_scroll_scrolls_its_nearest_ancestor_that_can(run, pages, page, target, wanted, element):
+    visible = f'{{kind: element_visible, args: {{target: {{type: css, selector: "{wanted}"}}}}}}'
+    r = run(opened(pages.url + page, scroll_step(visible, target=target)))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert meta["scrolled_element"] == element and meta["scrolled_px"] > 0
 
 
 def test_postconditions_that_already_hold_scroll_nothing(run, pages):
-    r = run(opened(pages.url + "/list", """\
-        - id: scroll
-          kind: scroll
-          target: {type: testid, id: letters}
-          postconditions: [{kind: element_visible, args: {target: {type: css, selector: "#row-1"}}}]
-        """))
+    visible = '{kind: element_visible, args: {target: {type: css, selector: "#row-1"}}}'
+    r = run(opened(pages.url + "/list", scroll_step(visible, target="{type: testid, id: letters}")))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert (meta["scrolls"], meta["scrolled_px"], meta["postconditions_held"]) == (0, 0, True)
