@@ -43,10 +43,25 @@ addEventListener("scroll", () => {
 </script>
 """
 
+# A strip of tiles that scrolls sideways and loads one more tile near its right end.
+TILES = "".join(f'<span class="tile" id="tile-{i}">{i}</span>' for i in range(1, 21))
+STRIP = f"""<title>Strip</title>
+<style>#strip {{ width: 300px; overflow-x: auto; white-space: nowrap; }}
+       .tile {{ display: inline-block; width: 100px; height: 50px; }}</style>
+<div id="strip" data-testid="strip">{TILES}</div>
+<script>
+const strip = document.getElementById("strip");
+strip.addEventListener("scroll", () => {{
+  if (strip.scrollLeft + strip.clientWidth < strip.scrollWidth - 100 || document.getElementById("tile-21")) return;
+  setTimeout(() => strip.insertAdjacentHTML("beforeend", '<span class="tile" id="tile-21">21</span>'), 100);
+}});
+</script>
+"""
+
 
 @pytest.fixture(scope="module")
 def pages():
-    server = PageServer({"/list": LIST, "/feed": FEED})
+    server = PageServer({"/list": LIST, "/feed": FEED, "/strip": STRIP})
     yield server
     server.close()
 
@@ -159,3 +174,17 @@ def test_postconditions_that_already_hold_scroll_nothing(run, pages):
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert (meta["scrolls"], meta["scrolled_px"], meta["postconditions_held"]) == (0, 0, True)
+
+
+def test_scroll_right_and_back_left(run, pages):
+    strip = "{type: testid, id: strip}"
+    r = run(opened(pages.url + "/strip", scroll_step(exists('{type: css, selector: "#tile-21"}'), target=strip,
+                                                     direction="right")
+                   + scroll_step(exists('{type: css, selector: "#nope"}'), target=strip, direction="left",
+                                 step="back")))
+    assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "back")
+    right, left = scrolled(r), scrolled(r, "back")
+    assert right["direction"] == "right" and right["postconditions_held"] is True and right["scrolled_px"] > 0
+    # Back to the left end: as far as it went right.
+    assert left["reached_end"] is True and r.error.details["scrolled_px"] == left["scrolled_px"] > 0
+    assert left["scrolled_px"] == right["scrolled_px"]
