@@ -129,9 +129,11 @@ class AgentSession:
             raise AgentError(code, "; ".join(f"{p.key_path or 'session'}: {p.message}" for p in problems))
         return effective_settings(plan, env=self.env), refs
 
-    def observe(self) -> dict[str, Any]:
+    def observe(self, aria: bool = False) -> dict[str, Any]:
         session = self._need()
-        return observe_page(session.executor.page, session.redactor)
+        if not isinstance(aria, bool):
+            raise AgentError("INVALID_ARGUMENT", "aria must be true or false")
+        return observe_page(session.executor.page, session.redactor, aria=aria)
 
     def propose(self, step: dict[str, Any]) -> dict[str, Any]:
         session = self._need()

@@ -6,6 +6,11 @@ page with the executor's own target compiler: it matches exactly one element,
 that element. So a target copied from ``candidates`` into a proposal resolves
 (as long as the page does not change). Everything returned is masked with the
 session's redactor: a secret shown on the page never reaches the agent.
+
+On request (v1.1), the page's accessibility tree as Playwright's aria snapshot
+(``locator.aria_snapshot()``, the YAML that ``aria_snapshot_matches`` takes as a
+template): masked first, then cut at a line to a bound, so a cut never leaves
+part of a secret.
 """
 
 from __future__ import annotations
@@ -23,14 +28,43 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 50
 MAX_LISTED = 50  # links and inputs listed
 OBSERVE_MS = 5_000
+MAX_ARIA_BYTES = 20 * 1024  # of the aria snapshot, in UTF-8 bytes, after masking (v1.1)
+CHECKABLE_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
 
 
 def _uses(c: dict[str, Any]) -> list[str]:
-    return [what for what, key in (("click", "clickable"), ("fill", "fillable"), ("select", "selectable"),
+    uses = [what for what, key in (("click", "clickable"), ("fill", "fillable"), ("select", "selectable"),
                                    ("upload", "file")) if c.get(key)]
+    return uses + ["check", "uncheck"] if c.get("role") in CHECKABLE_ROLES else uses
 
 
-def observe_page(page: Page, redactor: Redactor) -> dict[str, Any]:
+def _first_lines(text: str, limit: int) -> tuple[str, bool]:
+    """``text``'s whole lines that fit in ``limit`` UTF-8 bytes; and whether some were left out."""
+    if len(text.encode("utf-8")) <= limit:
+        return text, False
+    kept, size = [], 0
+    for line in text.splitlines(keepends=True):
+        size += len(line.encode("utf-8"))
+        if size > limit:
+            break
+        kept.append(line)
+    return "".join(kept), True
+
+
+def aria_view(page: Page, redactor: Redactor) -> dict[str, Any]:
+    """``aria_snapshot`` of the page's body (masked, at most MAX_ARIA_BYTES: ``aria_snapshot_truncated``
+    says when lines were left out); a page that does not give one within OBSERVE_MS says why instead."""
+    try:
+        with bound("agent aria snapshot", OBSERVE_MS):
+            snapshot = page.locator("body").aria_snapshot(timeout=OBSERVE_MS)
+    except Exception as exc:  # a closed page, a bound that ran out: the observation still comes
+        return {"aria_snapshot_unavailable": redactor.text(str(exc).splitlines()[0][:200] if str(exc) else
+                                                           type(exc).__name__)}
+    text, truncated = _first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
+    return {"aria_snapshot": text, **({"aria_snapshot_truncated": True} if truncated else {})}
+
+
+def observe_page(page: Page, redactor: Redactor, *, aria: bool = False) -> dict[str, Any]:
     with bound("agent observe", OBSERVE_MS):
         title = page.title()
         found = collect_candidates(page, None)
@@ -52,4 +86,6 @@ def observe_page(page: Page, redactor: Redactor) -> dict[str, Any]:
     observation = {"url": page.url, "title": title, "links": links, "inputs": inputs, "candidates": offered}
     if found.get("capped"):
         observation["note"] = "a large page: only its first elements were looked at"
+    if aria:
+        observation.update(aria_view(page, redactor))
     return redactor.tree(observation)

@@ -31,9 +31,20 @@ from pytest_cometlocal.agent.errors import AgentError
 
 INSTRUCTIONS = (
     "Drive a browser one validated step at a time. start_session first; observe gives candidate targets that "
-    "each match exactly one element: use them as they are. propose takes one step with the plan file's keys "
+    "each match exactly one element: use them as they are (observe with aria=true adds the page's accessibility "
+    "tree as an aria snapshot). propose takes one step with the plan file's keys "
     "(id, kind, target, value, ...); criticality, timeout_ms and the host_in_allowlist conditions are filled in. "
     "Give secrets as ${secrets.NAME}. save_plan writes the steps that passed as a plan file pytest runs."
+)
+# Every kind a proposal may have, with the keys that only it takes (plan format v1.1; docs/plan-format.md).
+PROPOSE_DESCRIPTION = (
+    "Validate one step (plan file keys) and run it; returns ok, the typed error when not ok, and the page after. "
+    "kind: navigate (target {type: url, url}), click, fill (value), select (value), upload (file_ref), wait_for, "
+    "assert, stop; and (v1.1) press (key: Enter, Escape, Shift+Tab, ControlOrMeta+a, ...; target optional: "
+    "without one the key goes to what has focus), hover, check, uncheck, drag (to: a target), scroll "
+    "(direction: down, up, right or left; target optional: the page). click also takes button (left, right, "
+    "middle), click_count (1, 2 or 3) and modifiers (Alt, Control, ControlOrMeta, Meta, Shift). Conditions "
+    "(v1.1) include element_checked, element_focused and aria_snapshot_matches."
 )
 
 
@@ -92,13 +103,16 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
         return await call(lambda: session().start(base_url, allowlist, name, secrets))
 
     @server.tool()
-    async def observe() -> dict[str, Any]:
-        """The page now: url, title, links, inputs, and up to 50 targets that each match exactly one element."""
-        return await call(lambda: session().observe())
+    async def observe(aria: bool = False) -> dict[str, Any]:
+        """The page now: url, title, links, inputs, and up to 50 targets that each match exactly one element.
 
-    @server.tool()
+        aria: true adds aria_snapshot, the page's accessibility tree as Playwright's aria snapshot (YAML, the
+        template aria_snapshot_matches takes), masked and at most 20 KB (aria_snapshot_truncated when cut).
+        """
+        return await call(lambda: session().observe(aria))
+
+    @server.tool(description=PROPOSE_DESCRIPTION)
     async def propose(step: dict[str, Any]) -> dict[str, Any]:
-        """Validate one step (plan file keys) and run it; returns ok, the typed error when not ok, and the page after."""
         return await call(lambda: session().propose(step))
 
     @server.tool()

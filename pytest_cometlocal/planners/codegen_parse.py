@@ -55,6 +55,13 @@ class Recorded:
 
 
 @dataclass(frozen=True)
+class LocatorArg:
+    """An argument that is a locator of the page (``drag_to(page.get_by_text("Done"))``)."""
+
+    chain: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
 class Unmapped:
     line: int
     why: str
@@ -209,8 +216,8 @@ class _Reader:
                                 "a plan has no dialog step")
             return
         try:
-            args = tuple(_literal(a) for a in value.args)
-            kwargs = {k.arg: _literal(k.value) for k in value.keywords if k.arg}
+            args = tuple(self.argument(a) for a in value.args)
+            kwargs = {k.arg: self.argument(k.value) for k in value.keywords if k.arg}
         except _Literal:
             self.unmapped(stmt, "an argument is not a literal (a variable or an expression)")
             return
@@ -244,6 +251,16 @@ class _Reader:
             return
         self.out.append(Recorded(stmt.lineno, action, tuple(chain), args, kwargs, check=check,
                                  source=self.src(stmt)))
+
+    def argument(self, node: ast.AST) -> Any:
+        """A literal, or a locator of the main page (``LocatorArg``); _Literal otherwise."""
+        try:
+            return _literal(node)
+        except _Literal:
+            root, chain = self.chain(node)
+            if root is None or root != self.main_page or not chain:
+                raise
+            return LocatorArg(tuple(chain))
 
     def chain(self, node: ast.AST) -> tuple[str | None, list[Link]]:
         """``page.get_by_role("x").first`` -> ("page", [Link(get_by_role), Link(first)])."""

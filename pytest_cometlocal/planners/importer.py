@@ -25,6 +25,8 @@ from pytest_cometlocal.planners.errors import ImportFailed, NotAScript
 from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# A step's keys after its target, in the order people write them (the v1.1 keys as the mapping sets them).
+_INPUT_KEYS = ("key", "to", "button", "click_count", "modifiers", "value", "file_ref")
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
 
 
@@ -50,6 +52,19 @@ def parse_secrets(pairs: list[str], env: Mapping[str, str]) -> dict[str, tuple[s
     return secrets
 
 
+def _id_prefix(step: dict[str, Any]) -> str:
+    """What the step does, as the first words of its id: ``open``, ``double_click``, ``press_enter``."""
+    kind = step["kind"]
+    if kind == "click":
+        count = {2: "double", 3: "triple"}.get(step.get("click_count", 1))
+        words = [*step.get("modifiers", []), step.get("button") if step.get("button") != "left" else None, count]
+        return "_".join(w.lower() for w in [*words, "click"] if w)
+    if kind == "press":
+        key_words = re.sub(r"[^a-z0-9]+", "_", step["key"].lower()).strip("_")
+        return f"press_{key_words}" if key_words else "press"
+    return {"navigate": "open", "assert": "check"}.get(kind, kind)
+
+
 def _step_id(step: dict[str, Any], seen: set[str]) -> str:
     words = ""
     target = step.get("target")
@@ -65,7 +80,7 @@ def _step_id(step: dict[str, Any], seen: set[str]) -> str:
             words = urlsplit(words).path
         elif target.get("type") == "css":
             words = re.sub(r"\s+[is]\]", "]", words)  # a case flag ([placeholder*="Name" i]) is not a word
-    prefix = {"navigate": "open", "assert": "check"}.get(step["kind"], step["kind"])
+    prefix = _id_prefix(step)
     slug = re.sub(r"[^a-z0-9]+", "_", str(words).lower()).strip("_")[:40].rstrip("_")
     base = f"{prefix}_{slug}" if slug else prefix
     candidate, n = base, 2
@@ -109,7 +124,7 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
         out: dict[str, Any] = {"id": _step_id(_with_secrets(step, secrets), seen), "kind": step["kind"]}
         if "target" in step:
             out["target"] = step["target"]
-        for key in ("value", "file_ref"):
+        for key in _INPUT_KEYS:
             if key in step:
                 out[key] = step[key]
         if key_checks := step.get("_checks"):

@@ -18,11 +18,16 @@ DEFAULTS: dict[str, Any] = {
     "preconditions": [{"kind": "host_in_allowlist"}],
     "postconditions": [{"kind": "host_in_allowlist"}],
 }
-_FLOW_STEP_KEYS = ("target", "preconditions", "postconditions", "metadata", "file_ref")
+_FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref")
+_FLOW_LIST_KEYS = ("modifiers",)  # a short list of words, on one line: modifiers: [Control, Shift]
 
 
 class _Flow(dict):
     """A mapping written on one line."""
+
+
+class _FlowList(list):
+    """A list written on one line."""
 
 
 class _Dumper(yaml.SafeDumper):
@@ -30,6 +35,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 _Dumper.add_representer(_Flow, lambda d, data: d.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True))
+_Dumper.add_representer(_FlowList, lambda d, data: d.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True))
 
 
 def _flow(value: Any) -> Any:
@@ -45,7 +51,8 @@ def dump_plan(plan: dict[str, Any]) -> str:
     body = {k: (_flow(v) if k == "secrets" else v) for k, v in plan.items()}
     if "defaults" in plan:
         body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
-    body["steps"] = [{k: (_flow(v) if k in _FLOW_STEP_KEYS else v) for k, v in step.items()} for step in plan["steps"]]
+    body["steps"] = [{k: (_flow(v) if k in _FLOW_STEP_KEYS else _FlowList(v) if k in _FLOW_LIST_KEYS else v)
+                      for k, v in step.items()} for step in plan["steps"]]
     # No folding: at a width PyYAML breaks a long text inside a flow mapping onto the next line
     # ("text: Successfully deleted\n 1 group."), which reads as two values to someone editing.
     return yaml.dump(body, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)

@@ -61,7 +61,8 @@ async def _converse(workdir: Path, env: dict[str, str], script) -> Any:
 
 @pytest.fixture
 def env() -> dict[str, str]:
-    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "COMETLOCAL_CHROMIUM", "PLAYWRIGHT_BROWSERS_PATH")}
+    keep = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "PYTHONPATH", "COMETLOCAL_CHROMIUM",
+                                                              "PLAYWRIGHT_BROWSERS_PATH")}
     return {**keep, "PORTAL_PASSWORD": DEMO_PASSWORD, "PYTHONUNBUFFERED": "1"}
 
 

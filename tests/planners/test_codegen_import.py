@@ -87,7 +87,7 @@ def test_nth_and_first_get_an_index_and_a_rationale(tmp_path, call, index):
 
 @pytest.mark.parametrize("call, expected", [
     ('page.get_by_label("Name").fill("Ada")', {"kind": "fill", "value": "Ada"}),
-    ('page.get_by_label("Terms").check()', {"kind": "click"}),
+    ('page.get_by_label("Terms").check()', {"kind": "check"}),
     ('page.get_by_label("Country").select_option("ES")', {"kind": "select", "value": "ES"}),
     ('page.get_by_label("Country").select_option(label="Spain")', {"kind": "select", "value": "Spain"}),
     ('page.get_by_label("CV").set_input_files("cv.pdf")', {"kind": "upload", "file_ref": "cv.pdf"}),
@@ -176,9 +176,9 @@ def test_a_download_block_is_its_click_with_a_download_check(tmp_path, capsys):
 
 @pytest.mark.parametrize("body, reported", [
     # The download's own action does not map: neither does its check.
-    ('with page.expect_download() as download_info:\n    page.get_by_text("CSV").dblclick()\ndownload = download_info.value',
+    ('with page.expect_download() as download_info:\n    page.get_by_text("CSV").tap()\ndownload = download_info.value',
      [(10, "the action that starts the download was not imported, so neither is its check"),
-      (11, "dblclick() has no v1 step")]),
+      (11, "tap() has no step in the plan format (v1.1)")]),
     # Around several statements, the wait cannot be given to one step.
     ('with page.expect_download() as download_info:\n    page.get_by_text("CSV").click()\n    page.get_by_text("OK").click()\n'
      'download = download_info.value', [(10, "'with page.expect_download()' waits for an event"),
@@ -204,7 +204,7 @@ def test_waits_popups_handlers_and_sleeps_are_reported(tmp_path, capsys, body, r
 
 def test_checks_after_a_statement_left_out_open_an_assert_step(tmp_path):
     """Not postconditions of the step before the gap: they belong after the step that will fill it."""
-    body = GOTO + ('page.get_by_label("Search").fill("ada")\npage.get_by_label("Search").press("Enter")\n'
+    body = GOTO + ('page.get_by_label("Search").fill("ada")\npage.get_by_label("Search").press("F13")\n'
                    'expect(page.get_by_test_id("hits")).to_have_count(1)\nexpect(page).to_have_title("Results")\n'
                    'page.get_by_test_id("first").click()\nexpect(page).to_have_title("Ada")')
     code, plan = imported(tmp_path, body, "--partial")
@@ -231,20 +231,20 @@ def test_codegens_click_before_a_fill_and_tab_presses_are_dropped(tmp_path):
 
 
 def test_unmapped_statements_are_reported_with_their_line_and_nothing_is_written(tmp_path, capsys):
-    body = GOTO + ('page.get_by_label("Search").press("Enter")\npage.get_by_role("row").get_by_role("button").click()\n'
-                   'page.get_by_text("x").dblclick()\nwait = 3\npage.get_by_role("row").last.click()')
+    body = GOTO + ('page.get_by_label("Search").press("F13")\npage.get_by_role("row").get_by_role("button").click()\n'
+                   'page.get_by_text("x").tap()\nwait = 3\npage.get_by_role("row").last.click()')
     code, plan = imported(tmp_path, body)
     err = capsys.readouterr().err
     assert code == 1 and plan is None
     # The script's run() starts on line 8 (see script()): the goto is line 9.
-    for line, why in [(10, "press('Enter'): v1 has no key-press step"), (11, "a locator chained with .get_by_role"),
-                      (12, "dblclick() has no v1 step"), (13, "an assignment is not a step"), (14, ".last has no v1 target")]:
+    for line, why in [(10, "press('F13'): 'F13' is not a key"), (11, "a locator chained with .get_by_role"),
+                      (12, "tap() has no step in the plan format"), (13, "an assignment is not a step"), (14, ".last has no v1 target")]:
         assert f"rec.py:{line}: not imported: {why}" in err, err
     assert "5 statement(s) could not be imported; nothing written" in err
 
 
 def test_partial_writes_the_plan_without_the_unmapped_statements(tmp_path, capsys):
-    code, plan = imported(tmp_path, GOTO + 'page.get_by_label("Search").press("Enter")\npage.get_by_test_id("go").click()',
+    code, plan = imported(tmp_path, GOTO + 'page.get_by_label("Search").tap()\npage.get_by_test_id("go").click()',
                           "--partial")
     assert code == 0 and [s["kind"] for s in plan["steps"]] == ["navigate", "click"]
     assert "1 statement(s) left out" in capsys.readouterr().out
@@ -254,7 +254,7 @@ def test_secrets_become_references_and_never_reach_the_file_or_the_terminal(tmp_
     monkeypatch.setenv("APP_PASSWORD", SECRET)
     body = GOTO + (f'page.get_by_label("Password").fill("{SECRET}")\n'
                    f'expect(page.get_by_label("Password")).to_have_value("{SECRET}")\n'
-                   f'page.get_by_label("{SECRET}").press("Enter")\n'
+                   f'page.get_by_label("{SECRET}").tap()\n'
                    f'page.get_by_text("{SECRET}", exact=True).click()')
     out = tmp_path / "out.actions.yaml"
     code = main(["import", str(script(tmp_path, body)), "-o", str(out), "--secret", "password=APP_PASSWORD", "--partial"])
@@ -338,11 +338,10 @@ def test_output_name_and_overwrite_are_checked(tmp_path, capsys):
 RECORDED_IDS = {
     "admin_login.py": ["open_admin_login", "fill_username", "fill_password", "click_log_in", "click_groups",
                        "click_add_group", "fill_name", "click_save"],
-    # Lines 13 (a button inside a row) and 17 (press Enter) are left out; the checks after the
-    # press open an assert step (check_out), before which the author puts the click that replaces it.
-    "pytest_style.py": ["open_form", "fill_placeholder_your_e_mail", "select_country", "click_terms", "upload_upload",
+    # Line 13 (a button inside a row) is left out; the checks after the press (v1.1) are its postconditions.
+    "pytest_style.py": ["open_form", "fill_placeholder_your_e_mail", "select_country", "check_terms", "upload_upload",
                         "click_pay", "click_listitem", "click_li_item_has_text_second", "click_button_id_go",
-                        "check_out", "open_done", "open_help"],
+                        "press_enter_send", "open_done", "open_help"],
     "async_style.py": ["open_login", "fill_user", "click_sign_in"],
 }
 
