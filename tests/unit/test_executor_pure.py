@@ -200,12 +200,14 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))
 
 
-@pytest.mark.parametrize("text", ["a" * 5000, "é" * 3000, "中" * 2000, "ab中" * 1000])
+@pytest.mark.parametrize("text", ["a" * 5000, "é" * 3000, "中" * 2000, "- listitem: ab中\n" * 300])
 def test_an_actual_aria_snapshot_is_cut_to_the_limit_in_utf8_bytes_and_marked(text):
-    # (v1.1) details.actual of aria_snapshot_matches: at most the limit, whole characters only.
+    # (v1.1) details.actual of aria_snapshot_matches: at most the limit, whole characters, whole lines.
     clipped, cut = clip_utf8(text, 1000)
-    assert cut is True and clipped.endswith("... (truncated)")
-    data = clipped.encode("utf-8")
-    assert 1000 - 3 <= len(data) <= 1000
-    assert text.startswith(clipped[: -len("\n... (truncated)")])
+    assert cut is True and clipped.endswith("\n... (truncated)")
+    assert len(clipped.encode("utf-8")) <= 1000
+    kept = clipped[: -len("\n... (truncated)")]
+    assert text.startswith(kept) and len(kept.encode("utf-8")) > 1000 - 40
+    if "\n" in text:
+        assert text[len(kept)] == "\n"  # cut at the end of a line
     assert clip_utf8(text[:100], 1000) == (text[:100], False)

@@ -256,11 +256,13 @@ def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bo
 
 
 def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, marked as cut; and whether it was."""
+    """``text`` cut to at most ``limit`` UTF-8 bytes, at the end of a line when it has several, and
+    marked as cut; and whether it was. (The MCP server's observe cuts its aria view at a line too.)"""
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text, False
-    return data[:limit - len(TRUNCATED.encode())].decode("utf-8", "ignore") + TRUNCATED, True
+    head = data[:limit - len(TRUNCATED.encode())].decode("utf-8", "ignore")
+    return head.rsplit("\n", 1)[0] + TRUNCATED, True
 
 
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
