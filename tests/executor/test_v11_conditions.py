@@ -77,7 +77,7 @@ def test_element_checked_that_does_not_hold_records_the_state_seen(run):
     r = run(opened("/spa/toggles", """\
         - id: check
           kind: assert
-          timeout_ms: 400
+          timeout_ms: 1500
           postconditions: [{kind: element_checked, args: {target: {type: role, role: switch, name: Dark mode, exact: true}}}]
         """))
     assert r.code == "POSTCONDITION_FAILED"
@@ -91,7 +91,7 @@ def test_mixed_is_not_checked_and_an_element_without_a_checked_state_never_holds
           postconditions: [{kind: element_checked, args: {checked: false, target: {type: css, selector: "#all"}}}]
         - id: plain
           kind: assert
-          timeout_ms: 400
+          timeout_ms: 1500
           postconditions: [{kind: element_checked, args: {checked: false, target: {type: css, selector: "#plain"}}}]
         """))
     assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "plain")
@@ -128,7 +128,7 @@ def test_element_focused_does_not_hold_for_an_element_without_focus(run, pages, 
           target: {{type: css, selector: "#name"}}
           postconditions:
             - {{kind: element_focused, args: {{target: {{type: css, selector: "{selector}"}}}}}}
-          timeout_ms: 400
+          timeout_ms: 1500
         """))
     assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "name")
     assert failed_condition(r, "element_focused")["observed"] == {"count": 1, "focused": False}
@@ -173,7 +173,7 @@ steps:
       - {kind: aria_snapshot_matches, args: {snapshot: "- textbox \\"Search\\": ${secrets.tok}"}}
   - id: check
     kind: assert
-    timeout_ms: 400
+    timeout_ms: 1500
     postconditions:
       - {kind: aria_snapshot_matches, args: {snapshot: "- heading \\"Checkout\\""}}
 """
@@ -199,7 +199,7 @@ def test_aria_snapshot_failure_keeps_at_most_20_kb_of_the_actual_snapshot(run, p
     r = run(opened(pages.url + "/long", """\
         - id: check
           kind: assert
-          timeout_ms: 400
+          timeout_ms: 1500
           postconditions:
             - {kind: aria_snapshot_matches, args: {snapshot: "- heading \\"Invoices\\""}}
         """, timeout_ms=10000))
@@ -215,7 +215,7 @@ def test_aria_snapshot_precondition_failure_is_precondition_failed_with_the_actu
     r = run(opened("/spa/toggles", """\
         - id: save
           kind: click
-          timeout_ms: 400
+          timeout_ms: 1500
           target: {type: css, selector: "#save"}
           preconditions:
             - {kind: aria_snapshot_matches, args: {target: {type: css, selector: "#state"}, snapshot: "- status: /Saved/"}}

@@ -142,11 +142,11 @@ def test_scroll_that_reaches_the_end_without_the_postconditions_fails_with_reach
 
 
 def test_scroll_stops_when_its_timeout_runs_out(run):
-    r = run(opened("/spa/grid", scroll_step(exists(row(900)), timeout_ms=1500)))
+    r = run(opened("/spa/grid", scroll_step(exists(row(900)), timeout_ms=3000)))
     assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "scroll")
     assert r.error.details["reached_end"] is False and r.error.details["scrolled_px"] > 0
     assert [c.kind for c in r.error.failed_conditions] == ["element_exists"]
-    assert "timeout_ms 1500 ran out" in r.error.message
+    assert "timeout_ms 3000 ran out" in r.error.message
 
 
 def test_without_a_target_the_page_scrolls(run, pages):

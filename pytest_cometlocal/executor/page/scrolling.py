@@ -74,8 +74,8 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
     try:
         outcome = ScrollOutcome(watch.evaluate("(w) => w.element"), direction)
         outcome.held = _holds(required, ctx)
+        state = _read(watch)
         while not outcome.held:
-            state = _read(watch)
             if state["room"] < 1:
                 outcome.reached_end = True
                 break
@@ -83,13 +83,14 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
                 break
             step = _wheel(page, scroller.as_element(), state, direction, deadline)
             outcome.held = _settle(page, watch, required, ctx, deadline)
-            moved = abs(_read(watch)["position"] - state["position"])
-            if moved < 1 and not outcome.held:
+            after = _read(watch)
+            if abs(after["position"] - state["position"]) < 1 and not outcome.held and time.monotonic() < deadline:
                 watch.evaluate("(w, px) => w.scrollBy(px)", step)
                 outcome.held = _settle(page, watch, required, ctx, deadline)
-                moved = abs(_read(watch)["position"] - state["position"])
+                after = _read(watch)
             outcome.scrolls += 1
-            outcome.scrolled_px += round(moved)
+            outcome.scrolled_px += round(abs(after["position"] - state["position"]))
+            state = after
         return outcome
     finally:
         _release(watch, scroller)
