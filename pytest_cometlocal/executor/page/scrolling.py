@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.errors import is_crash, is_timeout
 from pytest_cometlocal.executor.page.conditions import CheckContext, look, required_of
 from pytest_cometlocal.executor.page.locators import pause
 from pytest_cometlocal.executor.scripts import load_script
@@ -81,7 +81,7 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
                 break
             if time.monotonic() >= deadline:
                 break
-            step = _wheel(page, scroller.as_element(), state, direction, deadline)
+            step = _wheel(page, scroller.as_element(), state, direction)
             outcome.held = _settle(page, watch, required, ctx, deadline)
             after = _read(watch)
             if abs(after["position"] - state["position"]) < 1 and not outcome.held and time.monotonic() < deadline:
@@ -104,22 +104,31 @@ def _read(watch: JSHandle) -> dict[str, Any]:
     return watch.evaluate("(w) => w.read()")
 
 
-def _wheel(page: Page, scroller: ElementHandle | None, state: dict[str, Any], direction: str, deadline: float) -> int:
-    """One wheel turn of about one visible height (width) at the centre of the visible part; returns its px."""
+def _wheel(page: Page, scroller: ElementHandle | None, state: dict[str, Any], direction: str) -> int:
+    """One wheel turn of about one visible height (width) at the centre of the visible part; returns its px.
+
+    A container that cannot be shown or aimed at gets no wheel: the caller's script scroll moves it.
+    """
     vertical = direction in ("down", "up")
+    client = state["view"][1] if vertical else state["view"][0]
+    step = max(1, int(client * STEP_SHARE))
     view_w, view_h = page.evaluate("() => [innerWidth, innerHeight]")
     left, top, right, bottom = 0.0, 0.0, float(view_w), float(view_h)
     if not state["element_is_page"] and scroller is not None:
-        scroller.scroll_into_view_if_needed(timeout=max(1, (deadline - time.monotonic()) * 1000))
+        try:
+            scroller.scroll_into_view_if_needed(timeout=SETTLE_MAX_MS)
+        except Exception as exc:
+            if not is_timeout(exc):
+                raise
+            return step
         box = scroller.bounding_box()
-        if box is not None:
-            left, top = max(left, box["x"]), max(top, box["y"])
-            right, bottom = min(right, box["x"] + box["width"]), min(bottom, box["y"] + box["height"])
-    client_w, client_h = state["view"]
-    span = min(bottom - top, client_h) if vertical else min(right - left, client_w)
-    step = max(1, int(span * STEP_SHARE)) if span > 0 else max(1, int((client_h if vertical else client_w) * STEP_SHARE))
+        if box is None:
+            return step
+        left, top = max(left, box["x"]), max(top, box["y"])
+        right, bottom = min(right, box["x"] + box["width"]), min(bottom, box["y"] + box["height"])
     if right <= left or bottom <= top:
-        return step  # no visible part to aim at: the caller's script scroll moves it
+        return step
+    step = max(1, int(min(bottom - top if vertical else right - left, client) * STEP_SHARE))
     sign = 1 if direction in ("down", "right") else -1
     page.mouse.move((left + right) / 2, (top + bottom) / 2)
     page.mouse.wheel(0 if vertical else sign * step, sign * step if vertical else 0)
