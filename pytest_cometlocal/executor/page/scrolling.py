@@ -64,7 +64,8 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
                  timeout_ms: int) -> ScrollOutcome:
     """Scroll ``start`` (or the page) in ``direction`` until ``conditions`` hold, the end, or ``timeout_ms``.
 
-    When they hold before any scroll, nothing is scrolled.
+    When they hold before any scroll (looked at as after one, while the content
+    settles), nothing is scrolled.
     """
     deadline = time.monotonic() + timeout_ms / 1000
     required = required_of(conditions)
@@ -73,7 +74,7 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
     watch = scroller.evaluate_handle(WATCH_JS, direction)
     try:
         outcome = ScrollOutcome(watch.evaluate("(w) => w.element"), direction)
-        outcome.held = _holds(required, ctx)
+        outcome.held = _settle(page, watch, required, ctx, deadline)  # a list may still be rendering
         state = _read(watch)
         while not outcome.held:
             if state["room"] < 1:
@@ -94,10 +95,6 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
         return outcome
     finally:
         _release(watch, scroller)
-
-
-def _holds(required: list[Any], ctx: CheckContext) -> bool:
-    return all(result.ok for result in look(required, ctx, "post"))
 
 
 def _read(watch: JSHandle) -> dict[str, Any]:
@@ -145,7 +142,7 @@ def _settle(page: Page, watch: JSHandle, required: list[Any], ctx: CheckContext,
     last = _signature(_read(watch))
     quiet_since = time.monotonic()
     while True:
-        if _holds(required, ctx):
+        if all(result.ok for result in look(required, ctx, "post")):
             return True
         now = time.monotonic()
         if now >= end or now - quiet_since >= SETTLED_MS / 1000:
