@@ -17,6 +17,7 @@ from typing import Sequence
 from pytest_cometlocal import __version__
 from pytest_cometlocal.contract.expectation import expectation_met
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
@@ -152,6 +153,7 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
                 valid_count += 1
                 entry["valid"] = True
                 entry["steps"] = len(result.plan.steps)
+                entry["format_versions"] = format_versions(result.plan.all_steps())  # v1.1: which formats it needs
                 if args.format == "json":  # only the JSON report shows the effective settings
                     eff = effective_settings(result, cli_base_url=args.base_url, env={})
                     entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),

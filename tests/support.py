@@ -13,9 +13,10 @@ import signal
 import socketserver
 import textwrap
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 import pytest
 
@@ -200,35 +201,31 @@ class OutsideServer:
         self.url = f"http://localhost:{self.server.server_address[1]}"
 
 
-class PageServer:
-    """Fixed pages (path -> HTML body) on 127.0.0.1, for the tests whose pages the demo portal has not.
+@contextmanager
+def served_pages(pages: dict[str, str]) -> Iterator[str]:
+    """Serve ``pages`` (path -> HTML; any other path is a 404) on 127.0.0.1; yields the base URL."""
 
-    Plans reach them by absolute URL (``{url}/path``); 127.0.0.1 is the portal's
-    host too, so the plans' default allowlist lets them through.
-    """
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            return
 
-    def __init__(self, pages: dict[str, str]) -> None:
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                return
+        def do_GET(self) -> None:
+            body = pages.get(self.path.split("?")[0])
+            data = (body or "<title>Not found</title>").encode()
+            self.send_response(200 if body else 404)
+            for header, value in (("Content-Type", "text/html; charset=utf-8"), ("Content-Length", str(len(data)))):
+                self.send_header(header, value)
+            self.end_headers()
+            self.wfile.write(data)
 
-            def do_GET(self) -> None:
-                body = pages.get(self.path.split("?")[0])
-                data = (body or "<title>Not found</title>").encode("utf-8")
-                self.send_response(200 if body is not None else 404)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # A plan that signs in to the demo portal (the executor tests run it in several ways).

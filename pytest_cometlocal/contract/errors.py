@@ -18,6 +18,9 @@ those). The whole tree::
     ├── PageUnresponsive            the page stopped answering
     ├── CallTimedOut                a bounded call into the browser did not answer
     ├── Stop                        a permitted ``stop`` step (control flow: the run passes)
+    ├── NotCheckable                check/uncheck on no checkbox, radio or switch
+    ├── CheckedStateNotReached      check/uncheck clicked, the state did not follow
+    ├── OptionNotFound              a custom dropdown with no option, or several, of that name
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser

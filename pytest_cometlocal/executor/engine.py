@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 from urllib.parse import urljoin, urlsplit
 
-from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, resolve_secrets
 from pytest_cometlocal.contract.model.plan import Plan
@@ -202,6 +202,7 @@ class Executor:
                 validated = [Problem("<proposal>", Mark(1, 1), "", f"unknown secret(s): {', '.join(unknown)}", "INTERPOLATION")]
         if isinstance(validated, list):
             raise self.failures.reject(raw, validated)
+        self.run.uses_format(format_version(validated))
         return self.execute(validated, len(self.results))
 
     # -- retries and recovery ------------------------------------------------

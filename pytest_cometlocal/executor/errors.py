@@ -9,6 +9,9 @@ is built; the run folder and the browser have their own::
     ├── PageUnresponsive            the page stopped answering while the executor did ``what``
     ├── CallTimedOut                a bounded call into the browser did not answer in time
     ├── Stop                        a permitted ``stop`` step: control flow, the run ends as a pass
+    ├── NotCheckable                check/uncheck (v1.1) on no checkbox, radio or switch (or uncheck on a radio)
+    ├── CheckedStateNotReached      check/uncheck clicked, but the state did not become the one asked for
+    ├── OptionNotFound              a custom dropdown (v1.1) shows no option, or several, named by the value
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
@@ -25,16 +28,20 @@ exception is recognised, so the run folder's modules, which raise
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.records import ExecutorError
 
 __all__ = [
     "CallTimedOut",
+    "CheckedStateNotReached",
     "EventOutOfOrder",
     "ChromiumNotFound",
     "Crashed",
     "ExecutorFailure",
+    "NotCheckable",
+    "OptionNotFound",
     "OutputWriteFailed",
     "PageUnresponsive",
     "RemoteBrowserUnavailable",
@@ -78,6 +85,35 @@ class CallTimedOut(CometLocalError):
 
 class Stop(CometLocalError):
     """A permitted ``stop`` step: the run ends as a pass."""
+
+
+class NotCheckable(CometLocalError):
+    """``check``/``uncheck`` (v1.1) on an element that is no checkbox, radio or switch, or ``uncheck`` on a radio."""
+
+    def __init__(self, observed: dict[str, Any]):
+        super().__init__(f"not checkable: <{observed.get('tag')}>")
+        self.observed = observed  # the element as page/controls.py read it: tag, role, type, kind, checked
+
+
+class CheckedStateNotReached(CometLocalError):
+    """The click of a check/uncheck was made, but the checked state did not become the one asked for in time."""
+
+    def __init__(self, observed: dict[str, Any], via: str):
+        super().__init__(f"checked is {observed.get('checked')} after a click on the {via}")
+        self.observed = observed
+        self.via = via  # "control" or "label": where the click went
+
+
+class OptionNotFound(CometLocalError):
+    """A custom dropdown (v1.1) shows ``count`` options named by the value (none, or several).
+
+    ``options_seen``: the names of the options it showed.
+    """
+
+    def __init__(self, count: int, options_seen: list[str]):
+        super().__init__(f"{count} options match")
+        self.count = count
+        self.options_seen = options_seen
 
 
 class OutputWriteFailed(OSError, CometLocalError):

@@ -112,6 +112,7 @@ class StepAttempt:
     before: Observation | None = None
     after: Observation | None = None
     target: ResolvedTarget | None = None  # the step's element, resolved once
+    to_target: ResolvedTarget | None = None  # a drag's drop target (``to``, v1.1), resolved with it
     marks: Marks = field(default_factory=Marks)  # the page's events when the action began
     requested_url: str | None = None
     evidence: list[EvidenceRef] = field(default_factory=list)

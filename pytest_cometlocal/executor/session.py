@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
+from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
@@ -49,14 +50,16 @@ RunFinisher = Callable[[ExecutorError | None, EvidenceStore], list[EvidenceRef]]
 @dataclass(frozen=True)
 class RunRecord:
     """What a run's manifest says it is: its name, its ``plan`` entry, its execution profile
-    (over the defaults ``name: default``, the base URL, ``browser: chromium``), further keys, and
-    the browser's connection (``launch``, ``playwright-server``, ``cdp``) for the manifest's guards."""
+    (over the defaults ``name: default``, the base URL, ``browser: chromium``), further keys, the
+    browser's connection (``launch``, ``playwright-server``, ``cdp``) for the manifest's guards, and
+    the plan format versions its steps use (none for a planner's run: each proposed step adds its own)."""
 
     name: str
     plan: dict[str, Any]
     profile: dict[str, Any] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
     connection: str | None = None
+    format_versions: tuple[str, ...] = ()
 
     @classmethod
     def of_plan(cls, eff: EffectiveSettings, profile: Mapping[str, Any] | None = None,
@@ -67,7 +70,7 @@ class RunRecord:
         info = {"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
                 "doc_index": plan.source.doc_index, **row, **(extra_info or {})}
         return cls(plan.item_name, info, dict(profile or {}), {"configuration": eff.configuration(), **(extra or {})},
-                   (profile or {}).get("connection"))
+                   (profile or {}).get("connection"), tuple(format_versions(plan.plan.all_steps())))
 
 
 def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,
@@ -81,6 +84,7 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
         output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
         redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
         profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **record.profile}, extra=extra,
+        format_versions=record.format_versions,
     )
 
 

@@ -20,7 +20,7 @@ import allure_commons
 import pytest
 from allure_commons.model2 import TestResult
 
-from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, describe_step, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import ExecutorError, TraceEvent
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
@@ -70,8 +70,7 @@ class AllureSteps:
     def __init__(self, plan_steps: list[ActionSpec], all_steps: list[ActionSpec]):
         self.hook = allure_commons.plugin_manager.hook
         self.plan_steps = plan_steps
-        self.titles = {s.id: f"{s.id} · {s.kind}" + (f" · {describe_target(s.target)}" if s.target is not None else "")
-                       for s in all_steps}
+        self.titles = {s.id: step_title(s) for s in all_steps}
         self.kinds = {s.id: s.kind for s in all_steps}
         self.stack: list[tuple[str, str, str | None]] = []  # (uuid, level, step_id)
         self.started: set[str] = set()
@@ -140,6 +139,14 @@ class AllureSteps:
                 if step.id not in self.started:
                     self._open(self.titles[step.id], "step", step.id)
                     self._close(pytest.skip.Exception("not run: an earlier step ended the run"))
+
+
+def step_title(step: ActionSpec) -> str:
+    """An Allure step's title: ``open · navigate · url=/login`` for a v1 step (as v1 titles it),
+    ``search · press Enter on label="Search"`` for one that uses v1.1 (its key, ``to``, direction, click keys)."""
+    if format_version(step) == "v1":
+        return f"{step.id} · {step.kind}" + (f" · {describe_target(step.target)}" if step.target is not None else "")
+    return f"{step.id} · {describe_step(step)}"
 
 
 def _failed(event: TraceEvent, message: str) -> PlanFailed | None:

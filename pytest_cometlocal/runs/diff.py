@@ -139,6 +139,11 @@ def _notes(a: RunRecord, b: RunRecord) -> list[str]:
         notes.append("the runs hashed screenshots differently (algorithm_version "
                      f"{sorted(map(str, versions['A']))} vs {sorted(map(str, versions['B']))}): "
                      "a screenshot difference may mean nothing")
+    steps_b = {s.step_id: s for s in b.steps}
+    for step in a.steps:  # a plan edited between the runs: the same step id, another action (v1.1 keys included)
+        other = steps_b.get(step.step_id)
+        if other is not None and step.what and other.what and step.what != other.what:
+            notes.append(f"step '{step.step_id}' does not do the same in both runs: {step.what} vs {other.what}")
     if a.base_url != b.base_url:
         notes.append(f"different base URLs ({a.base_url} vs {b.base_url}): URLs are compared relative to each")
     return notes

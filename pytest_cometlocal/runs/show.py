@@ -1,9 +1,10 @@
 """``cometlocal show``: one run as a readable timeline, and the targets its error suggests.
 
 The run is read by :mod:`pytest_cometlocal.runs.reader`; this module only
-words it: a header from the run manifest, one line per step (status and
-duration), the last error with its failed conditions, details and evidence,
-and the suggested targets of the error as YAML to paste, worded by
+words it: a header from the run manifest, two lines per step (status and
+duration, then what the step does), the last error with its failed
+conditions, details and evidence, and the suggested targets of the error as
+YAML to paste, worded by
 :mod:`pytest_cometlocal.contract.model.suggestion` like the failure text and
 Allure word them. Pure Python: no browser, no pytest.
 """
@@ -60,6 +61,8 @@ def show_run(run_dir: Path) -> str:
     for step in run.steps:
         duration = step.duration_ms
         lines.append(f"    {_status(step.events):<28} {step.step_id:<28} {'-' if duration is None else duration:>6} ms")
+        if what := step.what:
+            lines.append(f"    {'':<28} {_short(what, 100)}")
     error = run.errors[-1] if run.errors else None
     if error:
         lines.append(f"  error: {error.get('error_code')} at step {error.get('action_id')} ({error.get('stage')}): "

@@ -10,9 +10,13 @@ take the events :mod:`pytest_cometlocal.runs.reader` read, and read no file.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime
 from typing import Any, Iterable
 
+from pydantic import ValidationError
+
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, describe_step
 from pytest_cometlocal.runs.events import Event
 
 __all__ = ["ATTEMPT_EVENTS", "STATE_PARTS", "Attempts", "StepRecord", "attempts_of", "steps_of"]
@@ -53,6 +57,19 @@ class StepRecord:
     retries: int = 0
     before: dict[str, Any] | None = None
     after: dict[str, Any] | None = None
+    action: dict[str, Any] | None = None  # the step as its first proposal_received carries it
+
+    @cached_property
+    def what(self) -> str | None:
+        """What the step does (``press Enter on label="Search"``), from its trace record; None for a
+        record that is not a step of a known format (``schema_version`` only says which format it is)."""
+        if self.action is None:
+            return None
+        try:
+            spec = ActionSpec.model_validate({k: v for k, v in self.action.items() if k != "schema_version"})
+        except ValidationError:
+            return None
+        return describe_step(spec)
 
     @property
     def first_ts(self) -> str | None:
@@ -80,7 +97,7 @@ class StepRecord:
 
 def _step(step_id: str, events: list[Event]) -> StepRecord:
     """Fold one step's events, in order, into its record."""
-    outcome, code, kind = "incomplete", None, None
+    outcome, code, kind, action = "incomplete", None, None, None
     errors: list[str] = []
     attempts = recoveries = retries = 0
     recovery = False
@@ -96,6 +113,7 @@ def _step(step_id: str, events: list[Event]) -> StepRecord:
         elif name == "proposal_received" and kind is None:
             spec = event.data.get("action_spec")
             kind = spec.get("kind") if isinstance(spec, dict) else None
+            action = spec if isinstance(spec, dict) else None
         elif name == "proposal_rejected":
             outcome, code = "rejected", event.error_code or "INVALID_ACTIONSPEC"
         elif name in _PASSED_EVENTS and meta.get("ok", True) and not meta.get("warnings"):
@@ -114,7 +132,7 @@ def _step(step_id: str, events: list[Event]) -> StepRecord:
         if name not in _AROUND_ATTEMPTS and event.signature("after") is not None:
             after = event.signature("after")
     return StepRecord(step_id, tuple(events), recovery, kind, outcome, code, tuple(errors), attempts, recoveries,
-                      retries, before, after)
+                      retries, before, after, action)
 
 
 def steps_of(events: Iterable[Event]) -> tuple[StepRecord, ...]:

@@ -6,7 +6,10 @@ closes the run, timestamps never go back, every evidence file exists with the
 manifest's sha256 and size, nothing unlisted sits in evidence/, and every
 error's evidence refs resolve. An entry without a file (``uri`` null) must be
 a withheld download, with its original_sha256, size and evidence gap; a
-masked one must say what it was masked from. Pure Python: no browser, no pytest.
+masked one must say what it was masked from. Every step record (``action_spec``)
+is of a known format (``schema_version`` v1 or v1.1; none in runs recorded
+before v1.1 counts as v1), and one the manifest's ``format_versions`` lists
+when it has them. Pure Python: no browser, no pytest.
 
 The files are read by :mod:`pytest_cometlocal.runs.reader`, at its line level:
 verify checks each trace line, where the other readers only want the events.
@@ -20,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_cometlocal.contract.model.actionspec import FORMAT_VERSIONS
 from pytest_cometlocal.contract.model.records import TraceEvent
 from pytest_cometlocal.contract.run_folder import (
     EVIDENCE_DIR, EVIDENCE_MANIFEST, RUN_MANIFEST, TMP_SUFFIX, TRACE, sha256_file,
@@ -113,6 +117,7 @@ def verify_run(run_dir: Path) -> Verification:
             if key not in manifest:
                 result.add(f"{RUN_MANIFEST}: missing field {key}")
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
+    listed_formats = _manifest_formats(manifest, result)
 
     listed: dict[str, dict[str, Any]] = {}
     evidence = _load_json(run_dir / EVIDENCE_MANIFEST, result)
@@ -190,6 +195,7 @@ def verify_run(run_dir: Path) -> Verification:
         result.add(f"{TRACE}: first event is {events[0]['event_type']}, not run_started")
     if events[-1]["event_type"] != "run_finished":
         result.add(f"{TRACE}: last event is {events[-1]['event_type']}, not run_finished (truncated or still running)")
+    _check_formats(events, listed_formats, result)
     for event in events:
         refs = list(event.get("evidence_refs") or [])
         if event.get("error"):
@@ -201,3 +207,30 @@ def verify_run(run_dir: Path) -> Verification:
             elif entry.get("sha256") != ref.get("sha256"):
                 result.add(f"{TRACE}: seq {event['seq']} hash of {ref.get('uri')} differs from the manifest")
     return result
+
+
+def _manifest_formats(manifest: Any, result: Verification) -> set[str] | None:
+    """The manifest's ``format_versions`` (None when it has none: a run recorded before v1.1)."""
+    if not isinstance(manifest, dict) or "format_versions" not in manifest:
+        return None
+    listed = manifest["format_versions"]
+    if not isinstance(listed, list) or any(v not in FORMAT_VERSIONS for v in listed):
+        result.add(f"{RUN_MANIFEST}: format_versions {listed!r} is not a list of known plan formats "
+                   f"({', '.join(FORMAT_VERSIONS)})")
+        return None
+    return set(listed)
+
+
+def _check_formats(events: list[dict[str, Any]], listed: set[str] | None, result: Verification) -> None:
+    """Each step record is of a known plan format, and of one the manifest lists."""
+    for event in events:
+        spec = event.get("action_spec")
+        if not isinstance(spec, dict):
+            continue
+        version = spec.get("schema_version", "v1")
+        if version not in FORMAT_VERSIONS:
+            result.add(f"{TRACE}: seq {event['seq']} action_spec has schema_version {version!r}, "
+                       f"not a known plan format ({', '.join(FORMAT_VERSIONS)})")
+        elif listed is not None and version not in listed:
+            result.add(f"{TRACE}: seq {event['seq']} action_spec of format {version} is not in the manifest's "
+                       f"format_versions {sorted(listed)}")

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.executor.browser.channels import page_script
-from pytest_cometlocal.executor.page import conditions, locators, observation, screenshots
+from pytest_cometlocal.executor.page import conditions, controls, dropdowns, locators, observation, screenshots
 from pytest_cometlocal.executor.suggest import suggester
 
 pytestmark = pytest.mark.browser
@@ -35,6 +35,9 @@ BUILT = {
     "CANDIDATES_IN_FRAME_JS": suggester.CANDIDATES_IN_FRAME_JS,
     "VERIFY_JS": suggester.VERIFY_JS,
     "MATCHES_JS": suggester.MATCHES_JS,
+    "CHECKED_STATE_JS": controls.CHECKED_STATE_JS,
+    "POINTER_TARGET_JS": controls.POINTER_TARGET_JS,
+    "DROPDOWN_KIND_JS": dropdowns.DROPDOWN_KIND_JS,
 }
 # The parse error of a script, or null.
 PARSE = "(src) => { try { new Function(src); return null; } catch (e) { return e.name + ': ' + e.message; } }"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cometlocal.executor.page.conditions import ACTUAL_LIMIT
-from tests.support import PageServer, opened
+from tests.support import opened, served_pages
 
 FOCUS = """<title>Focus</title>
 <input id="name" aria-label="Name"> <span id="note">Not focusable</span>
@@ -36,9 +36,8 @@ SECRET = "Zebra-7731-qx"
 
 @pytest.fixture(scope="module")
 def pages():
-    server = PageServer({"/focus": FOCUS, "/mixed": MIXED, "/long": LONG})
-    yield server
-    server.close()
+    with served_pages({"/focus": FOCUS, "/mixed": MIXED, "/long": LONG}) as url:
+        yield url
 
 
 def failed_condition(r, kind: str) -> dict:
@@ -87,7 +86,7 @@ def test_element_checked_that_does_not_hold_records_the_state_seen(run):
 
 
 def test_mixed_is_not_checked_and_an_element_without_a_checked_state_never_holds(run, pages):
-    r = run(opened(pages.url + "/mixed", """\
+    r = run(opened(pages + "/mixed", """\
         - id: mixed
           kind: assert
           postconditions: [{kind: element_checked, args: {checked: false, target: {type: css, selector: "#all"}}}]
@@ -105,7 +104,7 @@ def test_mixed_is_not_checked_and_an_element_without_a_checked_state_never_holds
 
 
 def test_element_focused_after_focusing_in_the_page_a_shadow_root_and_an_iframe(run, pages):
-    r = run(opened(pages.url + "/focus", """\
+    r = run(opened(pages + "/focus", """\
         - id: name
           kind: click
           target: {type: css, selector: "#name"}
@@ -126,7 +125,7 @@ def test_element_focused_after_focusing_in_the_page_a_shadow_root_and_an_iframe(
 @pytest.mark.parametrize("selector", ["#note", "#shadow-note"])
 def test_element_focused_does_not_hold_for_an_element_without_focus(run, pages, selector):
     # The focus was on #name; a click on text that cannot take the focus leaves none there.
-    r = run(opened(pages.url + "/focus", f"""\
+    r = run(opened(pages + "/focus", f"""\
         - {{id: name, kind: click, target: {{type: css, selector: "#name"}}, postconditions: [{{kind: element_focused}}]}}
         - id: note
           kind: click
@@ -200,7 +199,7 @@ def test_aria_snapshot_failure_records_the_actual_snapshot_with_secrets_masked(r
 
 
 def test_aria_snapshot_failure_keeps_at_most_20_kb_of_the_actual_snapshot(run, pages):
-    r = run(opened(pages.url + "/long", """\
+    r = run(opened(pages + "/long", """\
         - id: check
           kind: assert
           timeout_ms: 1500

@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-from tests.support import PageServer, opened
+from tests.support import opened, served_pages
 
 ROWS = "".join(f'<div class="row" id="row-{i}">Row {i}</div>' for i in range(1, 41))
 LIST = f"""<title>List</title>
@@ -61,9 +61,8 @@ strip.addEventListener("scroll", () => {{
 
 @pytest.fixture(scope="module")
 def pages():
-    server = PageServer({"/list": LIST, "/feed": FEED, "/strip": STRIP})
-    yield server
-    server.close()
+    with served_pages({"/list": LIST, "/feed": FEED, "/strip": STRIP}) as url:
+        yield url
 
 
 def scrolled(r, step: str = "scroll") -> dict:
@@ -130,7 +129,7 @@ def test_scroll_up_brings_back_rows_the_list_dropped(run):
 
 
 def test_scroll_that_reaches_the_end_without_the_postconditions_fails_with_reached_end(run, pages):
-    r = run(opened(pages.url + "/list", scroll_step(exists('{type: css, selector: "#row-99"}'),
+    r = run(opened(pages + "/list", scroll_step(exists('{type: css, selector: "#row-99"}'),
                                                     target="{type: testid, id: letters}")))
     assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "scroll", "postcondition")
     # 41 rows (the last loaded near the bottom) of 30 px in a 200 px view: 1030 px to the end.
@@ -150,7 +149,7 @@ def test_scroll_stops_when_its_timeout_runs_out(run):
 
 
 def test_without_a_target_the_page_scrolls(run, pages):
-    r = run(opened(pages.url + "/feed", scroll_step(exists('{type: css, selector: "#late"}'), target=None)))
+    r = run(opened(pages + "/feed", scroll_step(exists('{type: css, selector: "#late"}'), target=None)))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert meta["scrolled_element"] == "page" and meta["scrolled_px"] > 0
@@ -162,7 +161,7 @@ def test_without_a_target_the_page_scrolls(run, pages):
 ])
 def test_a_target_that_cannot_scroll_scrolls_its_nearest_ancestor_that_can(run, pages, page, target, wanted, element):
     visible = f'{{kind: element_visible, args: {{target: {{type: css, selector: "{wanted}"}}}}}}'
-    r = run(opened(pages.url + page, scroll_step(visible, target=target)))
+    r = run(opened(pages + page, scroll_step(visible, target=target)))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert meta["scrolled_element"] == element and meta["scrolled_px"] > 0
@@ -170,7 +169,7 @@ def test_a_target_that_cannot_scroll_scrolls_its_nearest_ancestor_that_can(run, 
 
 def test_postconditions_that_already_hold_scroll_nothing(run, pages):
     visible = '{kind: element_visible, args: {target: {type: css, selector: "#row-1"}}}'
-    r = run(opened(pages.url + "/list", scroll_step(visible, target="{type: testid, id: letters}")))
+    r = run(opened(pages + "/list", scroll_step(visible, target="{type: testid, id: letters}")))
     assert r.result.status == "passed", r.error and r.error.message
     meta = scrolled(r)
     assert (meta["scrolls"], meta["scrolled_px"], meta["postconditions_held"]) == (0, 0, True)
@@ -178,7 +177,7 @@ def test_postconditions_that_already_hold_scroll_nothing(run, pages):
 
 def test_scroll_right_and_back_left(run, pages):
     strip = "{type: testid, id: strip}"
-    r = run(opened(pages.url + "/strip", scroll_step(exists('{type: css, selector: "#tile-21"}'), target=strip,
+    r = run(opened(pages + "/strip", scroll_step(exists('{type: css, selector: "#tile-21"}'), target=strip,
                                                      direction="right")
                    + scroll_step(exists('{type: css, selector: "#nope"}'), target=strip, direction="left",
                                  step="back")))

@@ -62,3 +62,37 @@ def test_a_page_that_answers_but_never_settles_is_a_navigation_timeout():
     assert stuck.code == ErrorCode.PAGE_UNRESPONSIVE
     assert stuck.details["during"] == "postconditions" and stuck.details["waited_ms"] == 5000
     assert "postconditions" in stuck.message
+
+
+# Call logs as Playwright 1.65 writes them for v1.1's pointer kinds (hover, drag: "move and down").
+HOVER_LOG = "Locator.hover: Timeout 800ms exceeded.\nCall log:\n  - waiting for locator('#b')\n  - attempting hover action\n"
+DRAG_LOG = "Locator.drag_to: Timeout 800ms exceeded.\nCall log:\n  - waiting for locator('#b')\n  - attempting move and down action\n"
+PRESS_LOG = "Locator.press: Timeout 800ms exceeded.\nCall log:\n  - waiting for locator('#k')\n"
+COVERED = '    - <div class="overlay">cover</div> intercepts pointer events\n    - retrying move and down action\n'
+HIDDEN = "    2 × waiting for element to be visible and stable\n      - element is not visible\n"
+
+
+@pytest.mark.parametrize(
+    ("facts", "code", "check"),
+    [
+        (ActionFacts("hover", HOVER_LOG + COVERED, timed_out=True), ErrorCode.OVERLAY_BLOCKING, None),
+        (ActionFacts("drag", DRAG_LOG + COVERED, timed_out=True), ErrorCode.OVERLAY_BLOCKING, None),
+        (ActionFacts("check", CLICK_LOG + COVERED, timed_out=True), ErrorCode.OVERLAY_BLOCKING, None),
+        (ActionFacts("hover", HOVER_LOG + HIDDEN, timed_out=True), ErrorCode.PRECONDITION_FAILED, "element_visible"),
+        (ActionFacts("drag", DRAG_LOG + HIDDEN, timed_out=True), ErrorCode.PRECONDITION_FAILED, "element_visible"),
+        (ActionFacts("press", PRESS_LOG, timed_out=True), ErrorCode.PRECONDITION_FAILED, "element_actionable"),
+        (ActionFacts("uncheck", CLICK_LOG + "  - element is not enabled\n", timed_out=True),
+         ErrorCode.PRECONDITION_FAILED, "element_enabled"),
+        (ActionFacts("press", PRESS_LOG + "  - press action done\n  - waiting for scheduled navigations to finish",
+                     timed_out=True), ErrorCode.NAVIGATION_TIMEOUT, None),
+    ],
+    ids=["hover-overlay", "drag-overlay", "check-overlay", "hover-hidden", "drag-hidden", "press-timeout",
+         "uncheck-disabled", "press-navigation-pending"],
+)
+def test_the_v11_kinds_are_classified_as_a_click_is(facts, code, check):
+    verdict = classify_action(facts)
+    assert verdict.code == code
+    assert verdict.failed_check == check
+    assert verdict.message.startswith(facts.kind) or code != ErrorCode.PRECONDITION_FAILED
+    if code == ErrorCode.OVERLAY_BLOCKING:
+        assert verdict.details == {"overlay_selector": "div.overlay", "overlay_text": "cover"}

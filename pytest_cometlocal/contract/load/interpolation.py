@@ -11,7 +11,7 @@ filters or defaults inside ``${...}``.
 from __future__ import annotations
 
 import re
-from typing import Callable, Mapping
+from typing import Any, Callable, Mapping
 
 from pytest_cometlocal.contract.errors import InterpolationError
 
@@ -93,3 +93,15 @@ def _references_formed(text: str, out: str, passed: list[str] = ()) -> bool:
 def resolve_secrets(text: str, values: Mapping[str, str]) -> str:
     """Executor side: replace ``${secrets.NAME}`` with the value (at the last moment)."""
     return SECRET_REFERENCE.sub(lambda m: values[m.group(1)], text)
+
+
+def long_key_vars(path: tuple[Any, ...], text: str, vars: Mapping[str, object]) -> str | None:
+    """Rule KEY (v1.1), where vars are substituted (a plan's, a step group's): a step's ``key`` takes
+    ``${vars.X}`` of one character only, so that ``press`` never types text key by key (fill does)."""
+    if not (len(path) >= 3 and path[-1] == "key" and path[-3] == "steps" and isinstance(path[-2], int)):
+        return None
+    names = [m.group(1).strip()[5:] for m in REFERENCE.finditer(text) if m.group(1).strip().startswith("vars.")]
+    long = [f"vars.{n}" for n in names if n in vars and len(str(vars[n])) > 1]
+    if not long:
+        return None
+    return f"a key takes ${{vars...}} of one character only ({', '.join(long)}): text is typed with fill, not key by key"

@@ -35,7 +35,7 @@ from typing import Any, Callable
 from pydantic import TypeAdapter, ValidationError
 
 from pytest_cometlocal.contract.model.actionspec import STEP_ID_PATTERN, StepDefaults
-from pytest_cometlocal.contract.load.interpolation import REFERENCE, interpolate
+from pytest_cometlocal.contract.load.interpolation import REFERENCE, interpolate, long_key_vars
 from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import YDict, YList, copy_tree, load_file
 from pytest_cometlocal.contract.load.paths import inside_root
@@ -285,10 +285,13 @@ class GroupExpander:
 
         def interp(loc: Loc, text: str) -> str:
             try:
-                return interpolate(text, vars_, lambda _name: None, secrets_in_vars=True)
+                out = interpolate(text, vars_, lambda _name: None, secrets_in_vars=True)
             except InterpolationError as exc:
                 add(loc, str(exc), "INTERPOLATION", tree=group)
                 return text
+            if problem := long_key_vars(loc, text, vars_):
+                add(loc, problem, "KEY", tree=group)
+            return out
 
         interpolate_in_place(steps, interp, ("steps",))
         if len(self.col.problems) != errors_before:

@@ -13,14 +13,14 @@ v1.1 (docs/plan-format.md, "v1.1") only adds: six kinds, the keys ``key``,
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Iterable, Literal, get_args
 
 from pydantic import BeforeValidator, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
-from pytest_cometlocal.contract.model.targets import TargetSpec
+from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
@@ -45,6 +45,8 @@ MouseButton = Literal["left", "right", "middle"]
 # The step keys only v1.1 has (on top of its kinds); CLICK_KEYS belong to click only.
 CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
 EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
+# The plan formats, oldest first: the ``schema_version`` of an ActionSpec record is one of them.
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1")
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -113,6 +115,29 @@ def format_version(step: ActionSpec) -> Literal["v1", "v1.1"]:
         return "v1.1"
     conditions = (*step.preconditions, *step.postconditions)
     return "v1.1" if any(c.kind in EXTENSION_CONDITION_KINDS for c in conditions) else "v1"
+
+
+def format_versions(steps: Iterable[ActionSpec]) -> list[str]:
+    """The format versions ``steps`` use, oldest first: what a run manifest's ``format_versions`` lists."""
+    used = {format_version(step) for step in steps}
+    return [version for version in FORMAT_VERSIONS if version in used]
+
+
+def describe_step(step: ActionSpec) -> str:
+    """Short human form of what a step does, for reports: ``press Enter on label="Search"``,
+    ``drag testid=a to testid=b``, ``scroll down in css=.grid``, ``click testid=go (right button)``."""
+    target = describe_target(step.target) if step.target is not None else None
+    if step.kind == "press":
+        return f"press {step.key}" + (f" on {target}" if target else "")
+    if step.kind == "drag":
+        return f"drag {target} to {describe_target(step.to) if step.to is not None else '?'}"
+    if step.kind == "scroll":
+        return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
+    text = step.kind + (f" {target}" if target else "")
+    how = [f"{step.button} button"] if step.button not in (None, "left") else []
+    how += [f"{step.click_count} clicks"] if step.click_count not in (None, 1) else []
+    how += ["+".join(step.modifiers)] if step.modifiers else []
+    return text + (f" ({', '.join(how)})" if how else "")
 
 
 class StepDefaults(ContractModel):

@@ -14,7 +14,7 @@ from pydantic import Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
-from pytest_cometlocal.contract.model.targets import TargetSpec
+from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -220,3 +220,22 @@ def is_strong(condition: "Condition") -> bool:  # type: ignore[valid-type]
     if condition.kind in STRONG_KINDS:
         return True
     return condition.kind in STRONG_IF_CRITICAL and condition.severity == "critical"
+
+
+def describe_condition(condition: "Condition", step_target: "TargetSpec | None" = None) -> str:  # type: ignore[valid-type]
+    """Short human form of a condition, for messages: ``element_visible (css=#done)``,
+    ``element_text_contains (testid=counter, text=99)``, ``network_idle``.
+
+    An element condition without its own target names the step's; a long or
+    multi-line argument (an aria snapshot) is cut short.
+    """
+    args = condition.args.model_dump(mode="json", exclude_none=True)
+    target = getattr(condition.args, "target", None)
+    if target is None and condition.kind in ELEMENT_KINDS:
+        target = step_target
+    parts = [describe_target(target)] if target is not None else []
+    for name, value in args.items():
+        if name != "target":
+            text = " ".join(str(value).split())
+            parts.append(f"{name}={text if len(text) <= 60 else text[:59] + '…'}")
+    return condition.kind + (f" ({', '.join(parts)})" if parts else "")

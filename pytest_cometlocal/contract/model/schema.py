@@ -22,7 +22,6 @@ from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS, EXTENS
 from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
 
 FormatVersion = Literal["v1", "v1.1"]
-FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1")
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
 SCHEMA_IDS = {
     ("plan", "v1"): SCHEMA_ID,

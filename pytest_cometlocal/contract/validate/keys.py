@@ -8,11 +8,7 @@ secret: text goes through ``fill``, which masks it.
 
 from __future__ import annotations
 
-from typing import Mapping
-
 import yaml
-
-from pytest_cometlocal.contract.load.interpolation import REFERENCE
 
 from pytest_cometlocal.contract.model.actionspec import MODIFIERS
 
@@ -59,8 +55,3 @@ def snapshot_problem(snapshot: str) -> str | None:
         return "an aria snapshot is a YAML list of '- role \"name\"' entries"
     return None
 
-
-def long_key_vars(text: str, vars: Mapping[str, object]) -> list[str]:
-    """The ``${vars.X}`` in a written key whose value is longer than one character."""
-    names = [m.group(1).strip()[5:] for m in REFERENCE.finditer(text) if m.group(1).strip().startswith("vars.")]
-    return [f"vars.{n}" for n in names if n in vars and len(str(vars[n])) > 1]

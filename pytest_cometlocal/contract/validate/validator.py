@@ -32,7 +32,7 @@ from pydantic import TypeAdapter, ValidationError
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.validate.group_expansion import expand_groups, storage_saves
-from pytest_cometlocal.contract.load.interpolation import interpolate
+from pytest_cometlocal.contract.load.interpolation import interpolate, long_key_vars
 from pytest_cometlocal.contract.errors import CometLocalError, ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, YList, copy_tree, load_documents, read_file
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
@@ -40,7 +40,6 @@ from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
-from pytest_cometlocal.contract.validate.keys import long_key_vars
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
@@ -140,9 +139,8 @@ class _PlanValidation:
             except InterpolationError as exc:
                 self.col.add(path, str(exc), "INTERPOLATION")
                 return text
-            if path[-1] == "key" and (long := long_key_vars(text, self.vars)):
-                self.col.add(path, f"a key takes ${{vars...}} of one character only ({', '.join(long)}): "
-                             "text is typed with fill, not key by key", "KEY")
+            if problem := long_key_vars(path, text, self.vars):
+                self.col.add(path, problem, "KEY")
             return out
 
         interpolate_in_place(self.tree, interp)

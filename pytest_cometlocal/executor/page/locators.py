@@ -230,3 +230,24 @@ def pause(page: Page, seconds: float) -> None:
         if is_crash(exc):
             raise
         time.sleep(seconds)
+
+
+def poll_until(page: Page, deadline: float, look: Callable[[], bool]) -> bool:
+    """Look until ``look()`` is true or ``deadline`` (a ``time.monotonic()``) has passed; the last look is at or after it.
+
+    The pause between looks grows from 20 ms to 200 ms (``pause``): a polling
+    interval, never a fixed wait for the page.
+    """
+    delay = 0.02
+    while True:
+        if look():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        pause(page, min(delay, max(0.0, deadline - time.monotonic())))
+        delay = min(delay * 2, 0.2)
+
+
+def call_ms(deadline: float) -> float:
+    """How long a Playwright call may take to end by ``deadline``; a last call still gets MIN_MATCH_BOUND_MS."""
+    return max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000)

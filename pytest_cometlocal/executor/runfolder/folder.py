@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_cometlocal import __version__
+from pytest_cometlocal.contract.model.actionspec import FORMAT_VERSIONS
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
@@ -67,6 +68,7 @@ class RunFolder:
         redactor: Redactor | None = None,
         profile: dict[str, Any] | None = None,
         extra: dict[str, Any] | None = None,
+        format_versions: list[str] | tuple[str, ...] | None = None,
     ) -> "RunFolder":
         redactor = redactor or Redactor()
         try:
@@ -87,7 +89,7 @@ class RunFolder:
             raise RuntimeError("could not create a unique run folder")
         try:
             return cls._open(path, run_id, name, mode=mode, policy=policy, allowlist=allowlist, plan_info=plan_info,
-                             redactor=redactor, profile=profile, extra=extra)
+                             redactor=redactor, profile=profile, extra=extra, format_versions=format_versions)
         except OutputWriteFailed:
             # Not even the start of the run fits: remove the folder this call made
             # rather than leave one that cannot verify.
@@ -97,7 +99,8 @@ class RunFolder:
     @classmethod
     def _open(cls, path: Path, run_id: str, name: str, *, mode: str, policy: Policy,
               allowlist: tuple[str, ...] | list[str], plan_info: dict[str, Any], redactor: Redactor,
-              profile: dict[str, Any] | None, extra: dict[str, Any] | None) -> "RunFolder":
+              profile: dict[str, Any] | None, extra: dict[str, Any] | None,
+              format_versions: list[str] | tuple[str, ...] | None) -> "RunFolder":
         try:
             with open(path / RESERVE, "wb") as fh:
                 fh.write(bytes(RESERVE_BYTES))  # written, not sparse: the space is really taken
@@ -124,12 +127,22 @@ class RunFolder:
             "redaction_policy": redactor.describe(),
             "plan": plan_info,
         }
+        if format_versions is not None:  # the plan formats its steps use (docs/trace-and-evidence.md)
+            manifest["format_versions"] = list(format_versions)
         if extra:
             manifest.update(extra)
         write_json_atomic(path / RUN_MANIFEST, redactor.tree(manifest))
         trace = TraceWriter(path / TRACE, run_id, redactor)
         evidence = EvidenceStore(path, run_id, redactor)
         return cls(path, run_id, manifest, trace, evidence, redactor)
+
+    def uses_format(self, version: str) -> None:
+        """A step of ``version`` ran that the manifest's ``format_versions`` did not list yet (a planner's
+        step, proposed one at a time): listed from now on, oldest first, written when the run finishes."""
+        listed = self.manifest.setdefault("format_versions", [])
+        if version not in listed:
+            listed.append(version)
+            listed.sort(key=FORMAT_VERSIONS.index)
 
     def release_reserve(self) -> bool:
         """Free the reserve (the disk is full); True if there was one."""

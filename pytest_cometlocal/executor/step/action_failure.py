@@ -17,6 +17,12 @@ Order of the rules, first match wins:
 5. another element intercepts the pointer -> OVERLAY_BLOCKING;
 6. an actionability check Playwright waited on, or a timeout -> PRECONDITION_FAILED naming the check;
 7. an ``upload`` -> UPLOAD_FAILED; anything else -> PRECONDITION_FAILED element_actionable.
+
+None of the rules names a pointer or key kind: v1.1's ``press``, ``hover``,
+``check``, ``uncheck`` and ``drag`` (whose call logs are a click's, with
+"hover action" or "move and down action") fall under them as a click does.
+What a check/uncheck or a custom dropdown finds wrong itself (not checkable,
+the state unchanged, no such option) is typed where it is found (actions.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""A step's one side effect: navigate, click, fill, select, upload; and the downloads it caused.
+"""A step's one side effect: navigate, click, fill, select, upload (and v1.1's press, hover, check,
+uncheck, drag); and the downloads it caused.
 
 One row of ``ACTIONS`` per action kind of the contract: its side effect, and
 what the step's flow does for it (resolve its element, make its URL
@@ -10,6 +11,9 @@ does the page still answer) and ``action_failure.classify_action`` names the
 code. Files to upload are inspected first (confined to uploads_root,
 hashed); downloads are saved into the evidence, each given ``timeout_ms`` to
 finish, named and masked (or withheld) as runfolder/downloads.py decides.
+What ``check``/``uncheck`` and ``select`` on a custom dropdown do in the
+page is in page/controls.py and page/dropdowns.py; here their outcomes
+become the step's typed errors.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
+from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.errors import ConfinementError
@@ -28,11 +33,14 @@ from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, ExecutorFailure, PageUnresponsive, first_line, is_crash, is_timeout,
+    CallTimedOut, CheckedStateNotReached, ExecutorFailure, NotCheckable, OptionNotFound, PageUnresponsive, first_line,
+    is_crash, is_timeout,
 )
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.page.controls import set_checked
+from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_until
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
@@ -42,6 +50,9 @@ from pytest_cometlocal.executor.page.watchdog import bound
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
+
+# How long telling a native <select> from a custom dropdown may take (the element was just resolved).
+DROPDOWN_PROBE_MS = 1_000
 
 
 @dataclass
@@ -67,7 +78,9 @@ class Actions:
         return {"status": response.status, "url": response.url} if response is not None else {}
 
     def _click(self, attempt: StepAttempt) -> dict[str, Any]:
-        self._locator(attempt).click(timeout=attempt.spec.timeout_ms)
+        spec = attempt.spec
+        options = {key: getattr(spec, key) for key in CLICK_KEYS if getattr(spec, key) is not None}  # v1.1's keys
+        self._locator(attempt).click(timeout=spec.timeout_ms, **options)
         return {}
 
     def _fill(self, attempt: StepAttempt) -> dict[str, Any]:
@@ -76,10 +89,77 @@ class Actions:
         return {}
 
     def _select(self, attempt: StepAttempt) -> dict[str, Any]:
+        """A native <select> as in v1; a custom dropdown (v1.1) is opened and its one option clicked."""
         spec = attempt.spec
-        self._locator(attempt).select_option(resolve_secrets(spec.value, self.ctx.settings.secrets),
-                                             timeout=spec.timeout_ms)
+        dropdown = self._dropdown(attempt)
+        if dropdown.get("kind") != "custom":
+            self._locator(attempt).select_option(resolve_secrets(spec.value, self.ctx.settings.secrets),
+                                                 timeout=spec.timeout_ms)
+            return {}
+        try:
+            choose_option(self.ctx.page, self._locator(attempt), resolve_secrets(spec.value, self.ctx.settings.secrets),
+                          spec.timeout_ms)
+        except OptionNotFound as found:
+            code = ErrorCode.TARGET_NOT_UNIQUE if found.count > 1 else ErrorCode.TARGET_NOT_FOUND
+            raise self.failures.fail(
+                attempt, code, "execution",
+                f"select opened the {dropdown['role']}: {found.count} options named {spec.value!r}; requires exactly 1",
+                details={"which": "option", "value": spec.value, "count_observed": found.count,
+                         "options_seen": found.options_seen}) from None
+        return {"dropdown": dropdown["role"]}
+
+    def _dropdown(self, attempt: StepAttempt) -> dict[str, Any]:
+        """What kind of dropdown the target is; one that cannot be told is left to v1's select_option."""
+        try:
+            return dropdown_kind(self._locator(attempt), min(attempt.spec.timeout_ms, DROPDOWN_PROBE_MS))
+        except Exception as exc:
+            if is_crash(exc):
+                raise
+            return {"kind": "unknown", "role": None}
+
+    def _press(self, attempt: StepAttempt) -> dict[str, Any]:
+        """The key on the target (focused first), or without a target on whatever has focus."""
+        spec = attempt.spec
+        if attempt.target is None:
+            self.ctx.page.keyboard.press(spec.key)
+        else:
+            attempt.target.locator.press(spec.key, timeout=spec.timeout_ms)
         return {}
+
+    def _hover(self, attempt: StepAttempt) -> dict[str, Any]:
+        self._locator(attempt).hover(timeout=attempt.spec.timeout_ms)
+        return {}
+
+    def _drag(self, attempt: StepAttempt) -> dict[str, Any]:
+        assert attempt.to_target is not None, "a drag has its `to` resolved with its target"
+        self._locator(attempt).drag_to(attempt.to_target.locator, timeout=attempt.spec.timeout_ms)
+        return {}
+
+    def _check(self, attempt: StepAttempt) -> dict[str, Any]:
+        return self._set_checked(attempt, True)
+
+    def _uncheck(self, attempt: StepAttempt) -> dict[str, Any]:
+        return self._set_checked(attempt, False)
+
+    def _set_checked(self, attempt: StepAttempt, checked: bool) -> dict[str, Any]:
+        """Idempotent: a control already so is left alone; after a click the state must be the one asked for."""
+        spec = attempt.spec
+        args = {"target": self._described(attempt)}
+        try:
+            return set_checked(self.ctx.page, self._locator(attempt), checked, spec.timeout_ms)
+        except NotCheckable as refused:
+            seen = refused.observed
+            message = ("uncheck cannot uncheck a radio: check another radio of its group" if seen["kind"] == "radio"
+                       else f"{spec.kind} needs a checkbox, radio or switch; the target is <{seen['tag']}>"
+                       + (f" with role {seen['role']}" if seen["role"] else ""))
+            failed = FailedCondition(kind="element_checkable", args=args, phase="pre", observed=seen)
+        except CheckedStateNotReached as unchanged:
+            message = (f"{spec.kind} clicked the {unchanged.via}, but the element is "
+                       f"{'checked' if unchanged.observed['checked'] else 'not checked'} after {spec.timeout_ms} ms")
+            failed = FailedCondition(kind="element_checked", args={**args, "checked": checked}, phase="pre",
+                                     observed=unchanged.observed)
+        raise self.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "execution", message,
+                                 failed_conditions=[failed])
 
     def _upload(self, attempt: StepAttempt) -> dict[str, Any]:
         paths = self.inspect_uploads(attempt)
@@ -102,6 +182,11 @@ class Actions:
     def _locator(attempt: StepAttempt) -> Locator:
         assert attempt.target is not None, "a kind that acts on an element has its target resolved"
         return attempt.target.locator
+
+    @staticmethod
+    def _described(attempt: StepAttempt) -> str:
+        assert attempt.target is not None, "a kind that acts on an element has its target resolved"
+        return attempt.target.description
 
     def classify(self, attempt: StepAttempt, exc: Exception) -> ExecutorFailure:
         """The typed failure of an action that raised (see action_failure.py for the rules)."""
@@ -262,6 +347,12 @@ ACTIONS: dict[str, ActionKind] = {
     "fill": ActionKind(Actions._fill, resolves_target=True),
     "select": ActionKind(Actions._select, resolves_target=True),
     "upload": ActionKind(Actions._upload, resolves_target=True),
+    # v1.1: press's target is optional (without one, the key goes to whatever has focus).
+    "press": ActionKind(Actions._press, resolves_target=True),
+    "hover": ActionKind(Actions._hover, resolves_target=True),
+    "check": ActionKind(Actions._check, resolves_target=True),
+    "uncheck": ActionKind(Actions._uncheck, resolves_target=True),
+    "drag": ActionKind(Actions._drag, resolves_target=True),
     "wait_for": ActionKind(Actions._none, waits=True),
     "assert": ActionKind(Actions._none, post_phase="assert"),
     "stop": ActionKind(Actions._none, ends_run=True),

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_cometlocal.contract.model.actionspec import SIDE_EFFECT_KINDS
+from pytest_cometlocal.contract.model.actionspec import NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS
 from pytest_cometlocal.contract.model.policy import Policy
 
 # What follows a failed attempt.
@@ -98,17 +98,26 @@ class RetryRule:
     def retryable(self, attempt: _Attempt, code: str, verdict: bool | None = None) -> bool:
         """The error's ``retryable``: ``verdict`` False (a crash, a halt, a stuck page) is final.
 
-        Otherwise a failure of a non-critical step whose code is in ``retry_on``,
-        or in the recovery's ``on_error`` outside a recovery step, is retryable.
+        Otherwise a failure of a non-critical step whose code is in ``retry_on``
+        (never for ``wait_for`` and ``assert``: see ``retries``), or in the
+        recovery's ``on_error`` outside a recovery step, is retryable.
         """
         if verdict is not None:
             return verdict
         return attempt.spec.criticality != "critical" and (
-            code in self.policy.retry_on or (code in self.recovery_on and not attempt.recovery))
+            self._in_retry_on(attempt, code) or (code in self.recovery_on and not attempt.recovery))
 
     def retries(self, attempt: _Attempt, code: str, retryable: bool) -> bool:
-        """A retryable failure in ``retry_on`` with retries left."""
-        return retryable and code in self.policy.retry_on and attempt.attempt <= self.policy.retries_per_action
+        """A retryable failure in ``retry_on`` with retries left.
+
+        ``wait_for`` and ``assert`` are never retried: they have no side effect to
+        do again, and waiting again is only a longer timeout, which the step sets.
+        """
+        return (retryable and self._in_retry_on(attempt, code)
+                and attempt.attempt <= self.policy.retries_per_action)
+
+    def _in_retry_on(self, attempt: _Attempt, code: str) -> bool:
+        return code in self.policy.retry_on and attempt.spec.kind not in NEVER_RETRIED_KINDS
 
     def next_move(self, attempt: _Attempt, code: str, retryable: bool, recoveries: int) -> NextMove:
         """Recovery first (outside recovery steps, rounds left), then a retry, else the step fails."""

@@ -5,7 +5,7 @@ step's ``timeout_ms`` (page/conditions.poll). When a required one still fails, t
 code is the most specific that applies: an allowlist condition is
 DOMAIN_BLOCKED, an overlay OVERLAY_BLOCKING, a download or upload signal
 DOWNLOAD_FAILED or UPLOAD_FAILED, a ``wait_for`` that never came
-NAVIGATION_TIMEOUT; otherwise PRECONDITION_FAILED or POSTCONDITION_FAILED.
+NAVIGATION_TIMEOUT (its message names the conditions that did not hold); otherwise PRECONDITION_FAILED or POSTCONDITION_FAILED.
 Warnings are recorded, never waited for.
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.conditions import describe_condition
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.executor.page.conditions import CheckResult, poll
@@ -89,9 +90,12 @@ class StepConditions:
             return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
                         failed_conditions=failed_conditions)
         if ACTIONS[spec.kind].waits and phase == "post":
+            # Named, not "a navigation": a wait_for often waits for no navigation at all.
+            named = [describe_condition(r.condition, spec.target) for r in failed]
             return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",
-                        f"wait_for conditions did not hold within {timeout} ms",
-                        details={"timeout_ms": timeout, "wait_condition": [r.failed_dict(phase) for r in failed]},
+                        f"{spec.kind}: {', '.join(named)} did not hold within {timeout} ms",
+                        details={"timeout_ms": timeout, "wait_condition": [
+                            {**r.failed_dict(phase), "condition": text} for r, text in zip(failed, named)]},
                         failed_conditions=failed_conditions)
         code = ErrorCode.PRECONDITION_FAILED if phase == "pre" else ErrorCode.POSTCONDITION_FAILED
         message = f"{'pre' if phase == 'pre' else 'post'}condition failed: {', '.join(kinds)}"

@@ -216,6 +216,7 @@ def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") 
         output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
         plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
                    "doc_index": invalid.source.doc_index},
+        format_versions=(),  # no step of an invalid plan was validated: it uses no format for sure
     )
     journal = StepJournal(run.trace)
     try:

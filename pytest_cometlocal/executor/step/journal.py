@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 from pytest_cometlocal.contract.model import targets as T
-from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature
 from pytest_cometlocal.executor.errors import EventOutOfOrder, ExecutorFailure, Stop
@@ -140,11 +140,13 @@ class StepJournal:
         self.trace.emit(event, attempt.spec.id, before=attempt.before.signature, **fields)
 
     def _action(self) -> dict[str, Any]:
-        """The step as proposal_received and action_compiled carry it (dumped once)."""
+        """The step as proposal_received and action_compiled carry it (dumped once), with the
+        ``schema_version`` of the format it needs: ``v1.1`` for a step that uses v1.1, else ``v1``."""
         opened = self._open
         assert opened is not None
         if opened.action is None:
-            opened.action = opened.attempt.spec.model_dump(mode="json", exclude_none=True)
+            spec = opened.attempt.spec
+            opened.action = {"schema_version": format_version(spec), **spec.model_dump(mode="json", exclude_none=True)}
         return opened.action
 
     def observation_captured(self, policy: dict[str, Any]) -> None:

@@ -10,7 +10,8 @@ in the same order.
 Score of a candidate (0 to 1), a weighted sum of:
 
 - ``kind`` (0.25): the element can take the step's action (clickable for
-  ``click``, fillable for ``fill``, selectable for ``select``, a file input
+  ``click``, and for v1.1's ``press``, ``hover``, ``check``, ``uncheck`` and
+  ``drag``, fillable for ``fill``, selectable for ``select``, a file input
   for ``upload``; ``element_clickable`` and ``element_value_equals`` ask the
   same of their target). Nothing is asked of it for other steps. For
   ``fill``, ``select`` and ``upload`` it is required, not only ranked: no
@@ -47,7 +48,10 @@ MIN_SIMILARITY = 0.4
 RELATIVE_CUT = 0.5  # a candidate scoring under half the best one is noise beside it
 
 # What the step's action needs of its element, by action kind and by condition kind.
-ACTION_NEEDS = {"click": "clickable", "fill": "fillable", "select": "selectable", "upload": "file"}
+ACTION_NEEDS = {"click": "clickable", "fill": "fillable", "select": "selectable", "upload": "file",
+                # v1.1: the pointer and key kinds ask of their element what a click does.
+                "press": "clickable", "hover": "clickable", "check": "clickable", "uncheck": "clickable",
+                "drag": "clickable"}
 CONDITION_NEEDS = {"element_clickable": "clickable", "element_value_equals": "fillable"}
 # Needs a candidate must meet (any shown element can take a click; only a field can be filled).
 REQUIRED_NEEDS = frozenset({"fillable", "selectable", "file"})

@@ -7,7 +7,8 @@ suggestions are data in the error's ``details.suggestions``, a list of
 ``{target, matched, score, why}`` (``rationale`` too for an ``nth``), best
 first. Nothing is ever applied to a plan or retried with a suggestion.
 
-When: a step's ``TARGET_NOT_FOUND`` or ``TARGET_NOT_UNIQUE``, and an element
+When: a step's ``TARGET_NOT_FOUND`` or ``TARGET_NOT_UNIQUE`` (of a drag's
+``to`` when ``details.which`` says so; none for a dropdown's option), and an element
 condition (``element_*`` other than ``element_count_equals``) whose target
 matched none or several elements (PRECONDITION_FAILED, POSTCONDITION_FAILED,
 NAVIGATION_TIMEOUT). Only for an attempt that will not be retried by
@@ -41,7 +42,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -96,12 +97,24 @@ class Request:
     action: str | None
 
 
-def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None) -> Request | None:
+# Which of a step's elements a TARGET_* failure is about (``details.which``, v1.1): its own target, a drag's
+# ``to``; a custom dropdown's option is named by the step's value, not by a target, so it gets none.
+FAILED_ELEMENT: dict[str | None, Callable[[Any], list]] = {
+    None: lambda spec: spec.alternatives,
+    "target": lambda spec: spec.alternatives,
+    "to": lambda spec: spec.to_alternatives,
+    "option": lambda spec: [],
+}
+
+
+def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None,
+                which: str | None = None) -> Request | None:
     """The target a failure is about, or None when the failure is not one that gets suggestions."""
     if code in TARGET_CODES:
-        if not spec.alternatives:
+        alternatives = FAILED_ELEMENT.get(which, FAILED_ELEMENT[None])(spec)
+        if not alternatives:
             return None
-        return Request(spec.alternatives, code == ErrorCode.TARGET_NOT_UNIQUE, ACTION_NEEDS.get(spec.kind), spec.kind)
+        return Request(alternatives, code == ErrorCode.TARGET_NOT_UNIQUE, ACTION_NEEDS.get(spec.kind), spec.kind)
     if code not in CONDITION_CODES:
         return None
     for fc in failed_conditions or []:
@@ -302,7 +315,7 @@ def with_suggestions(page: Page, places: TargetPlaces | None, attempt: Any, code
     """
     if will_retry:
         return details
-    request = request_for(attempt.spec, code, failed_conditions)
+    request = request_for(attempt.spec, code, failed_conditions, (details or {}).get("which"))
     if request is None:
         return details
     out = dict(details or {})

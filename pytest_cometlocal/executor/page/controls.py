@@ -1,0 +1,95 @@
+"""Checkboxes, radios and switches: what ``check`` and ``uncheck`` (v1.1) do to one.
+
+Playwright's own ``check`` insists that the element itself takes the click,
+but many UI kits hide the native input and let its ``<label>`` take the
+pointer; then every check would be OVERLAY_BLOCKING. So the control's state
+is read here (``scripts/checked_state.js``: native ``checked``, or
+``aria-checked`` for the roles checkbox, radio, switch and menuitemcheckbox),
+the click goes to the control or to its own label (``scripts/pointer_target.js``),
+and the state is polled until it is the one asked for, within the step's
+``timeout_ms``. A control already in that state is not clicked (idempotent).
+Anything else taking the pointer is left to Playwright's click, whose error
+names it (OVERLAY_BLOCKING, action_failure.py).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_cometlocal.executor.errors import CheckedStateNotReached, NotCheckable
+from pytest_cometlocal.executor.page.locators import call_ms, poll_until
+from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+# A label, or an element inside one, stands for the label's control (scripts/control_of.js).
+CONTROL_OF_JS = load_script(__package__, "control_of.js")
+CHECKED_STATE_JS = load_script(__package__, "checked_state.js", control_of=CONTROL_OF_JS)
+POINTER_TARGET_JS = load_script(__package__, "pointer_target.js", control_of=CONTROL_OF_JS)
+
+
+@dataclass(frozen=True)
+class ControlState:
+    """What ``checked_state.js`` read of the element: its kind and checked state, if it has one."""
+
+    checkable: bool
+    kind: str | None  # "checkbox" | "radio" | "switch" | "menuitemcheckbox"
+    checked: bool | None
+    tag: str
+    role: str | None = None
+    type: str | None = None
+
+    def described(self) -> dict[str, Any]:
+        """The element as a failed condition's ``observed`` shows it."""
+        return {"tag": self.tag, "role": self.role, "type": self.type, "kind": self.kind, "checked": self.checked}
+
+
+def read_state(locator: Locator, deadline: float) -> ControlState:
+    return ControlState(**locator.evaluate(CHECKED_STATE_JS, timeout=call_ms(deadline)))
+
+
+def can_set(state: ControlState, checked: bool) -> bool:
+    """A radio is unchecked only by checking another one of its group."""
+    return state.checkable and (checked or state.kind != "radio")
+
+
+def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) -> dict[str, Any]:
+    """Make the control ``locator`` resolves to checked (or unchecked); returns what action_executed records.
+
+    Raises NotCheckable, CheckedStateNotReached, or what Playwright's click raised.
+    """
+    deadline = time.monotonic() + timeout_ms / 1000
+    state = read_state(locator, deadline)
+    if not can_set(state, checked):
+        raise NotCheckable(state.described())
+    if state.checked == checked:
+        return {"checked": checked, "changed": False}
+    via = click_control(locator, deadline)
+    seen = [state]
+
+    def reached() -> bool:
+        seen.append(read_state(locator, deadline))
+        return seen[-1].checked == checked
+
+    if not poll_until(page, deadline, reached):
+        raise CheckedStateNotReached(seen[-1].described(), via)
+    return {"checked": checked, "changed": True, "clicked": via}
+
+
+def click_control(locator: Locator, deadline: float) -> str:
+    """Click the control, or its own label where that takes the pointer; returns which ("control", "label")."""
+    chosen = locator.evaluate_handle(POINTER_TARGET_JS, timeout=call_ms(deadline))
+    try:
+        via = chosen.get_property("via").json_value()
+        if via == "control":
+            locator.click(timeout=call_ms(deadline))
+        else:
+            label = chosen.get_property("element").as_element()
+            assert label is not None, "pointer_target.js gives an element"
+            label.click(timeout=call_ms(deadline))
+    finally:
+        chosen.dispose()
+    return via

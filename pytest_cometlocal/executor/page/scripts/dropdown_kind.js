@@ -1,0 +1,13 @@
+// What kind of dropdown a select step's target is (page/dropdowns.py): "native" for a <select> (or a label of
+// one), "custom" for an element with role combobox or listbox, or a button with aria-haspopup; "other" else.
+(el) => {
+  const control = ($control_of$)(el);
+  if (control.tagName === "SELECT") return {kind: "native", role: null};
+  const type = (control.getAttribute("type") || "").toLowerCase();
+  const implicit = control.tagName === "BUTTON" || (control.tagName === "INPUT" && ["button", "submit", "reset"].includes(type))
+    ? "button" : "";
+  const role = (control.getAttribute("role") || "").trim().split(/\s+/)[0] || implicit;
+  const popup = (control.getAttribute("aria-haspopup") || "false").toLowerCase() !== "false";
+  const custom = role === "combobox" || role === "listbox" || (role === "button" && popup);
+  return {kind: custom ? "custom" : "other", role: role || null};
+}
