@@ -73,31 +73,23 @@ def test_element_checked_reads_native_and_aria_checked_states(run):
     assert r.result.status == "passed", r.error and r.error.message
 
 
-def test_element_checked_that_does_not_hold_records_the_state_seen(run):
-    r = run(opened("/spa/toggles", """\
-        - id: dark
+@pytest.mark.parametrize(("page", "target", "seen"), [
+    ("/spa/toggles", "{type: role, role: switch, name: Dark mode, exact: true}", True),  # the click checked it
+    ("/mixed", '{type: css, selector: "#plain"}', None),  # no checked state at all: never holds
+])
+def test_element_checked_that_does_not_hold_records_the_state_seen(run, pages, page, target, seen):
+    mixed = '{kind: element_checked, args: {checked: false, target: {type: css, selector: "#all"}}}'
+    r = run(opened(pages + page if page == "/mixed" else page, f"""\
+        - id: clicked
           kind: click
           timeout_ms: 1500
-          target: {type: role, role: switch, name: Dark mode, exact: true}
-          postconditions: [{kind: element_checked, args: {checked: false}}]
+          target: {target}
+          preconditions: [{mixed if page == "/mixed" else "{kind: host_in_allowlist}"}]
+          postconditions: [{{kind: element_checked, args: {{checked: false}}}}]
         """))
-    assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "dark")
-    assert failed_condition(r, "element_checked")["observed"] == {"count": 1, "checked": True}
-
-
-def test_mixed_is_not_checked_and_an_element_without_a_checked_state_never_holds(run, pages):
-    r = run(opened(pages + "/mixed", """\
-        - id: mixed
-          kind: assert
-          postconditions: [{kind: element_checked, args: {checked: false, target: {type: css, selector: "#all"}}}]
-        - id: plain
-          kind: click
-          timeout_ms: 1500
-          target: {type: css, selector: "#plain"}
-          postconditions: [{kind: element_checked, args: {checked: false}}]
-        """))
-    assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "plain")
-    assert failed_condition(r, "element_checked")["observed"] == {"count": 1, "checked": None}
+    # On /mixed the precondition held first: aria-checked="mixed" is not checked.
+    assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "clicked", "postcondition")
+    assert failed_condition(r, "element_checked")["observed"] == {"count": 1, "checked": seen}
 
 
 # -- element_focused -------------------------------------------------------------
