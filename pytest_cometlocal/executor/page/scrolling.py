@@ -8,8 +8,8 @@ probe) while the content settles: until they hold, or until nothing inside the
 container has changed for SETTLED_MS (at most SETTLE_MAX_MS per scroll); then
 the next scroll. The wheel goes to the centre of the container's visible part,
 as a user's would; a wheel that moved nothing though there is room (the pointer
-over another scroller, an overlay) is followed by the container scrolling
-itself by script. Bounded twice: by the step's ``timeout_ms`` and by the end of
+over another scroller, an overlay, a container that cannot be shown) is
+followed by the container scrolling itself by script. Bounded twice: by the step's ``timeout_ms`` and by the end of
 the container in that direction. The settle is polled, never a fixed sleep.
 """
 
