@@ -255,14 +255,21 @@ def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bo
     return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
 
 
-def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, at the end of a line when it has several, and
-    marked as cut; and whether it was. (The MCP server's observe cuts its aria view at a line too.)"""
+def first_lines(text: str, limit: int) -> tuple[str, bool]:
+    """``text``'s whole lines that fit in ``limit`` UTF-8 bytes (a first line too long for it is cut
+    at a character); and whether anything was left out. The MCP server's aria view uses it too."""
     data = text.encode("utf-8")
     if len(data) <= limit:
         return text, False
-    head = data[:limit - len(TRUNCATED.encode())].decode("utf-8", "ignore")
-    return head.rsplit("\n", 1)[0] + TRUNCATED, True
+    head = data[:limit].decode("utf-8", "ignore")
+    return (head[:head.rfind("\n") + 1] if "\n" in head else head), True
+
+
+def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, at the end of a line when it has several, and
+    marked as cut; and whether it was."""
+    head, cut = first_lines(text, limit - len(TRUNCATED.encode()))
+    return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
 
 
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
