@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker
 from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
 from pytest_cometlocal.executor.scripts import load_script
@@ -30,9 +31,6 @@ HIT_TEST_JS = load_script(__package__, "hit_test.js")
 
 # The texts of the shown elements a selector matches, the first 20 (scripts/visible_texts.js).
 VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
-
-# An element's checked state: true, false, or null when it has none (scripts/checked.js). (v1.1)
-CHECKED_JS = load_script(__package__, "checked.js")
 
 # Whether an element has keyboard focus, also in a shadow root or a frame (scripts/focused.js). (v1.1)
 FOCUSED_JS = load_script(__package__, "focused.js")
@@ -218,7 +216,7 @@ def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool,
 
 def _checked(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     """(v1.1) None (no checked state: neither a checkbox or radio nor aria-checked) never holds."""
-    checked = locator.evaluate(CHECKED_JS, timeout=1000)
+    checked = locator.evaluate(CHECKED_STATE_JS, timeout=1000)["checked"]  # the state check/uncheck read
     return checked is not None and checked == args.checked, {"count": 1, "checked": checked}
 
 
