@@ -73,6 +73,13 @@ def plan(steps: str = "", name: str = "t", *, extra: str = "", base_url: str | N
             + textwrap.indent(textwrap.dedent(steps), "  "))
 
 
+def opened(url: str, steps: str, **plan_args: Any) -> str:
+    """A plan whose first step opens ``url`` (absolute, or against the portal), then runs ``steps``
+    (YAML list items, dedented as written)."""
+    return plan(f"- {{id: open, kind: navigate, target: {{type: url, url: \"{url}\"}}}}\n" + textwrap.dedent(steps),
+                **plan_args)
+
+
 # ---------------------------------------------------------------------------
 # Where a problem is: lines and columns found in the plan text of the test itself
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pytest_cometlocal.executor.page.conditions import first_lines
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.suggest.ranking import describe_candidate, target_options
 from pytest_cometlocal.executor.suggest.suggester import Outcome, collect_candidates, verify
@@ -38,19 +39,6 @@ def _uses(c: dict[str, Any]) -> list[str]:
     return uses + ["check", "uncheck"] if c.get("role") in CHECKABLE_ROLES else uses
 
 
-def _first_lines(text: str, limit: int) -> tuple[str, bool]:
-    """``text``'s whole lines that fit in ``limit`` UTF-8 bytes; and whether some were left out."""
-    if len(text.encode("utf-8")) <= limit:
-        return text, False
-    kept, size = [], 0
-    for line in text.splitlines(keepends=True):
-        size += len(line.encode("utf-8"))
-        if size > limit:
-            break
-        kept.append(line)
-    return "".join(kept), True
-
-
 def aria_view(page: Page, redactor: Redactor) -> dict[str, Any]:
     """``aria_snapshot`` of the page's body (masked, at most MAX_ARIA_BYTES: ``aria_snapshot_truncated``
     says when lines were left out); a page that does not give one within OBSERVE_MS says why instead."""
@@ -60,7 +48,7 @@ def aria_view(page: Page, redactor: Redactor) -> dict[str, Any]:
     except Exception as exc:  # a closed page, a bound that ran out: the observation still comes
         return {"aria_snapshot_unavailable": redactor.text(str(exc).splitlines()[0][:200] if str(exc) else
                                                            type(exc).__name__)}
-    text, truncated = _first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
+    text, truncated = first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
     return {"aria_snapshot": text, **({"aria_snapshot_truncated": True} if truncated else {})}
 
 

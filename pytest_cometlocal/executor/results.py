@@ -23,6 +23,7 @@ from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
 from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.events import Marks
+from pytest_cometlocal.executor.page.scrolling import ScrollOutcome
 
 
 # How a run ended (run_finished.metadata.status, run_manifest.json's status).
@@ -117,6 +118,7 @@ class StepAttempt:
     evidence: list[EvidenceRef] = field(default_factory=list)
     phase: str = ""  # the part of the step running now (the watchdog's and a crash's "during")
     started: float = field(default_factory=time.monotonic)
+    scrolled: ScrollOutcome | None = None  # (v1.1) how a scroll step's loop ended
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,6 @@
 assert is never retried by retry_on, a wait_for that runs out of time names the conditions that
 did not hold, the trace and the manifest say which format each step needs, and the new kinds
 are counted, blocked and verified as v1's side-effecting kinds are.
-
-The tests that run a v1.1 kind need its row in executor/step/actions.py (the "actions" part of
-issue 26); until that row exists they are skipped, and they run as soon as it does.
 """
 
 from __future__ import annotations
@@ -12,15 +9,12 @@ from __future__ import annotations
 import pytest
 
 from pytest_cometlocal.demo.portal import DEMO_PASSWORD
-from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.runs.verify import verify_run
 from tests.support import Run, plan
 
 pytestmark = pytest.mark.browser
 
 OPEN = "- {{id: open, kind: navigate, target: {{type: url, url: {url}}}}}\n"
-needs_new_kinds = pytest.mark.skipif(not {"press", "hover"} <= set(ACTIONS),
-                                     reason="the v1.1 kinds' rows in executor/step/actions.py are not there yet")
 
 
 def specs(r: Run, step: str) -> list[dict]:
@@ -75,7 +69,6 @@ SUBMIT_ON_ENTER = """\
 """
 
 
-@needs_new_kinds
 def test_a_v11_step_is_recorded_as_v11_and_verifies(run):
     r = run(plan(OPEN.format(url="/login") + SIGN_IN + SUBMIT_ON_ENTER +
                  "- {id: point, kind: hover, target: {type: testid, id: greeting}}\n",
@@ -88,7 +81,6 @@ def test_a_v11_step_is_recorded_as_v11_and_verifies(run):
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
 
 
-@needs_new_kinds
 def test_dry_run_blocks_a_critical_press(run):
     r = run(plan(OPEN.format(url="/login") + SIGN_IN + SUBMIT_ON_ENTER, name="dry",
                  extra="secrets: {pw: {env: PW}}\n"), env={"PW": DEMO_PASSWORD}, dry_run=True)
@@ -98,7 +90,6 @@ def test_dry_run_blocks_a_critical_press(run):
     assert r.events[-1]["state_signature_after"]["url"].endswith("/login")  # nothing was submitted
 
 
-@needs_new_kinds
 def test_same_state_revisits_count_a_press(run):
     """Escape with nothing focused changes nothing: the third press from the same state halts."""
     presses = "".join(f"- {{id: esc{n}, kind: press, key: Escape}}\n" for n in (1, 2, 3))

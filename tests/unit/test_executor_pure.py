@@ -13,6 +13,7 @@ from pytest_cometlocal.executor.browser.chromium import find_chromium
 from pytest_cometlocal.executor.errors import ChromiumNotFound
 from pytest_cometlocal.executor.step.action_failure import actionability_check, intercepting_overlay, net_error
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
+from pytest_cometlocal.executor.page.conditions import clip_utf8
 from pytest_cometlocal.executor.page.observation import observe
 from pytest_cometlocal.executor.page.screenshots import SCREENSHOT_RETRY_DELAYS_MS
 from pytest_cometlocal.executor.step.budget import PolicyState
@@ -197,3 +198,16 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
     monkeypatch.setattr("pytest_cometlocal.executor.browser.chromium.system_chromium", lambda: None)
     with pytest.raises(ChromiumNotFound, match="no Chromium found"):
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))
+
+
+@pytest.mark.parametrize("text", ["a" * 5000, "é" * 3000, "中" * 2000, "- listitem: ab中\n" * 300])
+def test_an_actual_aria_snapshot_is_cut_to_the_limit_in_utf8_bytes_and_marked(text):
+    # (v1.1) details.actual of aria_snapshot_matches: at most the limit, whole characters, whole lines.
+    clipped, cut = clip_utf8(text, 1000)
+    assert cut is True and clipped.endswith("\n... (truncated)")
+    assert len(clipped.encode("utf-8")) <= 1000
+    kept = clipped[: -len("\n... (truncated)")]
+    assert text.startswith(kept) and len(kept.encode("utf-8")) > 1000 - 40
+    if "\n" in text:
+        assert text[len(kept)] == "\n"  # cut at the end of a line
+    assert clip_utf8(text[:100], 1000) == (text[:100], False)

@@ -210,8 +210,8 @@ def test_every_action_kind_of_the_contract_is_one_row_of_the_actions():
     assert sorted(ACTIONS) == sorted(ACTION_KINDS)
     assert len(ACTION_KINDS) == len(set(ACTION_KINDS))
     # The flow's choices are the rows' (engine.py reads them, never the kind's name).
-    assert {k for k, row in ACTIONS.items() if row.resolves_target} >= {
-        "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag"}
+    assert {k for k, row in ACTIONS.items() if row.resolves_target} == {
+        "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"}
     assert [k for k, row in ACTIONS.items() if row.ends_run] == ["stop"]
     assert [k for k, row in ACTIONS.items() if row.url_target] == ["navigate"]
     assert [k for k, row in ACTIONS.items() if row.post_phase == "assert"] == ["assert"]

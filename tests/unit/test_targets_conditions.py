@@ -208,6 +208,12 @@ VALID_CONDITIONS = [
     ("download_started", "{filename: '\\.csv$'}", "click"),
     ("upload_completed", None, "upload"),
     ("upload_completed", "{text: invoice.pdf, target: {type: testid, id: uploaded}}", "upload"),
+    ("element_checked", None, "click"),  # v1.1
+    ("element_checked", "{checked: false, target: {type: role, role: switch, name: Dark mode}}", "click"),
+    ("element_focused", None, "click"),
+    ("element_focused", "{target: {type: label, text: Search, exact: true}}", "click"),
+    ("aria_snapshot_matches", "{snapshot: '- heading \"Products\"'}", "click"),
+    ("aria_snapshot_matches", "{snapshot: '- button /Save \\d+/', target: {type: testid, id: form}}", "click"),
 ]
 
 
@@ -239,7 +245,10 @@ def test_valid_condition(validate, kind, args, step_kind, phase):
 
 def test_every_condition_kind_is_covered():
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS)
-    assert len(C.CONDITION_KINDS) == 17
+    assert len(C.CONDITION_KINDS) == 20
+    # v1's 17 kinds, and the three v1.1 adds.
+    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS) == 17
+    assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}
 
 
 def test_condition_args_are_parsed(validate):

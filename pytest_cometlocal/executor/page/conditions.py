@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker
 from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
 from pytest_cometlocal.executor.scripts import load_script
@@ -30,6 +31,16 @@ HIT_TEST_JS = load_script(__package__, "hit_test.js")
 
 # The texts of the shown elements a selector matches, the first 20 (scripts/visible_texts.js).
 VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
+
+# Whether an element has keyboard focus, also in a shadow root or a frame (scripts/focused.js). (v1.1)
+FOCUSED_JS = load_script(__package__, "focused.js")
+
+# How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
+ARIA_LOOK_MS = 10
+
+# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
+ACTUAL_LIMIT = 20 * 1024
+TRUNCATED = "\n... (truncated)"
 
 
 @dataclass
@@ -48,6 +59,7 @@ class CheckContext:
     network: NetworkTracker | None = None
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
+    mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
@@ -202,6 +214,62 @@ def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool,
     return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
 
 
+def _checked(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    """(v1.1) None (no checked state: neither a checkbox or radio nor aria-checked) never holds."""
+    checked = locator.evaluate(CHECKED_STATE_JS, timeout=1000)["checked"]  # the state check/uncheck read
+    return checked is not None and checked == args.checked, {"count": 1, "checked": checked}
+
+
+def _focused(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    focused = bool(locator.evaluate(FOCUSED_JS, timeout=1000))
+    return focused, {"count": 1, "focused": focused}
+
+
+def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
+
+    The template's secrets are resolved here and go nowhere else: the matcher's
+    message, which quotes the template, is not kept. A failure records the
+    actual snapshot, masked, then cut to ACTUAL_LIMIT.
+    """
+    from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
+
+    if cond.args.target is None:
+        locator = ctx.page.locator("body")
+    else:
+        locator, seen = _target_locator(ctx, cond.args.target)
+        if locator is None:
+            return False, seen or {"count": 0}
+    try:
+        expect(locator).to_match_aria_snapshot(ctx.resolve_text(cond.args.snapshot), timeout=ARIA_LOOK_MS)
+        return True, {"count": 1}
+    except AssertionError:
+        pass
+    except Exception as exc:
+        if _is_fatal(exc):
+            raise
+        return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
+    actual, truncated = clip_utf8(ctx.mask_text(locator.aria_snapshot(timeout=1000)), ACTUAL_LIMIT)
+    return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
+
+
+def first_lines(text: str, limit: int) -> tuple[str, bool]:
+    """``text``'s whole lines that fit in ``limit`` UTF-8 bytes (a first line too long for it is cut
+    at a character); and whether anything was left out. The MCP server's aria view uses it too."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, False
+    head = data[:limit].decode("utf-8", "ignore")
+    return (head[:head.rfind("\n") + 1] if "\n" in head else head), True
+
+
+def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` cut to at most ``limit`` UTF-8 bytes, at the end of a line when it has several, and
+    marked as cut; and whether it was."""
+    head, cut = first_lines(text, limit - len(TRUNCATED.encode()))
+    return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
+
+
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Known overlays are not visible, and (when there is a target) the target is not covered.
 
@@ -264,6 +332,9 @@ EVALUATORS: dict[str, Evaluator] = {
     "toast_contains": _toast_contains,
     "download_started": _download_started,
     "upload_completed": _upload_completed,
+    "element_checked": _on_element(_checked),  # v1.1
+    "element_focused": _on_element(_focused),  # v1.1
+    "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
 }
 
 
@@ -277,10 +348,10 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     recorded, never waited for.
     """
     deadline = time.monotonic() + timeout_ms / 1000
-    required = [c for c in conditions if c.severity != "warning"]
+    required = required_of(conditions)
     delay = 0.02
     while True:
-        results = {id(c): CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in required}
+        results = {id(r.condition): r for r in look(required, ctx, phase)}
         if all(r.ok for r in results.values()) or time.monotonic() >= deadline:
             break
         pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
@@ -289,6 +360,16 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
         if c.severity == "warning":
             results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
+
+
+def required_of(conditions: list[Any]) -> list[Any]:
+    """The conditions that must hold: all but warnings."""
+    return [c for c in conditions if c.severity != "warning"]
+
+
+def look(conditions: list[Any], ctx: CheckContext, phase: str) -> list[CheckResult]:
+    """Each condition evaluated once: poll's one look, and scroll's after each settle probe."""
+    return [CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in conditions]
 
 
 def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:

@@ -41,6 +41,7 @@ from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
+from pytest_cometlocal.executor.page.scrolling import scroll_until
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
@@ -164,6 +165,14 @@ class Actions:
         paths = self.inspect_uploads(attempt)
         self._locator(attempt).set_input_files(paths, timeout=attempt.spec.timeout_ms)
         return {}
+
+    def _scroll(self, attempt: StepAttempt) -> dict[str, Any]:
+        """(v1.1) Scroll until the postconditions hold (page/scrolling.py); the step's check reads the outcome."""
+        spec = attempt.spec
+        attempt.scrolled = scroll_until(self.ctx.page, attempt.target.locator if attempt.target else None,
+                                        spec.direction or "down", spec.postconditions,
+                                        self.ctx.check_context(attempt), spec.timeout_ms)
+        return attempt.scrolled.metadata()
 
     def _none(self, attempt: StepAttempt) -> dict[str, Any]:
         """wait_for and assert act through their postconditions only; stop ends the run."""
@@ -347,4 +356,5 @@ ACTIONS: dict[str, ActionKind] = {
     "wait_for": ActionKind(Actions._none, waits=True),
     "assert": ActionKind(Actions._none, post_phase="assert"),
     "stop": ActionKind(Actions._none, ends_run=True),
+    "scroll": ActionKind(Actions._scroll, resolves_target=True),  # v1.1; its target is optional
 }

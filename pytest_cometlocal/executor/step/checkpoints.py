@@ -16,10 +16,9 @@ from typing import Any
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.conditions import describe_condition
-from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_host
-from pytest_cometlocal.executor.page.conditions import CheckContext, CheckResult, poll
+from pytest_cometlocal.executor.page.conditions import CheckResult, poll
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.actions import ACTIONS
@@ -40,27 +39,13 @@ class StepConditions:
     failures: Failures
     safety: Safety
 
-    def context(self, attempt: StepAttempt) -> CheckContext:
-        return CheckContext(
-            page=self.ctx.page,
-            step=attempt.spec,
-            base_url=self.ctx.settings.base_url,
-            allowlist=self.ctx.settings.allowlist,
-            toast_selector=self.ctx.settings.toast_selector,
-            overlay_selectors=self.ctx.settings.overlay_selectors,
-            step_locator=attempt.target.locator if attempt.target else None,
-            requested_url=attempt.requested_url,
-            downloads=lambda: self.ctx.events.downloads_since(attempt.marks),
-            network=self.ctx.events.network,
-            resolve_text=lambda s: resolve_secrets(s, self.ctx.settings.secrets),
-            mask_name=self.ctx.run.redactor.file_name,
-        )
-
     def check(self, attempt: StepAttempt, phase: str, conditions: list[Any]) -> list[CheckResult]:
         """Poll ``conditions``; raise the typed failure when a required one does not hold."""
         spec = attempt.spec
         timeout = spec.timeout_ms
-        results = poll(conditions, self.context(attempt), phase, timeout)
+        if phase == "post" and attempt.scrolled is not None and not attempt.scrolled.held:
+            timeout = 0  # (v1.1) scroll's loop looked until the end or its timeout: one more look decides
+        results = poll(conditions, self.ctx.check_context(attempt), phase, timeout)
         failed = [r for r in results if not r.ok and r.condition.severity != "warning"]
         warnings = [r.failed_dict(phase) for r in results if not r.ok and r.condition.severity == "warning"]
         if warnings:
@@ -113,5 +98,22 @@ class StepConditions:
                             {**r.failed_dict(phase), "condition": text} for r, text in zip(failed, named)]},
                         failed_conditions=failed_conditions)
         code = ErrorCode.PRECONDITION_FAILED if phase == "pre" else ErrorCode.POSTCONDITION_FAILED
-        return fail(attempt, code, stage, f"{'pre' if phase == 'pre' else 'post'}condition failed: {', '.join(kinds)}",
-                    failed_conditions=failed_conditions)
+        message = f"{'pre' if phase == 'pre' else 'post'}condition failed: {', '.join(kinds)}"
+        details = _seen_details(failed)
+        scrolled = attempt.scrolled if phase == "post" else None
+        if scrolled is not None:
+            why = ("at the end" if scrolled.reached_end else "once they held" if scrolled.held
+                   else f"when timeout_ms {spec.timeout_ms} ran out")
+            message = f"{message} (scrolled {scrolled.element} {scrolled.direction} {scrolled.scrolled_px} px, stopped {why})"
+            details.update(scrolled.details())
+        return fail(attempt, code, stage, message, failed_conditions=failed_conditions,
+                    **({"details": details} if details else {}))
+
+
+def _seen_details(failed: list[CheckResult]) -> dict[str, Any]:
+    """(v1.1) What a failed aria_snapshot_matches saw: its actual snapshot, masked and cut (details.actual)."""
+    for result in failed:
+        observed = result.observed
+        if result.condition.kind == "aria_snapshot_matches" and isinstance(observed, dict) and "actual" in observed:
+            return {"actual": observed["actual"]}
+    return {}

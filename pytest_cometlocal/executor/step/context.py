@@ -12,9 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.page.watchdog import PageWatch
-from pytest_cometlocal.executor.results import ExecutorSettings
+from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
@@ -49,4 +51,22 @@ class StepContext:
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
+        )
+
+    def check_context(self, attempt: StepAttempt) -> CheckContext:
+        """What the conditions of ``attempt`` look at: checkpoints' polls, and scroll's loop between scrolls."""
+        return CheckContext(
+            page=self.page,
+            step=attempt.spec,
+            base_url=self.settings.base_url,
+            allowlist=self.settings.allowlist,
+            toast_selector=self.settings.toast_selector,
+            overlay_selectors=self.settings.overlay_selectors,
+            step_locator=attempt.target.locator if attempt.target else None,
+            requested_url=attempt.requested_url,
+            downloads=lambda: self.events.downloads_since(attempt.marks),
+            network=self.events.network,
+            resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
+            mask_name=self.run.redactor.file_name,
+            mask_text=self.run.redactor.text,
         )

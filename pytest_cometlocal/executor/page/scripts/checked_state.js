@@ -1,4 +1,4 @@
-// A checkable control's state (page/controls.py): whether it is a checkbox, radio or switch, and its checked state.
+// A checkable control's state (page/controls.py; element_checked in page/conditions.py): whether it is a checkbox, radio or switch, and its checked state.
 //
 // Native inputs read .checked (a role="switch" on one keeps the native state); an element with role checkbox,
 // radio, switch or menuitemcheckbox reads aria-checked ("mixed" is not checked). A label stands for its control (control_of.js).
@@ -13,7 +13,8 @@
   return {
     checkable: native || aria,
     kind,
-    checked: native ? control.checked : (aria ? control.getAttribute("aria-checked") === "true" : null),
+    // Any element with aria-checked has a checked state (element_checked reads it too), checkable by role or not.
+    checked: native ? control.checked : (control.hasAttribute("aria-checked") ? control.getAttribute("aria-checked") === "true" : null),
     tag, role: role || null, type: type || null,
   };
 }
