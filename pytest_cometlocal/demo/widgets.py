@@ -77,7 +77,11 @@ GRID = """<style>
 <p id="selected" role="status">No product selected</p>
 <script>
 // Renders only the rows in view; like many grids, it renders after scrolling stops.
-const ROWS = 1000, HEIGHT = 30, OVERSCAN = 2;
+// ?rows=N gives a shorter (or longer) list: 1000 rows by default.
+const wanted = parseInt(new URLSearchParams(location.search).get("rows"), 10);
+const ROWS = wanted > 0 && wanted <= 100000 ? wanted : 1000, HEIGHT = 30, OVERSCAN = 2;
+document.getElementById("count").textContent = ROWS + " products";
+document.getElementById("viewport").setAttribute("aria-rowcount", String(ROWS));
 const viewport = document.getElementById("viewport"), spacer = document.getElementById("spacer");
 spacer.style.height = (ROWS * HEIGHT) + "px";
 const code = (i) => "P-" + String(i).padStart(3, "0");

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.errors import is_crash, is_timeout
 from pytest_cometlocal.executor.page.conditions import CheckContext, look, required_of
-from pytest_cometlocal.executor.page.locators import pause
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -35,7 +34,7 @@ WATCH_JS = load_script(__package__, "scroll_watch.js")
 
 SETTLED_MS = 250  # nothing changed inside the container this long: the content has settled
 SETTLE_MAX_MS = 1000  # the most one scroll waits for its content to settle
-PROBE_S = 0.05  # between two settle probes
+PROBE_MS = 50  # a settle probe's page timer
 STEP_SHARE = 0.9  # each scroll moves this share of the visible height (width): consecutive views overlap
 
 
@@ -135,26 +134,20 @@ def _wheel(page: Page, scroller: ElementHandle | None, state: dict[str, Any], di
 def _settle(page: Page, watch: JSHandle, required: list[Any], ctx: CheckContext, deadline: float) -> bool:
     """Look at the conditions while the content settles; True as soon as they hold.
 
-    Settled: no change inside the container (mutations, scroll position, size)
-    for SETTLED_MS; given at most SETTLE_MAX_MS, and never past ``deadline``.
+    Settled: no change inside the container (mutations, scrolling) for
+    SETTLED_MS, or SETTLE_MAX_MS since the settle began, both on the page's
+    clock and read from inside a page timer (scripts/scroll_watch.js), so a
+    list's own render timer always runs first; never past ``deadline``.
     """
-    end = min(time.monotonic() + SETTLE_MAX_MS / 1000, deadline)
-    last = _signature(_read(watch))
-    quiet_since = time.monotonic()
+    watch.evaluate("(w) => w.settle()")
     while True:
         if all(result.ok for result in look(required, ctx, "post")):
             return True
-        now = time.monotonic()
-        if now >= end or now - quiet_since >= SETTLED_MS / 1000:
+        if time.monotonic() >= deadline:
             return False
-        pause(page, min(PROBE_S, max(0.0, end - now)))
-        signature = _signature(_read(watch))
-        if signature != last:
-            last, quiet_since = signature, time.monotonic()
-
-
-def _signature(state: dict[str, Any]) -> tuple[Any, ...]:
-    return state["changes"], state["position"], tuple(state["size"])
+        probe = watch.evaluate("(w, ms) => w.probe(ms)", PROBE_MS)
+        if probe["quiet_ms"] >= SETTLED_MS or probe["settling_ms"] >= SETTLE_MAX_MS:
+            return all(result.ok for result in look(required, ctx, "post"))
 
 
 def _release(watch: JSHandle, scroller: JSHandle) -> None:

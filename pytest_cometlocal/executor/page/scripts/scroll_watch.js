@@ -1,15 +1,29 @@
-// A watch on the element a scroll step scrolls (page/scrolling.py): counts the changes inside
-// it (a MutationObserver) and reads its scroll position, so the loop can tell when the content
-// has settled after a scroll, how far it went and how much room is left. Returned as an object
-// the loop keeps a handle to; stop() disconnects it.
+// A watch on the element a scroll step scrolls (page/scrolling.py): notes when anything inside it
+// last changed (a MutationObserver, scroll events) and reads its scroll position, so the loop can
+// tell when the content has settled after a scroll, how far it went and how much room is left.
+// Returned as an object the loop keeps a handle to; stop() disconnects it.
+//
+// Quiet is measured on the page's own clock, from inside a page timer (probe): timers run in the
+// order they are due, so when the probe's timer runs, every page timer due before it (a list that
+// renders 120 ms after scrolling stops) has run, however starved of CPU the browser is.
 (el, direction) => {
   const vertical = direction === "down" || direction === "up";
   const forward = direction === "down" || direction === "right";
   const page = el === (document.scrollingElement || document.documentElement);
-  const watch = {changes: 0};
-  const observer = new MutationObserver((records) => { watch.changes += records.length; });
+  const watch = {changes: 0, lastChange: performance.now(), settleFrom: performance.now()};
+  const changed = () => { watch.lastChange = performance.now(); };
+  const observer = new MutationObserver((records) => { watch.changes += records.length; changed(); });
   observer.observe(page ? document.documentElement : el,
                    {subtree: true, childList: true, attributes: true, characterData: true});
+  const scrolls = page ? window : el;
+  scrolls.addEventListener("scroll", changed, {passive: true});
+  // A settle starts (after a scroll); probe(ms) answers after a page timer of ms: how long nothing
+  // has changed, and how long this settle has lasted, both on the page's clock.
+  watch.settle = () => { watch.settleFrom = performance.now(); };
+  watch.probe = (ms) => new Promise((resolve) => setTimeout(() => {
+    const now = performance.now();
+    resolve({quiet_ms: now - watch.lastChange, settling_ms: now - watch.settleFrom});
+  }, ms));
   const described = () => {
     if (page) return window === window.top ? "page" : "frame document";
     let name = el.tagName.toLowerCase();
@@ -33,6 +47,6 @@
     const sign = forward ? 1 : -1;
     el.scrollBy(vertical ? 0 : sign * px, vertical ? sign * px : 0);
   };
-  watch.stop = () => observer.disconnect();
+  watch.stop = () => { observer.disconnect(); scrolls.removeEventListener("scroll", changed); };
   return watch;
 }
