@@ -88,9 +88,7 @@ steps:
     postconditions:
       - {kind: element_text_contains, args: {target: {type: frame, selector: "#inner-frame", inner: {type: testid, id: inner-result}}, text: Inner done}}
   # v1.1: the demo portal's single-page widgets.
-  - id: spa_search
-    kind: navigate
-    target: {type: url, url: /spa/search}
+  - {id: spa_search, kind: navigate, target: {type: url, url: /spa/search}}
   - id: query
     kind: fill
     target: {type: label, text: Search, exact: true}
@@ -100,9 +98,7 @@ steps:
     key: Enter
     preconditions: [{kind: element_focused, args: {target: {type: label, text: Search, exact: true}}}]
     postconditions: [{kind: element_text_contains, args: {target: {type: role, role: status}, text: 'Results for "dune": 2'}}]
-  - id: spa_menu
-    kind: navigate
-    target: {type: url, url: /spa/menu}
+  - {id: spa_menu, kind: navigate, target: {type: url, url: /spa/menu}}
   - id: open_menu
     kind: hover
     target: {type: text, text: Products, exact: true}
@@ -112,17 +108,13 @@ steps:
     target: {type: role, role: menuitem, name: Laptops}
     click_count: 2
     postconditions: [{kind: element_text_contains, args: {target: {type: role, role: status}, text: "Picked: Laptops"}}]
-  - id: spa_listbox
-    kind: navigate
-    target: {type: url, url: /spa/listbox}
+  - {id: spa_listbox, kind: navigate, target: {type: url, url: /spa/listbox}}
   - id: pick_country
     kind: select
     target: {type: role, role: combobox, name: Country}
     value: New Zealand
     postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#chosen"}, text: "Country: New Zealand"}}]
-  - id: spa_toggles
-    kind: navigate
-    target: {type: url, url: /spa/toggles}
+  - {id: spa_toggles, kind: navigate, target: {type: url, url: /spa/toggles}}
   - id: terms
     kind: check
     target: {type: label, text: Accept the terms, exact: true}
@@ -135,17 +127,13 @@ steps:
     kind: assert
     postconditions:
       - {kind: aria_snapshot_matches, args: {target: {type: css, selector: "fieldset"}, snapshot: '- radio "Basic" [checked]'}}
-  - id: spa_sortable
-    kind: navigate
-    target: {type: url, url: /spa/sortable}
+  - {id: spa_sortable, kind: navigate, target: {type: url, url: /spa/sortable}}
   - id: ship_first
     kind: drag
     target: {type: testid, id: task-ship}
     to: {type: testid, id: task-write}
     postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#order"}, text: "Order: Ship, Write, Review"}}]
-  - id: spa_grid
-    kind: navigate
-    target: {type: url, url: /spa/grid}
+  - {id: spa_grid, kind: navigate, target: {type: url, url: /spa/grid}}
   - id: to_row_100
     kind: scroll
     target: {type: testid, id: product-grid}
