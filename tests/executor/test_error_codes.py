@@ -61,7 +61,7 @@ def test_target_not_found(run):
 
 def test_target_not_unique_with_sample(run):
     r = run(plan(name="tnu", steps=OPEN.format(url="/duplicates") +
-                 "  - {id: save, kind: click, timeout_ms: 400, target: {type: role, role: button, name: Save, exact: true}}\n"))
+                 "  - {id: save, kind: click, timeout_ms: 1500, target: {type: role, role: button, name: Save, exact: true}}\n"))
     error = assert_typed_error(r, "TARGET_NOT_UNIQUE", "save", "precondition")
     assert error["details"]["count_observed"] == 2
     sample = error["details"]["matches_sample"]
@@ -258,7 +258,7 @@ def test_download_failed_when_nothing_downloads(run):
 
 def test_overlay_blocking_names_the_overlay(run):
     r = run(plan(name="overlay", steps=OPEN.format(url="/cookies") +
-                 "  - {id: go, kind: click, timeout_ms: 800, target: {type: testid, id: continue}}\n",
+                 "  - {id: go, kind: click, timeout_ms: 1500, target: {type: testid, id: continue}}\n",
                  extra="policy: {retry_on: []}\n"))
     error = assert_typed_error(r, "OVERLAY_BLOCKING", "go", "execution")
     assert "cookie-wall" in (error["details"]["overlay_selector"] or "") or "cookies" in (error["details"]["overlay_text"] or "")
