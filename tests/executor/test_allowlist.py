@@ -19,8 +19,11 @@ def outside_hits(outside) -> int:
         ("/meta-refresh?to={outside}/r3", "wait"),
         ("/post-outside", "{id: leave, kind: click, target: {type: role, role: button, name: Send outside, exact: true}}"),
         ("/popup?to={outside}/r5", "{id: leave, kind: click, target: {type: role, role: button, name: Open popup, exact: true}}"),
+        # v1.1: a key press leaves as a click does.
+        ("/post-outside", "{id: leave, kind: press, key: Enter, target: {type: role, role: button, name: Send outside, exact: true}}"),
+        ("/popup?to={outside}/r6", "{id: leave, kind: press, key: Space, target: {type: role, role: button, name: Open popup, exact: true}}"),
     ],
-    ids=["redirect", "redirect-chain", "meta-refresh", "form-post", "popup"],
+    ids=["redirect", "redirect-chain", "meta-refresh", "form-post", "popup", "form-post-by-enter", "popup-by-space"],
 )
 def test_main_frame_escapes_are_domain_blocked(run, outside, start, action):
     before = outside_hits(outside)
