@@ -285,12 +285,19 @@ HEAVY = "<title>Heavy</title><h1 id='head'>Red</h1>" + "".join(
 def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation(page):
     page.set_content(HEAVY)
     page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
-    # Reference pictures of two states, taken once the page has long settled.
+    # Reference pictures of two states, taken once the page has settled: two pictures in a row agree
+    # (on a throttled, loaded renderer the heavy page's first paint can take longer than any fixed wait).
     reference = {}
     for text in ("Red", "Blue"):
         page.evaluate("(t) => document.getElementById('head').textContent = t", text)
-        page.wait_for_timeout(300)
-        reference[text] = observe(page).signature.screenshot_hash
+        pictures = [None]
+        for _ in range(10):
+            page.wait_for_timeout(300)
+            pictures.append(observe(page).signature.screenshot_hash)
+            if pictures[-1] == pictures[-2]:
+                break
+        assert pictures[-1] == pictures[-2], f"the {text} state never settled"
+        reference[text] = pictures[-1]
     assert reference["Red"] != reference["Blue"]
     # The page changes and is observed at once: every frame shows the change.
     stale = []
