@@ -73,7 +73,7 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
     watch = scroller.evaluate_handle(WATCH_JS, direction)
     try:
         outcome = ScrollOutcome(watch.evaluate("(w) => w.element"), direction)
-        outcome.held = _settle(page, watch, required, ctx, deadline)  # a list may still be rendering
+        outcome.held = _settle(watch, required, ctx, deadline)  # a list may still be rendering
         state = _read(watch)
         while not outcome.held:
             if state["room"] < 1:
@@ -82,11 +82,11 @@ def scroll_until(page: Page, start: Locator | None, direction: str, conditions: 
             if time.monotonic() >= deadline:
                 break
             step = _wheel(page, scroller.as_element(), state, direction)
-            outcome.held = _settle(page, watch, required, ctx, deadline)
+            outcome.held = _settle(watch, required, ctx, deadline)
             after = _read(watch)
             if abs(after["position"] - state["position"]) < 1 and not outcome.held and time.monotonic() < deadline:
                 watch.evaluate("(w, px) => w.scrollBy(px)", step)
-                outcome.held = _settle(page, watch, required, ctx, deadline)
+                outcome.held = _settle(watch, required, ctx, deadline)
                 after = _read(watch)
             outcome.scrolls += 1
             outcome.scrolled_px += round(abs(after["position"] - state["position"]))
@@ -131,7 +131,7 @@ def _wheel(page: Page, scroller: ElementHandle | None, state: dict[str, Any], di
     return step
 
 
-def _settle(page: Page, watch: JSHandle, required: list[Any], ctx: CheckContext, deadline: float) -> bool:
+def _settle(watch: JSHandle, required: list[Any], ctx: CheckContext, deadline: float) -> bool:
     """Look at the conditions while the content settles; True as soon as they hold.
 
     Settled: no change inside the container (mutations, scrolling) for
