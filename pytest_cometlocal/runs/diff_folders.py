@@ -8,8 +8,9 @@ What a side is: one or more paths, each a run folder or an output folder (the
 shards' folders of one CI run together). Its runs are grouped by the plan they
 ran (``plan.file``, ``plan.name`` and ``plan.row_id`` of the run manifest, as
 ``diff RUN_A RUN_B`` identifies plans); a plan with several runs on one side (a
-rerun, or an output folder used by several sessions) is compared by its latest
-(``started_at``), with a note. Then:
+rerun, an output folder used by several sessions, or the runs that made a storage
+state on demand in each xdist worker) is compared by its latest (``started_at``), a
+run of its own item before one made on demand, with a note. Then:
 
 - ``--plan SELECTOR`` keeps only the plans it names (a plan name, ``name[row]``,
   a plan file or its end, or ``file::name`` as in a pytest node id); without it,
@@ -124,12 +125,21 @@ def _side(paths: Sequence[Path], label: str, notes: list[str]) -> tuple[dict[Key
     return grouped, len(runs)
 
 
+def _made_on_demand(manifest: dict) -> bool:
+    """A run of a plan made to save a storage state another plan needed (``plan.purpose``), not the plan's item."""
+    return bool(manifest["plan"].get("purpose"))
+
+
 def _latest(runs: list[tuple[Path, dict]], label: str, notes: list[str]) -> Path:
-    ordered = sorted(runs, key=lambda r: (str(r[1].get("started_at") or ""), r[0].name))
+    """The run compared: the latest of the plan's own runs (a run made on demand for a storage state only when
+    the side has no other)."""
+    ordered = sorted(runs, key=lambda r: (not _made_on_demand(r[1]), str(r[1].get("started_at") or ""), r[0].name))
     chosen = ordered[-1][0]
     if len(ordered) > 1:
-        notes.append(f"side {label} holds {len(ordered)} runs of {shown_plan(plan_identity(ordered[-1][1]))}: "
-                     f"the latest is compared, {chosen}")
+        made = sum(1 for _, manifest in ordered if _made_on_demand(manifest))
+        why = f" ({made} made on demand for a storage state)" if made else ""
+        notes.append(f"side {label} holds {len(ordered)} runs of {shown_plan(plan_identity(ordered[-1][1]))}{why}: "
+                     f"the latest{' of its own' if made and made < len(ordered) else ''} is compared, {chosen}")
     return chosen
 
 

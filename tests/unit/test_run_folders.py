@@ -9,6 +9,7 @@ invalid plan's run (it verifies) and the hand-made runs of test_run_diff.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -180,17 +181,26 @@ def test_diff_refuses_a_plan_one_side_does_not_have(tmp_path: Path, capsys) -> N
     assert "--against" in refused(capsys, "diff", str(a), str(b), str(a))
 
 
-def test_several_runs_of_a_plan_on_one_side_compare_the_latest(tmp_path: Path, capsys) -> None:
+def test_several_runs_of_a_plan_on_one_side_compare_the_latest_of_its_own(tmp_path: Path, capsys) -> None:
+    """The latest run of the plan's item, not a later one that made a storage state on demand (xdist)."""
     a, b = tmp_path / "a", tmp_path / "b"
     old = write_run(a / "old", [step("open", after=sig(text="old"))])
     new = write_run(a / "new", [step("open")])
+    made = write_run(a / "made", [step("open", after=sig(text="made"))])
     write_run(b / "only", [step("open")])
-    for run, started in ((old, "2026-11-24T08:00:00Z"), (new, "2026-11-24T09:00:00Z")):
+    for run, started in ((old, "2026-11-24T08:00:00Z"), (new, "2026-11-24T09:00:00Z"), (made, "2026-11-24T10:00:00Z")):
         manifest = json.loads((run / "run_manifest.json").read_text())
-        (run / "run_manifest.json").write_text(json.dumps({**manifest, "started_at": started}))
+        manifest["started_at"] = started
+        if run is made:
+            manifest["plan"]["purpose"] = "storage state 'signed_in' for plans/d.actions.yaml::d"
+        (run / "run_manifest.json").write_text(json.dumps(manifest))
     result = compare_sides([a], [b])
     assert isinstance(result, RunDiff) and result.match and result.a.path == new
-    assert f"side A holds 2 runs of 'menu opens' (plans/m.actions.yaml): the latest is compared, {new}" in result.notes
+    assert result.notes == [f"side A holds 3 runs of 'menu opens' (plans/m.actions.yaml) (1 made on demand for a "
+                            f"storage state): the latest of its own is compared, {new}"]
+    shutil.rmtree(new)
+    shutil.rmtree(old)
+    assert compare_sides([a], [b]).a.path == made  # only a run made on demand: it is compared
 
 
 @pytest.mark.parametrize(("selector", "chosen"), [
