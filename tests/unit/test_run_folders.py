@@ -1,7 +1,7 @@
 """``cometlocal verify``, ``show`` and ``diff`` over several output folders (the shards of one CI run).
 
 verify and show take every path's runs together; diff pairs the runs of each plan
-across two sides (docs/triage.md#output-folders). A path that names no run is a
+across two sides (docs/triage.md, "Output folders"). A path that names no run is a
 usage error of one line naming it. Run folders are built without a browser: an
 invalid plan's run (it verifies) and the hand-made runs of test_run_diff.
 """
