@@ -106,20 +106,23 @@ def selects(selector: str, identity: dict[str, Any]) -> bool:
 
 
 def _side(paths: Sequence[Path], label: str, notes: list[str]) -> tuple[dict[Key, list[tuple[Path, dict]]], int]:
-    """The runs under the paths of one side, by plan; how many run folders there were."""
+    """The runs under the paths of one side, by plan; how many run folders there were. A run folder in an
+    output folder that cannot be read is left out with a note; one named as a path is a refusal."""
     try:
         runs = find_runs(paths)
     except RunFolderError as exc:
         raise DiffError(str(exc)) from None
+    named = {path.resolve() for path in paths if is_run_folder(path)}
     grouped: dict[Key, list[tuple[Path, dict]]] = {}
     for run in runs:
         try:
             manifest = read_manifest(run)
+            if not isinstance(manifest.get("plan"), dict):
+                raise RunFolderError(f"not a run folder (run_manifest.json names no plan): {run}")
         except RunFolderError as exc:
+            if run.resolve() in named:
+                raise DiffError(str(exc)) from None
             notes.append(f"side {label}: skipped, {exc}")
-            continue
-        if not isinstance(manifest.get("plan"), dict):
-            notes.append(f"side {label}: skipped, its run_manifest.json names no plan: {run}")
             continue
         grouped.setdefault(_key(plan_identity(manifest)), []).append((run, manifest))
     return grouped, len(runs)

@@ -181,6 +181,18 @@ def test_diff_refuses_a_plan_one_side_does_not_have(tmp_path: Path, capsys) -> N
     assert "--against" in refused(capsys, "diff", str(a), str(b), str(a))
 
 
+def test_an_unreadable_run_is_a_note_in_a_folder_and_a_refusal_when_named(tmp_path: Path, capsys) -> None:
+    a, b = two_builds(tmp_path)
+    broken = write_run(b / "broken", [step("open")], name="broken")
+    (broken / "run_manifest.json").write_text("{not json", encoding="utf-8")
+    result = compare_sides([a], [b])
+    assert isinstance(result, FolderDiff) and len(result.pairs) == 4
+    (note,) = [n for n in result.notes if "broken" in n]
+    assert note.startswith("side B: skipped, not a run folder (run_manifest.json is not valid JSON: ")
+    assert note.endswith(f"): {broken}")
+    assert "run_manifest.json is not valid JSON" in refused(capsys, "diff", str(broken), str(a))
+
+
 def test_several_runs_of_a_plan_on_one_side_compare_the_latest_of_its_own(tmp_path: Path, capsys) -> None:
     """The latest run of the plan's item, not a later one that made a storage state on demand (xdist)."""
     a, b = tmp_path / "a", tmp_path / "b"
