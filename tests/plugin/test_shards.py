@@ -163,7 +163,8 @@ def test_shards_give_the_unsharded_outcomes_and_sign_in_once_per_worker(pytester
     assert {k: v for shard in run.shards for k, v in shard.items()} == run.baseline
     assert sum(1 for shard in run.shards if shard) >= 2, run.shards  # the suite was really split
 
-    # One sign-in per worker: count each shard's workers' saves of the session.
+    # One sign-in per worker: the serial run signed in once, and so did each worker of each shard.
+    assert sum(saves(folder).count("signed_in") for folder in find_runs([run.root / "out-all"])) == 1
     on_demand = 0
     for number, output in enumerate(run.outputs, 1):
         workers: dict[str, dict[str, int]] = {}
