@@ -126,6 +126,7 @@ def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, i
         resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
         if kind.resolves_target and spec.alternatives and resolution is None:
             return Ahead(spec, look)
+        provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
         return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
     except (CallTimedOut, PageUnresponsive):
         raise
