@@ -242,6 +242,13 @@ class PendingObservation:
             self.frame.cancel()
             self.frame = None
 
+    def abandon(self, why: str) -> Observation:
+        """The observation without its picture, asking the page nothing more (it stopped answering)."""
+        self.frame = None
+        self.seen.metadata["screenshot_error"] = why
+        self.ready = finish(self.seen, None, None, FRAME_ALGORITHM)
+        return self.ready
+
 
 def observe_pending(page: Page, secrets: tuple[str, ...] = ()) -> PendingObservation:
     """``observe`` with its frame requested, not waited for: a page showing a secret, one not painted,

@@ -10,10 +10,11 @@ the compositor, about half the processor time (benchmarks/RESULTS.md). The
 method is recorded in the signature's ``algorithm_version`` (FRAME_ALGORITHM).
 
 **Freshness.** The frame must never be older than the last visible change.
-Before the screencast starts, a fence runs in the page: a
-``requestAnimationFrame`` callback and then a task after it, which returns
-once the page has produced the frame that holds every change made before the
-observation. The screencast's first frame is copied after that; without the
+Before the screencast starts, a fence runs in the page: two
+``requestAnimationFrame`` callbacks and then a task, which returns once the
+frame that holds every change made before the observation has been drawn (one
+callback proves it committed, not drawn: a stale frame now and then on a loaded
+machine). The screencast's first frame is copied after that; without the
 fence, a page slow to paint gave frames from before the change (a test pins it).
 
 A **full-size PNG** (``capture_png``) is what the evidence keeps: critical
@@ -102,9 +103,9 @@ def retried(page: Page, take: Callable[[], bytes | None]) -> tuple[bytes | None,
 _CARET_OFF_JS = load_script(__package__, "caret_off.js")
 _CARET_ON_JS = load_script(__package__, "caret_on.js")
 
-# The frame fence: resolves once the page has rendered the frame holding every change
-# made before it (the frame callback, then a task after that frame's rendering). A
-# page whose rendering is paused never runs frame callbacks: the timer ends the wait.
+# The frame fence: resolves once the page has drawn the frame holding every change made
+# before it (two frame callbacks, then a task). A page whose rendering is paused never
+# runs frame callbacks: the timer ends the wait (scripts/fence.js says how long).
 _FENCE_JS = load_script(__package__, "fence.js")
 _GROUP = "cometlocal-fence"  # the object group of a pending fence's promise, released when it is done
 

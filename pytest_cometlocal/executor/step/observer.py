@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE, FAST_ALGORITHM
-from pytest_cometlocal.executor.errors import Crashed
+from pytest_cometlocal.executor.errors import CallTimedOut, Crashed, PageUnresponsive, first_line
 from pytest_cometlocal.executor.page.observation import (
     Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
@@ -147,13 +147,19 @@ class Observer:
                 raise Crashed("page crashed")
             pending = observe_pending(self.page, self.secrets)
             counts = len(self.events.requests), len(self.events.downloads)
+            stuck = None
             if pending.waiting:
                 try:
                     done = meanwhile()
+                except (CallTimedOut, PageUnresponsive) as exc:
+                    # The page stopped answering while the next step was looked at: this step's own look is
+                    # done, so it keeps it (without a picture); the next step finds the page as it is.
+                    stuck = pending.abandon(f"not taken: the page stopped answering while the next step was "
+                                            f"looked at ahead ({first_line(exc)})")
                 except BaseException:
                     pending.cancel()
                     raise
-            observation = self.last = pending.result()
+            observation = self.last = stuck or pending.result()
         else:
             observation = self.observe(full=self._full(attempt))
             counts = len(self.events.requests), len(self.events.downloads)

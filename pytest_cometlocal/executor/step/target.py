@@ -31,6 +31,7 @@ from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import ResolvedTarget, resolve
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.page.observation import Look
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
 
@@ -119,18 +120,23 @@ class Ahead:
 def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead | None:
     """The read-only work of the step ``spec`` (the plan's next), as the module docstring says."""
     try:
-        look = ctx.observer.look_ahead()
-        kind, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
-        if kind.ends_run or kind.url_target or spec.criticality == "critical":
-            return Ahead(spec, look)
-        resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
-        if kind.resolves_target and spec.alternatives and resolution is None:
-            return Ahead(spec, look)
-        provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
-        return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
+        with bound("look-ahead", CAPTURE_MS):
+            return _look_ahead(ctx, conditions, spec, index)
     except (CallTimedOut, PageUnresponsive):
         raise
     except Exception as exc:
         if is_crash(exc) or ctx.events.crashed:
             raise
         return None  # the step will do it all itself
+
+
+def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead:
+    look = ctx.observer.look_ahead()
+    kind, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
+    if kind.ends_run or kind.url_target or spec.criticality == "critical":
+        return Ahead(spec, look)
+    resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
+    if kind.resolves_target and spec.alternatives and resolution is None:
+        return Ahead(spec, look)
+    provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
+    return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
