@@ -282,11 +282,14 @@ HEAVY = "<title>Heavy</title><h1 id='head'>Red</h1>" + "".join(
     for i in range(300))
 
 
-def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation(page):
+def throttled_heavy_references(page) -> dict[str, str]:
+    """The heavy page on a renderer slowed down 8x, and the settled picture of its Red and Blue states.
+
+    Each reference is taken once two pictures in a row agree (on a throttled, loaded
+    renderer the heavy page's first paint can take longer than any fixed wait).
+    """
     page.set_content(HEAVY)
     page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
-    # Reference pictures of two states, taken once the page has settled: two pictures in a row agree
-    # (on a throttled, loaded renderer the heavy page's first paint can take longer than any fixed wait).
     reference = {}
     for text in ("Red", "Blue"):
         page.evaluate("(t) => document.getElementById('head').textContent = t", text)
@@ -299,6 +302,11 @@ def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation
         assert pictures[-1] == pictures[-2], f"the {text} state never settled"
         reference[text] = pictures[-1]
     assert reference["Red"] != reference["Blue"]
+    return reference
+
+
+def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation(page):
+    reference = throttled_heavy_references(page)
     # The page changes and is observed at once: every frame shows the change.
     stale = []
     for i in range(40):

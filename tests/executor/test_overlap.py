@@ -12,7 +12,7 @@ import pytest
 
 from pytest_cometlocal.executor.page.observation import look, observe, observe_pending
 from pytest_cometlocal.runs.verify import verify_run
-from tests.executor.test_observation import HEAVY, page  # noqa: F401 (the page fixture: a fresh context's page)
+from tests.executor.test_observation import page, throttled_heavy_references  # noqa: F401 (page: the fixture)
 from tests.executor.test_profiles import FORM, OPEN
 from tests.support import plan
 
@@ -60,20 +60,7 @@ def test_a_target_failure_found_ahead_loses_to_the_same_state_halt(run, profile)
 
 def test_the_pending_frame_is_never_older_than_a_change_made_before_it_was_requested(page):
     """The renderer-throttling freshness test, with read-only work between request and result."""
-    page.set_content(HEAVY)
-    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
-    reference = {}
-    for text in ("Red", "Blue"):
-        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
-        pictures = [None]
-        for _ in range(10):
-            page.wait_for_timeout(300)
-            pictures.append(observe(page).signature.screenshot_hash)
-            if pictures[-1] == pictures[-2]:
-                break
-        assert pictures[-1] == pictures[-2], f"the {text} state never settled"
-        reference[text] = pictures[-1]
-    assert reference["Red"] != reference["Blue"]
+    reference = throttled_heavy_references(page)
     stale = []
     for i in range(40):
         text = ("Red", "Blue")[i % 2]

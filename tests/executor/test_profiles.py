@@ -156,3 +156,21 @@ def test_a_canvas_that_changes_only_visually_may_halt_one_visit_earlier_in_fast(
         assert r.code is None, r.error
     else:
         assert r.code == "POLICY_HALT" and r.error.action_id == halted_at
+
+
+def test_fast_reads_a_document_with_no_active_element(chromium):
+    """While a document is replaced (or in one with no body) there is no active element: no focus, no error."""
+    from pytest_cometlocal.executor.page.observation import look
+
+    context = chromium.browser().new_context()
+    try:
+        page = context.new_page()
+        page.goto("data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'><rect width='9' height='9'/></svg>")
+        assert page.evaluate("document.activeElement") is None
+        assert look(page, controls=True).data["controls"] == {"state": [], "focus": None}
+        page.goto("about:blank")
+        page.set_content("<title>t</title><input id='a' value='x'>")
+        page.evaluate("document.documentElement.remove()")
+        assert look(page, controls=True).data["controls"] == {"state": [], "focus": None}
+    finally:
+        context.close()

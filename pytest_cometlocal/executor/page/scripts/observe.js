@@ -139,8 +139,9 @@
       if (parts.length) state.push([i, ...parts]);
     });
     const active = document.activeElement;
+    // (No active element at all while a document is being replaced.)
     const focused = !active || active === document.body ? -1 : all.indexOf(active);
-    controlState = {state, focus: focused >= 0 ? focused : active.tagName.toLowerCase()};
+    controlState = {state, focus: focused >= 0 ? focused : active && active !== document.body ? active.tagName.toLowerCase() : null};
   }
   // Elements showing a secret get an attribute, for the screenshot's mask.
   const attr = "data-cometlocal-secret";
