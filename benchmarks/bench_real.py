@@ -17,7 +17,7 @@ Playwright trace (screenshots and snapshots) per flow; plus a baseline process
 (one page, no flow) for the CPU. After a warm-up round, the variants alternate
 round by round, the order rotated each round. Timed per flow: the item's
 setup + call + teardown (pytest's durations); CPU per flow: (process tree -
-median baseline) / flows.
+median baseline) / flows; kept: the run folders (plan) or trace.zip files.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from .common import SHARED_BROWSER_FIXTURES, median, require_ok, run_pytest, table, verdict, write_suite
+from .common import SHARED_BROWSER_FIXTURES, dir_bytes, median, require_ok, run_pytest, table, verdict, write_suite
 
 PROFILES = ("balanced", "fast", "forensic")
 HAND, TRACED, BASELINE = "hand-written", "hand-written + tracing", "baseline"
@@ -91,6 +91,7 @@ from playwright.sync_api import expect
 
 expect.set_options(timeout={timeout})
 NOTE = Path(__file__).with_name("plans") / "files" / "note.txt"
+TRACES = Path(__file__).with_name("traces")
 TITLES = {titles!r}
 
 
@@ -126,13 +127,14 @@ def flow(page, url, title):
 
 
 @pytest.mark.parametrize("title", TITLES, ids=[f"f{{i:02d}}" for i in range(len(TITLES))])
-def test_flow(page, context, admin_url, title, tmp_path):
+def test_flow(page, context, admin_url, title):
     if {traced}:
+        TRACES.mkdir(exist_ok=True)
         context.tracing.start(screenshots=True, snapshots=True)
         try:
             flow(page, admin_url, title)
         finally:
-            context.tracing.stop(path=tmp_path / "trace.zip")
+            context.tracing.stop(path=TRACES / (title.replace(" ", "-") + ".zip"))
     else:
         flow(page, admin_url, title)
 '''
@@ -200,10 +202,11 @@ def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str]
     assert run.cpu is not None
     items = sorted(run.reports.values(), key=lambda r: r.start)
     counted = [r for r in items[1:] if r.outcome == "passed"]  # the process's first flow warms it up
+    kept = [root / d for d in ("runs", "traces") if (root / d).is_dir()]  # evidence packs, Playwright traces
     return {"variant": variant, "round": rnd, "root": str(root), "failed_items": failed, "wall_s": run.cpu["wall_s"],
             "cpu_s": run.cpu["user_s"] + run.cpu["sys_s"], "stragglers_killed": run.cpu["stragglers_killed"],
             "item_s": [r.total for r in counted], "call_s": [r.call for r in counted],
-            "load1": os.getloadavg()[0]}
+            "kept_kib_per_flow": sum(dir_bytes(d) for d in kept) / 1024 / flows, "load1": os.getloadavg()[0]}
 
 
 def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
@@ -237,7 +240,8 @@ def summarize(sessions: list[dict[str, Any]], flows: int) -> dict[str, dict[str,
                          "min_s": min(items, default=float("nan")), "max_s": max(items, default=float("nan")),
                          "call_s": median([v for s in mine for v in s["call_s"]]),
                          "cpu_s_per_flow": (median(cpu) - base_cpu) / flows,
-                         "cpu_s_per_flow_raw": median(cpu) / flows}
+                         "cpu_s_per_flow_raw": median(cpu) / flows,
+                         "kept_kib_per_flow": median([s.get("kept_kib_per_flow", 0.0) for s in mine])}
     return rows
 
 
@@ -292,9 +296,10 @@ def _print(result: dict[str, Any]) -> None:
     print(f"\n## Real application — Django admin, one {STEPS}-step flow (log in, add a document with an upload, "
           f"open it, check it, log out); {result['rounds']} rounds, variants alternating (rotated), each a fresh "
           f"pytest process of {result['flows_per_process']} flows, the first its warm-up")
-    print(table(["variant", "flows", "median s/flow", "min-max s", "call s", "CPU s/flow", "CPU s/flow incl. start-up"],
+    print(table(["variant", "flows", "median s/flow", "min-max s", "call s", "CPU s/flow", "CPU s/flow incl. start-up",
+                 "kept KiB/flow"],
                 [[v, r["flows_counted"], r["median_s"], f"{r['min_s']:.2f}-{r['max_s']:.2f}", r["call_s"],
-                  r["cpu_s_per_flow"], r["cpu_s_per_flow_raw"]] for v, r in rows.items()]))
+                  r["cpu_s_per_flow"], r["cpu_s_per_flow_raw"], r["kept_kib_per_flow"]] for v, r in rows.items()]))
     print("\n### Ratios (plan / reference; wall: median s/flow, CPU: process tree s/flow net of the baseline)")
     print(table(["plan", "reference", "what", "ratio", "goal", "status"],
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x",
