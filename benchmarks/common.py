@@ -147,6 +147,8 @@ def run_pytest(root: Path, args: list[str], *, timeout: float = 3600, cpu: bool 
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PYTEST_ADDOPTS", None)
     cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *args]
+    if os.environ.get("COMETLOCAL_BENCH_PROFILE"):  # every section's plans in one execution profile
+        cmd += ["--cometlocal-profile", os.environ["COMETLOCAL_BENCH_PROFILE"]]
     cpu_out = root / "cputree.json"
     if cpu:
         if cpu_out.exists():

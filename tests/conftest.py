@@ -79,11 +79,11 @@ def portal(outside: OutsideServer) -> DemoPortal:
 
 @pytest.fixture
 def run(tmp_path: Path, chromium, portal: DemoPortal, outside: OutsideServer):
-    """run(yaml_text, env=..., context_args=...) -> Run. ``{portal}`` and ``{outside}`` are substituted."""
+    """run(yaml_text, env=..., context_args=..., profile=...) -> Run. ``{portal}`` and ``{outside}`` are substituted."""
     from pytest_cometlocal.executor.session import run_plan
 
     def go(text: str, *, env: dict[str, str] | None = None, context_args: dict[str, Any] | None = None,
-           dry_run: bool = False) -> Run:
+           dry_run: bool = False, profile: str | None = None) -> Run:
         text = textwrap.dedent(text).replace("{portal}", portal.url).replace("{outside}", outside.url)
         plan_path = tmp_path / "plans" / "t.actions.yaml"
         plan_path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,7 +92,8 @@ def run(tmp_path: Path, chromium, portal: DemoPortal, outside: OutsideServer):
         (plan,) = validate_text(plan_path.read_bytes(), ctx, file="plans/t.actions.yaml")
         if isinstance(plan, InvalidPlan):
             raise AssertionError("\n".join(p.format() for p in plan.problems))
-        eff = effective_settings(plan, default_base_url=portal.url, force_dry_run=dry_run, env=env or {})
+        eff = effective_settings(plan, default_base_url=portal.url, force_dry_run=dry_run, env=env or {},
+                                 cli_profile=profile)
         result = run_plan(chromium.browser(), plan, tmp_path / "runs", eff, context_args)
         events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
         manifest = json.loads((result.run_dir / "run_manifest.json").read_text())

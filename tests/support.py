@@ -49,6 +49,18 @@ steps:
 HOST_OK = "[{kind: host_in_allowlist}]"  # a trivially true condition list
 
 
+@dataclass(frozen=True)
+class Sig:
+    """The parts of a StateSignature the policy counters read: a DOM-derived key and a picture."""
+
+    dom_key: str
+    screenshot_hash: str | None = "sha256:" + "0" * 64
+
+    @property
+    def state_key(self) -> str:
+        return f"{self.dom_key}:{self.screenshot_hash}"
+
+
 def defaults(*, criticality: str = "normal", timeout_ms: int | str = 3000,
              preconditions: str = HOST_OK, postconditions: str = HOST_OK) -> str:
     """A ``defaults:`` block giving every step a criticality, a timeout and pre- and postconditions."""

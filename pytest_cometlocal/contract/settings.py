@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 
 # The plan keys a suite config can also set, whose source the run manifest records.
@@ -50,6 +51,7 @@ class EffectiveSettings:
     secrets: dict[str, str] = field(repr=False)
     # key -> "cli" | "plan" | "suite" | "plan+suite" | "default" | "base_url host" | None
     sources: Mapping[str, str | None] = field(default_factory=dict)
+    profile: str = DEFAULT_PROFILE  # the execution profile (contract/model/profiles.py)
 
     @property
     def base_url_source(self) -> str | None:
@@ -64,6 +66,7 @@ class EffectiveSettings:
             "effective": {
                 "base_url": self.base_url,
                 "allowlist": list(self.allowlist),
+                "profile": self.profile,
                 "policy": p.policy.model_dump(mode="json"),
                 "auth_signals": p.auth_signals.model_dump(mode="json") if p.auth_signals else None,
                 "toast_selector": p.toast_selector,
@@ -76,10 +79,12 @@ class EffectiveSettings:
 
 
 def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, default_base_url: str | None = None,
-                       force_dry_run: bool = False, env: Mapping[str, str] | None = None) -> EffectiveSettings:
+                       force_dry_run: bool = False, env: Mapping[str, str] | None = None,
+                       cli_profile: str | None = None, default_profile: str | None = None) -> EffectiveSettings:
     """Base URL: command line > the plan's (or its suite config's) > the suite default.
     Allowlist: the plan's (or its suite config's), else the host of that base URL.
-    Mode: ``dry_run`` when forced, else the plan's. Secrets: read from ``env`` now."""
+    Mode: ``dry_run`` when forced, else the plan's. Secrets: read from ``env`` now.
+    Profile: command line > the suite config's > the suite default (ini) > ``balanced``."""
     env = os.environ if env is None else env
     p = plan.plan
     sources: dict[str, str | None] = {
@@ -98,4 +103,7 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
         allowlist = default_allowlist(base)
         sources["allowlist"] = "base_url host"
     secrets = {name: env.get(ref.env, "") for name, ref in p.secrets.items()}
-    return EffectiveSettings(plan, base, allowlist, "dry_run" if force_dry_run else p.mode, secrets, sources)
+    profile, sources["profile"] = next((value, source) for value, source in (
+        (cli_profile, "cli"), (plan.suite_profile, "suite"), (default_profile, "ini"), (DEFAULT_PROFILE, "default"))
+        if value)
+    return EffectiveSettings(plan, base, allowlist, "dry_run" if force_dry_run else p.mode, secrets, sources, profile)

@@ -313,8 +313,8 @@ class Executor:
         halt = ctx.policy.check_step_budget()
         with self._phase(attempt, "observation before the step"):
             attempt.before = ctx.observer.before(attempt)
-        state_key = attempt.before.state_key
-        journal.observation_captured(ctx.policy.observation_metadata(state_key))
+        state = attempt.before.signature
+        journal.observation_captured(ctx.policy.observation_metadata(state))
         journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))
         if kind.url_target:
             attempt.requested_url = self._absolute(attempt, spec.target.url)
@@ -322,7 +322,7 @@ class Executor:
         journal.action_compiled()
         if halt is not None:
             raise self.failures.halt(attempt, halt)
-        halt = ctx.policy.count_revisit(spec.kind, state_key, attempt.attempt == 1, attempt.recovery)
+        halt = ctx.policy.count_revisit(spec.kind, state, attempt.attempt == 1, attempt.recovery)
         if halt is not None:
             raise self.failures.halt(attempt, halt)
         ctx.policy.count_step()
@@ -376,7 +376,8 @@ class Executor:
 
     def _passed(self, attempt: StepAttempt) -> None:
         with self._phase(attempt, "evidence"):
-            attempt.evidence.extend(step_evidence(self.page, self.run.evidence, attempt))
+            attempt.evidence.extend(step_evidence(self.page, self.run.evidence, attempt,
+                                                  self.ctx.observer.profile.full_every_step))
         self.journal.evidence_captured()
         self.ctx.places.passed(attempt.spec.id, attempt.target.context if attempt.target else None)
 

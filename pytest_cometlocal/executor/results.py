@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals
 from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.page.locators import ResolvedTarget
@@ -55,6 +56,7 @@ class ExecutorSettings:
     step_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # step id -> storage-state name saved when that step passes (needs Executor.storage).
     storage_saves: Mapping[str, str] = field(default_factory=dict)
+    profile: str = DEFAULT_PROFILE  # the execution profile: how much evidence a step takes
 
     @classmethod
     def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
@@ -75,6 +77,7 @@ class ExecutorSettings:
             recovery_steps=tuple(plan.recovery.steps) if plan.recovery else (),
             step_sources=valid.source.step_origins,
             storage_saves=dict(valid.storage_saves),
+            profile=eff.profile,
         )
 
 

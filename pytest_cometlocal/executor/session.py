@@ -50,7 +50,7 @@ RunFinisher = Callable[[ExecutorError | None, EvidenceStore], list[EvidenceRef]]
 @dataclass(frozen=True)
 class RunRecord:
     """What a run's manifest says it is: its name, its ``plan`` entry, its execution profile
-    (over the defaults ``name: default``, the base URL, ``browser: chromium``), further keys, the
+    (its ``name`` is the run's execution profile; the base URL, ``browser: chromium``), further keys, the
     browser's connection (``launch``, ``playwright-server``, ``cdp``) for the manifest's guards, and
     the plan format versions its steps use (none for a planner's run: each proposed step adds its own)."""
 
@@ -83,7 +83,7 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
     return RunFolder.create(
         output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
         redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
-        profile={"name": "default", "base_url": eff.base_url, "browser": "chromium", **record.profile}, extra=extra,
+        profile={"base_url": eff.base_url, "browser": "chromium", **record.profile, "name": eff.profile}, extra=extra,
         format_versions=record.format_versions,
     )
 

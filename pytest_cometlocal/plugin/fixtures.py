@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator
 import pytest
 
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
@@ -88,8 +88,7 @@ def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytes
     if not isinstance(result, ValidPlan):
         raise pytest.UsageError("cometlocal fixtures are for plan items")
     opts = settings(pytestconfig)
-    return effective_settings(result, cli_base_url=opts.base_url, default_base_url=cometlocal_base_url,
-                              force_dry_run=opts.dry_run)
+    return opts.settings_of(result, cometlocal_base_url)
 
 
 @pytest.fixture
@@ -168,7 +167,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 pw_trace = PlaywrightTrace(cometlocal_page.context, opts.tracing, plan.name)
                 listeners.append(pw_trace.on_event)
                 finishers.append(pw_trace.finish)
-        record = RunRecord.of_plan(eff, {"name": "pytest", "headless": not opts.headed, **opts.connection_profile},
+        record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,

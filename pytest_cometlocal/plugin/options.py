@@ -21,6 +21,9 @@ from typing import Any
 import pytest
 
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
+from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
 from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
@@ -55,6 +58,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="run every plan in dry_run mode: stop before the first critical step",
     )
+    group.addoption(
+        "--cometlocal-profile",
+        choices=PROFILES,
+        default=None,
+        help="execution profile: how much evidence each step takes (balanced: a fresh picture of every state, "
+        "the default; fast: pictures only where they decide or a person looks; forensic: full-size screenshot "
+        "and HTML at every step); default: the suite config's profile, else ini cometlocal_profile",
+    )
+    parser.addini("cometlocal_profile", f"execution profile: {', '.join(PROFILES)} (default balanced)", default=None)
     group.addoption(
         "--cometlocal-chromium",
         metavar="PATH",
@@ -129,6 +141,14 @@ class Settings:
     remote: RemoteTarget | None = None  # the Playwright server or CDP endpoint this process uses
     guard_host: str = DEFAULT_GUARD_HOST
     suite_config: Path | None = None  # explicit suite config; None: the nearest cometlocal.yaml
+    profile: str | None = None  # --cometlocal-profile
+    default_profile: str | None = None  # ini cometlocal_profile
+
+    def settings_of(self, plan: ValidPlan, default_base_url: str | None) -> EffectiveSettings:
+        """The effective settings of ``plan`` under these options (contract/settings.py)."""
+        return effective_settings(plan, cli_base_url=self.base_url, default_base_url=default_base_url,
+                                  force_dry_run=self.dry_run, cli_profile=self.profile,
+                                  default_profile=self.default_profile)
 
     @property
     def connection_profile(self) -> dict[str, Any]:
@@ -160,6 +180,8 @@ class Settings:
             remote=_remote_target(config),
             guard_host=_guard_host(config),
             suite_config=_suite_config(config),
+            profile=config.getoption("cometlocal_profile", None),
+            default_profile=_ini_profile(config),
         )
 
 
@@ -240,6 +262,13 @@ def _suite_config(config: pytest.Config) -> Path | None:
     if not path.is_file():
         raise pytest.UsageError(f"cometlocal suite config {path} does not exist")
     return path.resolve()
+
+
+def _ini_profile(config: pytest.Config) -> str | None:
+    value = str(config.getini("cometlocal_profile") or "").strip() or None
+    if value is not None and value not in PROFILES:
+        raise pytest.UsageError(f"ini cometlocal_profile must be {', '.join(PROFILES)}, not {value!r}")
+    return value
 
 
 def _tracing_mode(config: pytest.Config) -> str:

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.executor.session import run_plan
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.plugin.options import settings
@@ -122,12 +121,11 @@ def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, brows
     opts = settings(request.config)
     if plan.plan.storage_state:  # the saving plan itself starts from another state
         ensure_state(plan.plan.storage_state, request, browser, default_base_url, chain + (name,))
-    eff = effective_settings(plan, cli_base_url=opts.base_url, default_base_url=default_base_url,
-                             force_dry_run=opts.dry_run)
+    eff = opts.settings_of(plan, default_base_url)
     context_args = request.getfixturevalue("cometlocal_context_args")
     before = dict(states.files.saved)
     result = run_plan(browser, plan, opts.output, eff, context_args=context_args, guard_host=opts.guard_host,
-                      storage=states.files, profile={"name": "pytest", "headless": not opts.headed,
+                      storage=states.files, profile={"runner": "pytest", "headless": not opts.headed,
                                                      **opts.connection_profile},
                       extra_info={"nodeid": provider.nodeid, "purpose": f"storage state '{name}' for "
                                   f"{request.node.nodeid}"})

@@ -4,6 +4,7 @@ step groups at run time, the suite config, shared login state and data-driven pl
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -203,7 +204,8 @@ def test_suite_config_precedence(pytester: pytest.Pytester) -> None:
     write(pytester, "cometlocal.yaml", SUITE + "toast_selector: '#suite-toast'\n")
     (pytester.path / "sub").mkdir()
     # A nearer config replaces the outer one for the plans below it.
-    write(pytester, "sub/cometlocal.yml", SUITE.replace("timeout_ms: 5000", "timeout_ms: 4000"))
+    write(pytester, "sub/cometlocal.yml", SUITE.replace("timeout_ms: 5000", "timeout_ms: 4000") + "profile: fast\n")
+    pytester.makeini("[pytest]\ncometlocal_profile = forensic\n")
     plan = """\
 name: {name}
 policy: {{retries_per_action: 1}}
@@ -223,9 +225,24 @@ steps:
     assert top["effective"]["toast_selector"] == "#suite-toast"
     assert low["suite_config"] == "sub/cometlocal.yml" and low["effective"]["defaults"]["timeout_ms"] == 4000
     assert low["effective"]["toast_selector"] is None and low["sources"]["base_url"] == "default"
-    # An explicit config replaces the search.
-    result = pytester.runpytest_subprocess("--cometlocal-config", "sub/cometlocal.yml", "top.actions.yaml")
+    # The execution profile: the suite config's over the ini's; the manifest records it as the profile's name.
+    assert (low["effective"]["profile"], low["sources"]["profile"]) == ("fast", "suite")
+    assert (top["effective"]["profile"], top["sources"]["profile"]) == ("forensic", "ini")
+    assert runs["low"]["execution_profile"]["name"] == "fast" and runs["top"]["execution_profile"]["name"] == "forensic"
+    assert runs["top"]["execution_profile"]["runner"] == "pytest"
+    # An explicit config replaces the search; the command line's profile wins over everything.
+    shutil.rmtree(pytester.path / "cometlocal-runs")
+    result = pytester.runpytest_subprocess("--cometlocal-config", "sub/cometlocal.yml", "top.actions.yaml",
+                                           "--cometlocal-profile", "balanced")
     result.assert_outcomes(passed=1)
+    assert manifests(pytester.path)["top"]["execution_profile"]["name"] == "balanced"
+    # A profile that does not exist: a usage error naming the choices, no traceback.
+    result = pytester.runpytest_subprocess("--cometlocal-profile", "quick")
+    assert result.ret == 4 and "invalid choice: 'quick'" in result.stderr.str()
+    pytester.makeini("[pytest]\ncometlocal_profile = quick\n")
+    result = pytester.runpytest_subprocess()
+    assert result.ret == 4 and "ini cometlocal_profile must be balanced, fast, forensic, not 'quick'" in result.stderr.str()
+    assert "Traceback" not in result.stderr.str()
 
 
 def test_a_bad_suite_config_fails_every_plan_naming_its_line(pytester: pytest.Pytester) -> None:

@@ -16,23 +16,24 @@ from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.page.conditions import clip_utf8
 from pytest_cometlocal.executor.page.observation import observe
 from pytest_cometlocal.executor.page.screenshots import SCREENSHOT_RETRY_DELAYS_MS
+from tests.support import Sig
 from pytest_cometlocal.executor.step.budget import PolicyState
 
 
 class TestPolicyState:
     def test_same_state_counts_first_attempts_of_side_effects_only(self):
         state = PolicyState(Policy(same_state_revisits=2))
-        assert state.count_revisit("click", "k", first_attempt=True, recovery=False) is None
-        assert state.count_revisit("click", "k", first_attempt=False, recovery=False) is None  # retry
-        assert state.count_revisit("click", "k", first_attempt=True, recovery=True) is None  # recovery
+        assert state.count_revisit("click", Sig("k"), first_attempt=True, recovery=False) is None
+        assert state.count_revisit("click", Sig("k"), first_attempt=False, recovery=False) is None  # retry
+        assert state.count_revisit("click", Sig("k"), first_attempt=True, recovery=True) is None  # recovery
         for kind in ("assert", "wait_for", "stop"):
-            assert state.count_revisit(kind, "k", first_attempt=True, recovery=False) is None
-        assert state.revisits["k"] == 1
-        assert state.count_revisit("fill", "k", first_attempt=True, recovery=False) is None
-        halt = state.count_revisit("navigate", "k", first_attempt=True, recovery=False)
+            assert state.count_revisit(kind, Sig("k"), first_attempt=True, recovery=False) is None
+        assert state.revisits[Sig("k").state_key] == 1
+        assert state.count_revisit("fill", Sig("k"), first_attempt=True, recovery=False) is None
+        halt = state.count_revisit("navigate", Sig("k"), first_attempt=True, recovery=False)
         assert halt is not None and halt.reason == "same_state_revisit"
-        assert halt.details == {"state_key": "k", "count": 3, "threshold": 2}
-        assert state.count_revisit("click", "other", first_attempt=True, recovery=False) is None
+        assert halt.details == {"state_key": Sig("k").state_key, "count": 3, "threshold": 2}
+        assert state.count_revisit("click", Sig("other"), first_attempt=True, recovery=False) is None
 
     def test_hard_cap_is_checked_before_each_step(self):
         state = PolicyState(Policy(hard_cap_steps=2))
@@ -44,10 +45,39 @@ class TestPolicyState:
 
     def test_observation_metadata_and_thresholds(self):
         state = PolicyState(Policy())
-        state.count_revisit("click", "k", True, False)
-        assert state.observation_metadata("k") == {
+        state.count_revisit("click", Sig("k"), True, False)
+        assert state.observation_metadata(Sig("k")) == {
             "steps_taken": 0, "hard_cap_steps": 60, "same_state_revisit_count": 1, "same_state_revisit_threshold": 2}
         assert state.thresholds()["backoff_ms"] == [300, 1000, 2000]
+
+    def test_balanced_counts_a_state_by_its_whole_key_pictures_included(self):
+        state = PolicyState(Policy(same_state_revisits=1))
+        assert state.count_revisit("click", Sig("d", "sha256:" + "a" * 64), True, False) is None
+        # the same DOM with another picture is another state; with none, another state too (v1's key)
+        assert state.count_revisit("click", Sig("d", "sha256:" + "b" * 64), True, False) is None
+        assert state.count_revisit("click", Sig("d", None), True, False) is None
+        assert state.count_revisit("click", Sig("d", "sha256:" + "a" * 64), True, False).reason == "same_state_revisit"
+
+    def test_fast_same_state_is_the_same_dom_and_where_both_have_one_the_same_picture(self):
+        a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+        state = PolicyState(Policy(same_state_revisits=2), pictures_optional=True)
+        assert state.count_revisit("click", Sig("d", None), True, False) is None  # first visit, no picture
+        assert state.observation_metadata(Sig("d", a))["same_state_revisit_count"] == 1  # None matches any picture
+        assert state.count_revisit("click", Sig("d", a), True, False) is None  # 2nd visit
+        assert state.observation_metadata(Sig("d", b))["same_state_revisit_count"] == 1  # only the one without
+        assert state.count_revisit("click", Sig("other", None), True, False) is None  # another DOM: another state
+        assert state.count_revisit("click", Sig("d", b), True, False) is None  # a visual change: count 2, not 3
+        halt = state.count_revisit("click", Sig("d", a), True, False)  # None, a, and now a again: 3 > 2
+        assert halt is not None and halt.details["count"] == 3
+
+    def test_fast_an_unchanged_page_halts_as_in_balanced(self):
+        """The first visit has no picture, the later ones the same picture: the third is over the threshold."""
+        a = "sha256:" + "a" * 64
+        for optional in (False, True):
+            state = PolicyState(Policy(same_state_revisits=2), pictures_optional=optional)
+            visits = [Sig("d", None if optional else a), Sig("d", a), Sig("d", a)]
+            halts = [state.count_revisit("click", v, True, False) for v in visits]
+            assert [h is not None for h in halts] == [False, False, True]
 
     def test_backoff_repeats_the_last_value(self):
         assert [Policy(backoff_ms=[5, 7]).backoff_for(n) for n in (1, 2, 3, 4)] == [5, 7, 7, 7]

@@ -23,6 +23,7 @@ from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
+from tests.support import Sig
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.plugin.allure_report import step_title
@@ -87,21 +88,21 @@ def test_every_other_kind_follows_retry_on(kind: str):
 def test_same_state_revisits_count_each_new_kind(kind: str):
     assert kind in SIDE_EFFECT_KINDS
     state = PolicyState(Policy(same_state_revisits=1))
-    assert state.count_revisit(kind, "k", first_attempt=True, recovery=False) is None
-    assert state.count_revisit(kind, "k", first_attempt=False, recovery=False) is None  # a retry: not counted
-    assert state.count_revisit(kind, "k", first_attempt=True, recovery=True) is None  # a recovery step: not counted
-    halt = state.count_revisit(kind, "k", first_attempt=True, recovery=False)
+    assert state.count_revisit(kind, Sig("k"), first_attempt=True, recovery=False) is None
+    assert state.count_revisit(kind, Sig("k"), first_attempt=False, recovery=False) is None  # a retry: not counted
+    assert state.count_revisit(kind, Sig("k"), first_attempt=True, recovery=True) is None  # a recovery step: not counted
+    halt = state.count_revisit(kind, Sig("k"), first_attempt=True, recovery=False)
     assert halt is not None and halt.reason == "same_state_revisit"
-    assert halt.details == {"state_key": "k", "count": 2, "threshold": 1}
+    assert halt.details == {"state_key": Sig("k").state_key, "count": 2, "threshold": 1}
 
 
 def test_a_v1_kind_and_a_new_kind_count_towards_the_same_state():
     state = PolicyState(Policy(same_state_revisits=2))
     for kind in ("click", "press"):
-        assert state.count_revisit(kind, "k", True, False) is None
+        assert state.count_revisit(kind, Sig("k"), True, False) is None
     for kind in ("wait_for", "assert", "stop"):
-        assert state.count_revisit(kind, "k", True, False) is None
-    assert state.count_revisit("scroll", "k", True, False).details["count"] == 3
+        assert state.count_revisit(kind, Sig("k"), True, False) is None
+    assert state.count_revisit("scroll", Sig("k"), True, False).details["count"] == 3
 
 
 # ---------------------------------------------------------------------------

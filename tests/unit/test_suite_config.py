@@ -82,6 +82,39 @@ def test_problems_in_config_values_name_the_config_file(tmp_path: Path) -> None:
     assert inv.problems[0].rule == "YAML" and inv.problems[0].file == "cometlocal.yaml"
 
 
+def test_the_profile_is_a_setting_of_the_runs_command_line_then_suite_then_ini(tmp_path: Path) -> None:
+    write(tmp_path / "cometlocal.yaml", CONFIG + "profile: fast\n")
+    plan = write(tmp_path / "p.actions.yaml", PLAN)
+    valid = only_valid(check(tmp_path, plan))
+    assert "profile" not in valid.plan.model_fields_set and valid.suite_profile == "fast"  # not merged into the plan
+    assert "profile" not in valid.config_sources
+    eff = effective_settings(valid, env={}, default_profile="forensic")
+    assert eff.profile == "fast" and eff.sources["profile"] == "suite"
+    assert eff.configuration()["effective"]["profile"] == "fast"
+    eff = effective_settings(valid, env={}, cli_profile="forensic", default_profile="balanced")
+    assert (eff.profile, eff.sources["profile"]) == ("forensic", "cli")
+    write(tmp_path / "cometlocal.yaml", CONFIG)
+    valid = only_valid(check(tmp_path, plan))
+    eff = effective_settings(valid, env={}, default_profile="forensic")
+    assert (eff.profile, eff.sources["profile"]) == ("forensic", "ini")
+    eff = effective_settings(valid, env={})
+    assert (eff.profile, eff.sources["profile"]) == ("balanced", "default")
+
+
+def test_an_unknown_profile_in_the_suite_config_is_a_located_problem(tmp_path: Path) -> None:
+    write(tmp_path / "cometlocal.yaml", CONFIG + "profile: quick\n")
+    plan = write(tmp_path / "p.actions.yaml", PLAN)
+    inv = only_problems(check(tmp_path, plan))
+    assert [(p.file, p.mark.line, p.key_path, p.rule) for p in inv.problems] == [
+        ("cometlocal.yaml", 5, "profile", "SUITE_CONFIG")]
+    assert "balanced, fast, forensic" in inv.problems[0].message and "'quick'" in inv.problems[0].message
+    # A plan cannot set it: it is not a plan key.
+    write(tmp_path / "cometlocal.yaml", CONFIG)
+    write(tmp_path / "p.actions.yaml", PLAN.replace("name: p\n", "name: p\nprofile: fast\n"))
+    inv = only_problems(check(tmp_path, plan))
+    assert inv.problems[0].key_path == "profile"
+
+
 def test_cli_validate_uses_the_suite_config(tmp_path: Path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path / "pyproject.toml", "")

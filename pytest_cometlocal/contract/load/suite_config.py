@@ -20,7 +20,7 @@ from pathlib import Path
 from pytest_cometlocal.contract.load.safe_yaml import YDict, copy_tree, load_file
 
 from pytest_cometlocal.contract.errors import YamlError
-from pytest_cometlocal.contract.model.plan import MERGED_SUITE_KEYS, SUITE_KEYS
+from pytest_cometlocal.contract.model.plan import MERGED_SUITE_KEYS, SUITE_KEYS, SUITE_ONLY_KEYS
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 
 SUITE_CONFIG_NAMES: tuple[str, ...] = ("cometlocal.yaml", "cometlocal.yml")
@@ -62,12 +62,16 @@ def load_suite_config(path: Path, shown: str) -> SuiteConfigFile:
 def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
     """Fill the config's keys into a plan's tree, in place; return where each key came from.
 
+    SUITE_ONLY_KEYS stay out of the plan: ``suite_setting`` reads them.
+
     Nodes are copied, so interpolation and defaults never change the config
     shared by other plans.
     """
     sources: dict[str, str] = {}
     assert config.tree is not None
     for key, value in config.tree.items():
+        if key in SUITE_ONLY_KEYS:  # a setting of the runs (``profile``), not a plan key
+            continue
         if key not in tree:
             tree[key] = copy_tree(value)
             tree.key_marks[key] = config.tree.key_marks[key]
@@ -89,6 +93,18 @@ def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
         else:
             sources[key] = "plan"
     return sources
+
+
+def suite_setting(config: SuiteConfigFile | None, key: str, choices: tuple[str, ...]) -> tuple[str | None, Problem | None]:
+    """A suite-only key's value (one of ``choices``), or the problem with it, located in the config file."""
+    if config is None or config.tree is None or key not in config.tree:
+        return None, None
+    value = config.tree[key]
+    if isinstance(value, str) and value in choices:
+        return value, None
+    mark = config.tree.value_marks[key]
+    return None, Problem(config.shown, Mark(mark.line, mark.col), key,
+                         f"{key} must be one of {', '.join(choices)} (got {value!r})", "SUITE_CONFIG")
 
 
 class SuiteConfigFinder:

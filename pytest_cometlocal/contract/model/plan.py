@@ -16,6 +16,7 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.profiles import ExecutionProfile
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
@@ -152,7 +153,11 @@ class SuiteConfig(ContractModel):
     toast_selector: NonEmpty | None = None
     overlay_selectors: list[NonEmpty] | None = None
     defaults: StepDefaults | None = None
+    # The run's execution profile (contract/model/profiles.py): a setting of the runs, not a plan key.
+    profile: ExecutionProfile | None = None
 
 
 SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
 MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults"})
+# Suite config keys that are not plan keys: kept beside the plan, never merged into it.
+SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile"})

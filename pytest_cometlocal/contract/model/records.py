@@ -22,7 +22,9 @@ class StateSignature(RecordModel):
     """StateSignature v1: a comparable fingerprint of what the page showed."""
 
     schema_version: Literal["v1"] = "v1"
-    algorithm_version: Literal["v1", "v2-frame-320"] = "v1"
+    # v1: full-size PNG; v2-frame-320: a reduced frame; v3-fast-dom: the fast profile (controls in the
+    # key elements, a picture only where it decides: docs/trace-and-evidence.md).
+    algorithm_version: Literal["v1", "v2-frame-320", "v3-fast-dom"] = "v1"
     url: str
     url_hash: str
     title_hash: str
@@ -36,6 +38,11 @@ class StateSignature(RecordModel):
     def state_key(self) -> str:
         """The anti-loop key of the trace contract."""
         return f"{self.key_elements_hash}:{self.visible_text_hash}:{self.screenshot_hash}"
+
+    @property
+    def dom_key(self) -> str:
+        """The DOM-derived part of the anti-loop key: the state key without its picture."""
+        return f"{self.key_elements_hash}:{self.visible_text_hash}"
 
 
 EvidenceKind = Literal[

@@ -89,6 +89,7 @@ class ValidPlan:
     # plan key -> "suite" | "plan+suite" | "plan", for the keys the suite config also sets.
     config_sources: Mapping[str, str] = field(default_factory=dict)
     suite_config: str | None = None
+    suite_profile: str | None = None  # the suite config's ``profile``, a setting of the runs
 
     @property
     def name(self) -> str:

@@ -41,7 +41,8 @@ from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
-from pytest_cometlocal.contract.load.suite_config import merge_suite_config
+from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
+from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
 
 __all__ = [
@@ -71,6 +72,7 @@ class _PlanValidation:
         self.secrets: dict[str, SecretRef] = {}
         self.defaults: Any = None
         self.config_sources: dict[str, str] = {}
+        self.suite_profile: str | None = None
 
     def checkpoint(self) -> None:
         if self.col.problems:
@@ -85,8 +87,9 @@ class _PlanValidation:
         suite = self.ctx.suite_config
         if suite is None:
             return
-        if suite.problems:
-            self.col.problems.extend(suite.problems)
+        self.suite_profile, problem = suite_setting(suite, "profile", PROFILES)
+        if suite.problems or problem:
+            self.col.problems.extend([*suite.problems, *([problem] if problem else [])])
             raise _Stopped
         self.config_sources = merge_suite_config(self.tree, suite)
 
@@ -206,7 +209,7 @@ class _PlanValidation:
         suite = self.ctx.suite_config
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,
-                         suite_config=suite.shown if suite is not None else None)
+                         suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile)
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")

@@ -32,7 +32,8 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Observation", "observe"]
+__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "finish", "look", "observe",
+           "same_page", "take_pictures"]
 
 MAX_ELEMENTS = 400
 # Why an observation of a document that has no <body> yet has no picture (``unpainted``).
@@ -61,6 +62,7 @@ class Observation:
     snapshot: dict[str, Any]
     screenshot: bytes | None
     full: bytes | None = None
+    frame: bool = True  # ``screenshot`` is a reduced frame (FRAME_ALGORITHM), not a full-size PNG
 
     @property
     def state_key(self) -> str:
@@ -68,7 +70,7 @@ class Observation:
 
     @property
     def screenshot_is_frame(self) -> bool:
-        return self.signature.algorithm_version == FRAME_ALGORITHM
+        return self.screenshot is not None and self.frame
 
 
 # The frame of an empty about:blank document, by viewport (width, height, pixel ratio,
@@ -106,20 +108,33 @@ def _pictures(page: Page, data: dict[str, Any], full: bool, metadata: dict[str, 
     return png, png, FULL_ALGORITHM
 
 
-def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
-            previous: "Observation | None" = None, full: bool = False) -> Observation:
-    """Capture a StateSignature and the data of a dom_snapshot_partial.
+@dataclass
+class Look:
+    """The DOM-derived part of an observation: what one evaluate read, hashed (no picture yet)."""
 
-    With ``secrets``, every field or text showing one is masked in the
-    pictures (password fields already show dots), so no picture in the
-    evidence can show a secret. With ``previous`` (an observation the caller
-    knows nothing has acted on the page since), its frame is carried over
-    when the page's DOM-derived data is unchanged. With ``full``, a full-size
-    PNG is taken as well (``Observation.full``).
+    data: dict[str, Any]
+    hashes: dict[str, str]
+    snapshot: dict[str, Any]
+    metadata: dict[str, Any]
+
+    @property
+    def dom_key(self) -> str:
+        """The DOM-derived part of the anti-loop key (``StateSignature.dom_key``)."""
+        return f"{self.hashes['key_elements_hash']}:{self.hashes['visible_text_hash']}"
+
+
+def look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
+    """Read the page's signature data and snapshot in one evaluate.
+
+    ``controls`` (the ``fast`` profile) adds the state of the form controls
+    among the key elements (value, checked and selected as hashes taken in the
+    page, a password or a secret only as "set") and which one has focus, to
+    the key elements' hash: a run of fills on one form is then not one state.
     """
-    arg = {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets) if screenshot else []}
+    arg = {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets), "controls": controls}
     data = json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg)))
-    key_json = json.dumps(data["key"], separators=(",", ":"), ensure_ascii=False)
+    key = [data["key"], data["controls"]] if controls else data["key"]
+    key_json = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
     snapshot = {
         "schema_version": "v1",
         "url": data["url"],
@@ -136,28 +151,58 @@ def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (
     metadata: dict[str, Any] = {"key_elements": len(data["key"])}
     if data.get("textCapped"):
         metadata["visible_text_capped"] = MAX_TEXT_CHARS
-    shot = png = None
-    algorithm = FRAME_ALGORITHM
-    if screenshot:
-        if (previous is not None and previous.screenshot is not None and not full
-                and _same_page(previous, hashes, snapshot)):
-            shot, algorithm = previous.screenshot, previous.signature.algorithm_version
-            metadata["screenshot_from"] = "previous_observation"
-        elif data.get("unpainted"):
-            metadata["screenshot_error"] = UNPAINTED
-        elif data.get("blank") and not full and json.dumps(data["blank"]) in _BLANK_FRAMES:
-            shot = _BLANK_FRAMES[json.dumps(data["blank"])]
-            metadata["screenshot_from"] = "blank_page"
-        else:
-            shot, png, algorithm = _pictures(page, data, full, metadata)
-            if data.get("blank") and shot is not None and algorithm == FRAME_ALGORITHM:
-                _BLANK_FRAMES[json.dumps(data["blank"])] = shot
+    return Look(data, hashes, snapshot, metadata)
+
+
+def take_pictures(page: Page, seen: Look, full: bool) -> tuple[bytes | None, bytes | None, str]:
+    """The hashed picture of the page ``seen`` read (a fresh one), a full-size PNG if ``full``, the method."""
+    data, metadata = seen.data, seen.metadata
+    if data.get("unpainted"):
+        metadata["screenshot_error"] = UNPAINTED
+        return None, None, FRAME_ALGORITHM
+    blank = json.dumps(data["blank"]) if data.get("blank") else None
+    if blank and not full and blank in _BLANK_FRAMES:
+        metadata["screenshot_from"] = "blank_page"
+        return _BLANK_FRAMES[blank], None, FRAME_ALGORITHM
+    shot, png, algorithm = _pictures(page, data, full, metadata)
+    if blank and shot is not None and algorithm == FRAME_ALGORITHM:
+        _BLANK_FRAMES[blank] = shot
+    return shot, png, algorithm
+
+
+def same_page(previous: "Observation", seen: Look) -> bool:
+    """``previous`` read exactly what ``seen`` read (its picture can stand for this look's)."""
+    return _same_page(previous, seen.hashes, seen.snapshot)
+
+
+def finish(seen: Look, shot: bytes | None, png: bytes | None, method: str, algorithm: str | None = None) -> Observation:
+    """The observation of ``seen`` with its pictures; ``algorithm`` overrides the signature's (a profile's own)."""
     signature = StateSignature(
-        algorithm_version=algorithm,
-        url=data["url"],
-        **hashes,
+        algorithm_version=algorithm or method,
+        url=seen.data["url"],
+        **seen.hashes,
         screenshot_hash=("sha256:" + hashlib.sha256(shot).hexdigest()) if shot is not None else None,
         created_at=utc_now_iso(),
-        metadata=metadata,
+        metadata=seen.metadata,
     )
-    return Observation(signature, snapshot, shot, png)
+    return Observation(signature, seen.snapshot, shot, png, frame=method == FRAME_ALGORITHM)
+
+
+def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
+            previous: "Observation | None" = None, full: bool = False) -> Observation:
+    """Capture a StateSignature and the data of a dom_snapshot_partial.
+
+    With ``secrets``, every field or text showing one is masked in the
+    pictures (password fields already show dots), so no picture in the
+    evidence can show a secret. With ``previous`` (an observation the caller
+    knows nothing has acted on the page since), its frame is carried over
+    when the page's DOM-derived data is unchanged. With ``full``, a full-size
+    PNG is taken as well (``Observation.full``).
+    """
+    seen = look(page, secrets if screenshot else ())
+    if not screenshot:
+        return finish(seen, None, None, FRAME_ALGORITHM)
+    if previous is not None and previous.screenshot is not None and not full and same_page(previous, seen):
+        seen.metadata["screenshot_from"] = "previous_observation"
+        return finish(seen, previous.screenshot, None, FRAME_ALGORITHM if previous.frame else FULL_ALGORITHM)
+    return finish(seen, *take_pictures(page, seen, full))

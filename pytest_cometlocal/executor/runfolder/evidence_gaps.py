@@ -43,11 +43,13 @@ class Gaps:
 
 
 def picture_reason(observation: Any, full: bool = False) -> str | None:
-    """Why an observation has no picture, as it recorded it (``screenshot_error``), if it said."""
+    """Why an observation has no picture, as it recorded it (``screenshot_error``; in the fast profile
+    ``screenshot``, a picture not taken because it could decide nothing), if it said."""
     if observation is None:
         return None
     metadata = observation.signature.metadata or {}
-    return (full and metadata.get("full_screenshot_error")) or metadata.get("screenshot_error")
+    not_taken = metadata.get("screenshot") if observation.signature.screenshot_hash is None else None
+    return (full and metadata.get("full_screenshot_error")) or metadata.get("screenshot_error") or not_taken
 
 
 def executor_snapshot(url: str | None, target: Any, target_context: dict[str, Any] | None,

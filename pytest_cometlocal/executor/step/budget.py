@@ -35,13 +35,37 @@ class Halt:
     details: dict[str, Any]
 
 
-class PolicyState:
-    """Counters of one run."""
+class _Signature(Protocol):  # the parts of a StateSignature the counters read
+    @property
+    def state_key(self) -> str: ...
+    @property
+    def dom_key(self) -> str: ...
+    @property
+    def screenshot_hash(self) -> str | None: ...
 
-    def __init__(self, policy: Policy):
+
+class PolicyState:
+    """Counters of one run.
+
+    Which visits are of the same state: with ``pictures_optional`` (the fast
+    profile, where a state may have no picture) two states are the same when
+    their DOM-derived parts are equal and, where both have a picture, their
+    pictures are equal; otherwise (v1) when their state keys are equal.
+    """
+
+    def __init__(self, policy: Policy, pictures_optional: bool = False):
         self.policy = policy
         self.steps_taken = 0
         self.revisits: Counter[str] = Counter()
+        self.pictures_optional = pictures_optional
+        self._visits: list[tuple[str, str | None]] = []  # (DOM-derived key, picture) of each counted visit
+
+    def visits_of(self, state: _Signature) -> int:
+        """How many counted visits so far started from the same state as ``state``."""
+        if not self.pictures_optional:
+            return self.revisits[state.state_key]
+        dom, picture = state.dom_key, state.screenshot_hash
+        return sum(1 for d, p in self._visits if d == dom and (p is None or picture is None or p == picture))
 
     def thresholds(self) -> dict[str, Any]:
         p = self.policy
@@ -53,12 +77,12 @@ class PolicyState:
             "backoff_ms": list(p.backoff_ms),
         }
 
-    def observation_metadata(self, state_key: str) -> dict[str, Any]:
+    def observation_metadata(self, state: _Signature) -> dict[str, Any]:
         """What every observation_captured event records under metadata.policy."""
         return {
             "steps_taken": self.steps_taken,
             "hard_cap_steps": self.policy.hard_cap_steps,
-            "same_state_revisit_count": self.revisits[state_key],
+            "same_state_revisit_count": self.visits_of(state),
             "same_state_revisit_threshold": self.policy.same_state_revisits,
         }
 
@@ -74,16 +98,17 @@ class PolicyState:
     def count_step(self) -> None:
         self.steps_taken += 1
 
-    def count_revisit(self, kind: str, state_key: str, first_attempt: bool, recovery: bool) -> Halt | None:
-        """Count a side-effecting first attempt started from ``state_key``; halt when over the threshold."""
+    def count_revisit(self, kind: str, state: _Signature, first_attempt: bool, recovery: bool) -> Halt | None:
+        """Count a side-effecting first attempt started from ``state``; halt when over the threshold."""
         if kind not in SIDE_EFFECT_KINDS or not first_attempt or recovery:
             return None
-        self.revisits[state_key] += 1
-        count = self.revisits[state_key]
+        count = self.visits_of(state) + 1
+        self.revisits[state.state_key] += 1
+        self._visits.append((state.dom_key, state.screenshot_hash))
         if count > self.policy.same_state_revisits:
             return Halt(
                 "same_state_revisit",
-                {"state_key": state_key, "count": count, "threshold": self.policy.same_state_revisits},
+                {"state_key": state.state_key, "count": count, "threshold": self.policy.same_state_revisits},
             )
         return None
 

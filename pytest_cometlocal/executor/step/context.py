@@ -20,7 +20,7 @@ from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
-from pytest_cometlocal.executor.step.observer import Observer
+from pytest_cometlocal.executor.step.observer import Observer, profile_row
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:
@@ -44,10 +44,11 @@ class StepContext:
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
         """The context of one executor: its page's events and watch, its observer, counters and journal."""
         events = PageEvents(page.context, page, guard)
+        profile = profile_row(settings.profile)
         return cls(
             page=page, run=run, settings=settings, events=events, watch=PageWatch(page, events),
-            observer=Observer(page, events, tuple(v for v in settings.secrets.values() if v)),
-            policy=PolicyState(settings.policy),
+            observer=Observer(page, events, tuple(v for v in settings.secrets.values() if v), profile),
+            policy=PolicyState(settings.policy, pictures_optional=profile.decisive_pictures),
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),

@@ -25,6 +25,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef
 from pytest_cometlocal.executor.errors import CallTimedOut, first_line
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.page.observation import Observation
+from pytest_cometlocal.executor.page.screenshots import FRAME_ALGORITHM
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, bound, call
@@ -65,7 +66,7 @@ def write_screenshot(evidence: EvidenceStore, attempt: StepAttempt, which: str, 
         frame = obs.screenshot_is_frame
         data = obs.screenshot
         name = f"shots/{attempt.tag}_{which}.{'jpg' if frame else 'png'}"
-        meta = {"which": which, **({"reduced": obs.signature.algorithm_version} if frame else {})}
+        meta = {"which": which, **({"reduced": FRAME_ALGORITHM} if frame else {})}
     else:
         return []
     return [evidence.add_bytes("screenshot", name, data, step_id=attempt.spec.id, redact=False, metadata=meta)]
@@ -96,13 +97,16 @@ def write_extended(page: Page, evidence: EvidenceStore, attempt: StepAttempt, af
     return refs
 
 
-def step_evidence(page: Page, evidence: EvidenceStore, attempt: StepAttempt) -> list[EvidenceRef]:
-    """The evidence of a step that passed, listed in the manifest before this returns."""
+def step_evidence(page: Page, evidence: EvidenceStore, attempt: StepAttempt, every_step_full: bool = False) -> list[EvidenceRef]:
+    """The evidence of a step that passed, listed in the manifest before this returns.
+
+    ``every_step_full`` (the forensic profile): every step's evidence is a critical step's.
+    """
     with evidence.batch():
         refs = [write_dom(evidence, attempt, "before", attempt.before)]
         if attempt.after is not None:
             refs.append(write_dom(evidence, attempt, "after", attempt.after))
-        if attempt.spec.criticality == "critical":
+        if attempt.spec.criticality == "critical" or every_step_full:
             refs += write_extended(page, evidence, attempt, attempt.after)
     return refs
 
@@ -133,7 +137,8 @@ class FailureEvidence:
         reasons: dict[str, str | None] = {"after": gone or (None if fault.observe_after else f"not observed: {message}")}
         fallback = "not taken"
         with_html = fault.extended if fault.extended is not None else (
-            spec.criticality == "critical" or fault.stage in ("execution", "postcondition") or code in EXTENDED_CODES)
+            spec.criticality == "critical" or fault.stage in ("execution", "postcondition") or code in EXTENDED_CODES
+            or ctx.observer.profile.full_every_step)
         refs = pack.refs
         try:
             with evidence.batch():  # the whole pack, listed with one manifest rewrite

@@ -1,36 +1,80 @@
 """The executor's looks at the page: one observation before and one after each step.
 
 ``page/observation.py`` knows how to look at a page; this module knows when the
-executor looks, when a full-size screenshot is needed (critical steps) and
-what it may reuse: the previous step's "after" carries its frame over to the next step's "before" when nothing can have changed the
-page in between. It also keeps the last observation, the state a failure
-names when the page can no longer be looked at.
+executor looks, which pictures the run's profile asks for (``ProfileRow``):
+full size on critical steps (every step in ``forensic``), and in ``fast`` a
+picture only where it can decide, and what it may reuse: the previous step's
+"after" carries its picture (or, in ``fast``, its lack of one) over to the next
+step's "before" when nothing can have changed the page in between. It also
+keeps the last observation, the state a failure names when the page can no
+longer be looked at.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE, FAST_ALGORITHM
 from pytest_cometlocal.executor.errors import Crashed
-from pytest_cometlocal.executor.page.observation import Observation, observe
+from pytest_cometlocal.executor.page.observation import Observation, finish, look, observe, same_page, take_pictures
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+
+
+@dataclass(frozen=True)
+class ProfileRow:
+    """What an execution profile changes in a step (contract/model/profiles.py names them): one row per
+    profile, read here, by the policy counters and by the evidence. A profile never changes what a step
+    does or how its outcome is decided."""
+
+    name: str
+    # The DOM-derived part of a state covers the form controls' state and the focus (so
+    # a run of fills on one form is not one state), and a picture is taken only where it
+    # can decide: a DOM-derived state already seen in the run, a critical step, a failure.
+    decisive_pictures: bool = False
+    # Every step's evidence is a critical step's: full-size screenshots and the HTML.
+    full_every_step: bool = False
+    # The signatures' own algorithm_version; None: the picture's method (v1 / v2-frame-320).
+    algorithm: str | None = None
+
+
+PROFILE_ROWS: dict[str, ProfileRow] = {
+    "balanced": ProfileRow("balanced"),
+    "fast": ProfileRow("fast", decisive_pictures=True, algorithm=FAST_ALGORITHM),
+    "forensic": ProfileRow("forensic", full_every_step=True),
+}
+
+
+def profile_row(name: str | None) -> ProfileRow:
+    return PROFILE_ROWS[name or DEFAULT_PROFILE]
+
+
 # How old the previous step's "after" observation may be for the next step's
 # "before" to carry its screenshot over.
 CARRY_MAX_AGE_S = 1.0
 
+# metadata.screenshot in the fast profile: why a signature has, or has not, a picture.
+NEW_STATE = "not taken: a DOM-derived state new in this run (fast profile)"
+SEEN_STATE = "taken: this DOM-derived state was seen before in this run"
+FULL_SIZE = "taken: a critical step or a failure"
+CARRIED = "as the previous observation: the page is unchanged since"
+
 
 class Observer:
-    def __init__(self, page: Page, events: PageEvents, secrets: tuple[str, ...]):
+    def __init__(self, page: Page, events: PageEvents, secrets: tuple[str, ...],
+                 profile: ProfileRow = PROFILE_ROWS["balanced"]):
         self.page = page
         self.events = events
         self.secrets = secrets
+        self.profile = profile
         self.last: Observation | None = None
+        self.seen: set[str] = set()  # the DOM-derived keys observed in this run (fast)
         # The last step's "after" with the request and download counts when it was taken.
         self._carry: tuple[Observation, int, int, float] | None = None
 
@@ -38,16 +82,52 @@ class Observer:
         """A look at the page; ``full`` adds the full-size screenshot (evidence of a failure)."""
         if self.events.crashed:
             raise Crashed("page crashed")
-        observation = observe(self.page, secrets=self.secrets, previous=previous, full=full)
+        if self.profile.decisive_pictures:
+            observation = self._decisive(previous, full)
+        else:
+            observation = observe(self.page, secrets=self.secrets, previous=previous, full=full)
         self.last = observation
         return observation
 
+    def _decisive(self, previous: Observation | None, full: bool) -> Observation:
+        """The fast profile's look: the DOM first, a picture only where it can change a decision.
+
+        A state whose DOM-derived part is new in the run cannot be a revisit,
+        so its picture could decide nothing: it is not taken. One seen before
+        gets a fresh picture, which tells a page that changed only visually
+        from one that did not change; critical steps and failures get theirs
+        at full size, as evidence.
+        """
+        seen = look(self.page, self.secrets, controls=True)
+        shot = png = None
+        method = "none"
+        if full:
+            shot, png, method = take_pictures(self.page, seen, True)
+            reason = FULL_SIZE
+        elif previous is not None and same_page(previous, seen):
+            shot, method = previous.screenshot, previous.signature.metadata.get("screenshot_method", "none")
+            reason = CARRIED if shot is not None else NEW_STATE
+            seen.metadata["screenshot_from"] = "previous_observation"
+        elif seen.dom_key in self.seen:
+            shot, png, method = take_pictures(self.page, seen, False)
+            reason = SEEN_STATE
+        else:
+            reason = NEW_STATE
+        self.seen.add(seen.dom_key)
+        seen.metadata["screenshot"] = reason
+        if shot is not None:
+            seen.metadata["screenshot_method"] = method
+        return finish(seen, shot, png, method, algorithm=self.profile.algorithm)
+
+    def _full(self, attempt: StepAttempt) -> bool:
+        # A critical step's screenshots are its evidence: full size, before and after (forensic: every step's).
+        return attempt.spec.criticality == "critical" or self.profile.full_every_step
+
     def before(self, attempt: StepAttempt) -> Observation:
-        # A critical step's screenshots are its evidence: full size, before and after.
-        return self.observe(previous=self._carried(attempt), full=attempt.spec.criticality == "critical")
+        return self.observe(previous=self._carried(attempt), full=self._full(attempt))
 
     def after(self, attempt: StepAttempt) -> Observation:
-        observation = self.observe(full=attempt.spec.criticality == "critical")
+        observation = self.observe(full=self._full(attempt))
         self._carry = (observation, len(self.events.requests), len(self.events.downloads), time.monotonic())
         return observation
 
@@ -64,7 +144,7 @@ class Observer:
         timer could repaint the page without touching the DOM.
         """
         carry, self._carry = self._carry, None
-        if carry is None or attempt.spec.criticality == "critical" or attempt.attempt > 1 or attempt.recovery:
+        if carry is None or self._full(attempt) or attempt.attempt > 1 or attempt.recovery:
             return None
         observation, requests, downloads, taken = carry
         if requests != len(self.events.requests) or downloads != len(self.events.downloads):

@@ -1,7 +1,7 @@
 // The one look of an observation (page/observation.py): the data of the state signature and of the
 // partial DOM snapshot, the elements showing a secret marked for the screenshot's mask, and the
 // caret made steady. One JSON string.
-({maxElements, maxTextChars, secrets}) => {
+({maxElements, maxTextChars, secrets, controls}) => {
   const clip = (s, n) => (s || "").replace(/\s+/g, " ").trim().slice(0, n);
   const visible = (el) => {
     const r = el.getBoundingClientRect();
@@ -103,6 +103,45 @@
       });
     }
   }
+  // The fast profile's control state (page/observation.py `look`): for each visible key element that
+  // holds a value or a state, its index and a hash of the state, hashed here so no value leaves the page; a
+  // password or a field holding a secret only as "set"; then which key element has focus.
+  let controlState = null;
+  if (controls) {
+    const hash = (str) => {  // cyrb53: 53 bits, enough to tell states of one run apart
+      let h1 = 0xdeadbeef, h2 = 0x41c6ce57;
+      for (let i = 0; i < str.length; i++) {
+        const c = str.charCodeAt(i);
+        h1 = Math.imul(h1 ^ c, 2654435761); h2 = Math.imul(h2 ^ c, 1597334677);
+      }
+      h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+      h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+      return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+    };
+    const secretIn = (v) => !!v && secrets.some((x) => v.includes(x));
+    const aria = ["aria-checked", "aria-selected", "aria-pressed", "aria-expanded", "aria-valuenow"];
+    const state = [];
+    all.forEach((el, i) => {
+      const parts = [];
+      const t = (el.getAttribute("type") || "").toLowerCase();
+      // Visible controls only: a hidden input (a CSRF token new at every load) is no state a person sees.
+      if (t === "hidden" || !visible(el)) return;
+      if (["INPUT", "SELECT", "TEXTAREA"].includes(el.tagName)) {
+        const v = t === "file" ? Array.from(el.files || []).map((f) => f.name).join("\n") : String(el.value ?? "");
+        parts.push(t === "password" || secretIn(v) ? (v ? "set" : "") : hash(v));
+        if (t === "checkbox" || t === "radio") parts.push(el.checked ? 1 : 0, el.indeterminate ? 1 : 0);
+        if (el.tagName === "SELECT") parts.push(Array.from(el.selectedOptions || []).map((o) => o.index).join(","));
+      } else if (el.isContentEditable) {
+        const v = el.textContent || "";
+        parts.push(secretIn(v) ? "set" : hash(v));
+      }
+      for (const name of aria) if (el.hasAttribute(name)) parts.push(name.slice(5) + "=" + el.getAttribute(name));
+      if (parts.length) state.push([i, ...parts]);
+    });
+    const active = document.activeElement;
+    const focused = !active || active === document.body ? -1 : all.indexOf(active);
+    controlState = {state, focus: focused >= 0 ? focused : active.tagName.toLowerCase()};
+  }
   // Elements showing a secret get an attribute, for the screenshot's mask.
   const attr = "data-cometlocal-secret";
   document.querySelectorAll("[" + attr + "]").forEach(e => e.removeAttribute(attr));
@@ -155,6 +194,7 @@
     text: pageText.text,
     textCapped: pageText.capped,
     key,
+    controls: controlState,
     anchors,
     inputs,
     marked,
