@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
                 if r["goal"] is not None:
                     summary.append([f"real application: {r['plan']} / {r['reference']}, "
                                     + ("median s/flow" if r["what"] == "wall" else "CPU s/flow (process tree)"),
-                                    f"{r['ratio']:.2f}x", f"<= {r['goal']}x", verdict(r["met"])])
+                                    f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a", f"<= {r['goal']}x", verdict(r["met"])])
             mark('real')
         if "throughput" in args.sections:
             from .bench_throughput import bench_throughput
