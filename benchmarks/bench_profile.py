@@ -299,35 +299,27 @@ TRACE_PHASES = (
 
 
 def step_phases(events: Any) -> list[tuple[str, dict[str, float]]]:
-    """(kind, {phase: ms, "total": ms}) of each step that passed at its first attempt, from the events' ``ts_utc``.
-
-    ``events``: a run's trace events (``pytest_cometlocal.runs.reader``), in order.
-    Steps with retries, recoveries or a missing event are left out.
-    """
-    from datetime import datetime
+    """(kind, {phase: ms, "total": ms}) of each step that passed at its first attempt, from the ``ts_utc`` of a
+    run's events (``pytest_cometlocal.runs.reader``), in order; retried, recovery and incomplete steps left out."""
+    from datetime import datetime as dt
 
     from pytest_cometlocal.runs.steps import steps_of
 
-    def ts(event: Any) -> datetime:
-        return datetime.fromisoformat(event.ts_utc)
-
     events = list(events)
-    start = next((ts(e) for e in events if e.event_type == "run_started" and e.ts_utc), None)
+    start = next((dt.fromisoformat(e.ts_utc) for e in events if e.event_type == "run_started" and e.ts_utc), None)
     out = []
     for record in steps_of(events):
-        first = {}
-        for e in record.events:
-            if e.ts_utc:
-                first.setdefault(e.event_type, ts(e))
-        ok = record.outcome == "passed" and record.attempts == 1 and not record.recovery and start is not None
+        timed = [e for e in record.events if e.ts_utc]
+        first: dict[str, dt] = {}
+        for e in timed:
+            first.setdefault(e.event_type, dt.fromisoformat(e.ts_utc))
         marks = [next((first[n] for n in names if n in first), None) for _, names in TRACE_PHASES]
-        if ok and all(marks):
+        if record.outcome == "passed" and record.attempts == 1 and not record.recovery and start and all(marks):
             bounds = [start, *marks]
             phases = {name: (b - a).total_seconds() * 1000 for (name, _), a, b in zip(TRACE_PHASES, bounds, bounds[1:])}
-            phases["total"] = (bounds[-1] - bounds[0]).total_seconds() * 1000
-            out.append((record.kind or "?", phases))
-        if record.events and record.events[-1].ts_utc:
-            start = ts(record.events[-1])
+            out.append((record.kind or "?", {**phases, "total": (bounds[-1] - start).total_seconds() * 1000}))
+        if timed:
+            start = dt.fromisoformat(timed[-1].ts_utc)
     return out
 
 
@@ -349,14 +341,6 @@ def trace_phases(run_dirs: list[Path], skip: Callable[[str], bool] = lambda name
                     by_kind[key][name].append(ms)
     return {"runs": runs, "kinds": {kind: {"steps": len(v["total"]), **{n: statistics.median(ms) for n, ms in v.items()}}
                                     for kind, v in sorted(by_kind.items(), key=lambda kv: kv[0] == "all steps")}}
-
-
-def print_trace_phases(result: dict[str, Any], title: str) -> None:
-    names = [name for name, _ in TRACE_PHASES]
-    print(f"\n### Where a step's time goes, {title}: median ms per phase, from the trace's timestamps "
-          "(a phase ends at its event; the first starts at the previous step's last event)")
-    print(table(["step kind", "steps", *names, "total"],
-                [[kind, v["steps"], *(v[n] for n in names), v["total"]] for kind, v in result["kinds"].items()]))
 
 
 def bench_profile(work: Path, *, runs: int = 3, bench_steps: int = 40, cprofile: str | None = None) -> dict[str, Any]:

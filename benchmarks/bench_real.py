@@ -265,7 +265,7 @@ def bench_real(work: Path, *, rounds: int = 4, flows: int = 3, warmup: bool = Tr
 def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, Any]:
     from tests.django_admin import PASSWORD, django_admin
 
-    from .bench_profile import print_trace_phases, trace_phases
+    from .bench_profile import trace_phases
 
     result: dict[str, Any] = {"steps": STEPS, "rounds": rounds, "flows_per_process": flows,
                               "load_avg_start": os.getloadavg()}
@@ -313,6 +313,16 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
         print_trace_phases(phases[plan], f"{plan} profile, real application ({phases[plan]['runs']} runs)")
     result["trace_phases_ms"] = phases
     return result
+
+
+def print_trace_phases(result: dict[str, Any], title: str) -> None:
+    from .bench_profile import TRACE_PHASES
+
+    names = [name for name, _ in TRACE_PHASES]
+    print(f"\n### Where a step's time goes, {title}: median ms per phase, from the trace's timestamps "
+          "(a phase ends at its event; the first starts at the previous step's last event)")
+    print(table(["step kind", "steps", *names, "total"],
+                [[kind, v["steps"], *(v[n] for n in names), v["total"]] for kind, v in result["kinds"].items()]))
 
 
 def _print(result: dict[str, Any]) -> None:
