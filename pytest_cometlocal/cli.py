@@ -1,7 +1,8 @@
-"""``cometlocal``: validate plans, import recordings, print the plan schema, verify and show run folders (no browser).
+"""``cometlocal``: validate plans, import recordings, print the plan schema, verify, show and diff run folders (no browser).
 
 Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
-missing path, nothing to validate).
+missing path, nothing to validate). verify, show and diff take run folders or
+output folders, several at once (the shards of one CI run).
 """
 
 from __future__ import annotations
@@ -174,13 +175,22 @@ def cmd_schema(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
+def _run_folders(paths: Sequence[str]) -> list[Path]:
+    """The run folders the paths name (run folders or output folders, several shards' together): a path
+    that names none is a usage error naming it."""
+    from pytest_cometlocal.runs.errors import RunFolderError
     from pytest_cometlocal.runs.reader import find_runs
+
+    try:
+        return find_runs([Path(p) for p in paths])
+    except RunFolderError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
     from pytest_cometlocal.runs.verify import verify_run
 
-    runs = find_runs([Path(p) for p in args.runs])
-    if not runs:
-        raise UsageError("no run folders under " + ", ".join(args.runs))
+    runs = _run_folders(args.runs)
     bad = 0
     for run in runs:
         result = verify_run(run)
@@ -196,32 +206,47 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"  - {problem}")
         if len(result.problems) > args.max_problems:
             print(f"  ... and {len(result.problems) - args.max_problems} more")
-    print(f"{len(runs)} run folders: {len(runs) - bad} verified, {bad} failed", file=sys.stderr if bad else sys.stdout)
+    where = f" in {len(args.runs)} paths" if len(args.runs) > 1 else ""
+    print(f"{len(runs)} run folders{where}: {len(runs) - bad} verified, {bad} failed",
+          file=sys.stderr if bad else sys.stdout)
     return 1 if bad else 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
     from pytest_cometlocal.runs.errors import RunFolderError
-    from pytest_cometlocal.runs.reader import find_runs
-    from pytest_cometlocal.runs.show import show_run
+    from pytest_cometlocal.runs.show import list_line, show_run
 
-    runs = find_runs([Path(p) for p in args.runs])
-    if not runs:
-        raise UsageError("no run folders under " + ", ".join(args.runs))
-    for run in runs:
-        try:
-            print(show_run(run))  # with the suggested targets of its error, as YAML to paste
-        except (OSError, ValueError, RunFolderError) as exc:
-            print(f"{run}: cannot be read ({exc})")
+    groups = [(path, _run_folders([path])) for path in args.runs]
+    seen: set[Path] = set()
+    for path, runs in groups:
+        runs = [run for run in runs if run.resolve() not in seen]
+        seen.update(run.resolve() for run in runs)
+        if len(groups) > 1 and runs:
+            print(f"== {path}: {len(runs)} run{'s' if len(runs) != 1 else ''}")
+        for run in runs:
+            try:
+                # A line per run with --list; else the timeline, with the suggested targets of its error.
+                print(list_line(run) if args.list else show_run(run))
+            except (OSError, ValueError, RunFolderError) as exc:
+                print(f"{run}: cannot be read ({exc})")
     return 0
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    """Exit 0 when the two runs match, 1 when they diverge; refusals are usage errors (2)."""
-    from pytest_cometlocal.runs.diff import DiffError, run_diff_command
+    """Exit 0 when what is compared matches, 1 when it diverges; refusals are usage errors (2)."""
+    from pytest_cometlocal.runs.diff_folders import compare_command
+    from pytest_cometlocal.runs.errors import DiffError
 
+    if args.against:
+        side_a, side_b = args.paths, args.against
+    elif len(args.paths) == 2:
+        side_a, side_b = args.paths[:1], args.paths[1:]
+    else:
+        raise UsageError(f"diff compares two sides: RUN_A RUN_B (run folders or output folders), or "
+                         f"A... --against B... (got {len(args.paths)} paths and no --against)")
     try:
-        text, code = run_diff_command(Path(args.run_a), Path(args.run_b), as_json=args.json)
+        text, code = compare_command([Path(p) for p in side_a], [Path(p) for p in side_b],
+                                     plan=args.plan, as_json=args.json)
     except DiffError as exc:
         raise UsageError(str(exc)) from None
     print(text)
@@ -264,16 +289,27 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.set_defaults(func=cmd_validate)
     ver = sub.add_parser("verify", help="check run folders against the trace and evidence contracts")
-    ver.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
+    ver.add_argument("runs", nargs="+", metavar="PATH",
+                     help="run folders, or output folders holding them (several: e.g. every shard's)")
     ver.add_argument("--quiet", "-q", action="store_true", help="print only failures")
     ver.add_argument("--max-problems", type=int, default=10)
     ver.set_defaults(func=cmd_verify)
     sh = sub.add_parser("show", help="print a readable timeline of run folders")
-    sh.add_argument("runs", nargs="+", help="run folders, or output folders holding them")
+    sh.add_argument("runs", nargs="+", metavar="PATH",
+                    help="run folders, or output folders holding them (several: each one's runs under its name)")
+    sh.add_argument("--list", action="store_true", help="one line per run: status, error code, plan, folder")
     sh.set_defaults(func=cmd_show)
-    d = sub.add_parser("diff", help="compare two runs of one plan step by step; exit 1 when they diverge")
-    d.add_argument("run_a", metavar="RUN_A", help="a run folder")
-    d.add_argument("run_b", metavar="RUN_B", help="a run folder of the same plan")
+    d = sub.add_parser("diff", help="compare two runs of one plan step by step, or two sets of runs plan by plan; "
+                                    "exit 1 when they diverge",
+                       description="RUN_A RUN_B: two run folders of one plan, step by step. Each side may also be "
+                                   "an output folder, or several with --against (A... --against B...): the runs "
+                                   "of each plan are paired across the sides (docs/triage.md).")
+    d.add_argument("paths", nargs="+", metavar="PATH",
+                   help="RUN_A RUN_B (each a run folder or an output folder); with --against, the paths of side A")
+    d.add_argument("--against", nargs="+", metavar="PATH",
+                   help="the paths of side B (run folders or output folders, e.g. the shards of another CI run)")
+    d.add_argument("--plan", metavar="SELECTOR",
+                   help="compare only this plan: its name, name[row], its file, or file::name")
     d.add_argument("--json", action="store_true", help="print the comparison as JSON (docs/triage.md)")
     d.set_defaults(func=cmd_diff)
     imp = sub.add_parser("import", help="turn a Playwright codegen script into a plan file (read, never run)")

@@ -272,6 +272,42 @@ def cometlocal_base_url(demo_portal):
 """
 
 
+# The conftest.py of an inner session that runs plans against the demo portal and writes every report the
+# controller gets to outcomes.jsonl, one JSON line each (workers' reports reach it too, under xdist).
+OUTCOMES_CONFTEST = PORTAL_CONFTEST + '''
+import json
+
+_FILE = []
+
+def pytest_sessionstart(session):
+    if not hasattr(session.config, "workerinput"):  # the controller (the env var may be an outer run's)
+        _FILE.append(session.config.rootpath / "outcomes.jsonl")
+        _FILE[0].write_text("")
+
+def pytest_runtest_logreport(report):
+    if _FILE:
+        line = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
+                "code": dict(report.user_properties).get("cometlocal.error_code")}
+        with open(_FILE[0], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(line) + "\\n")
+'''
+
+
+def read_outcomes(path: Path) -> dict[str, tuple[str, str | None]]:
+    """nodeid -> (passed / failed / error / skipped, the item's error code or None), from the outcomes.jsonl
+    an inner session with OUTCOMES_CONFTEST wrote."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        report = json.loads(line)
+        outcome, code = found.get(report["nodeid"], ("passed", None))
+        if report["outcome"] == "failed":
+            outcome = "failed" if report["when"] == "call" else "error"
+        elif report["outcome"] == "skipped" and outcome == "passed":
+            outcome = "skipped"
+        found[report["nodeid"]] = (outcome, report["code"] or code)
+    return found
+
+
 def write(pytester: pytest.Pytester, name: str, text: str) -> Path:
     """Write ``text`` (dedented) to ``name`` under the inner session's folder; return the path."""
     path = pytester.path / name

@@ -46,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import resolve_step_target
+from pytest_cometlocal.executor.step.target import Ahead, look_ahead, resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
@@ -57,6 +57,7 @@ if TYPE_CHECKING:
     from pytest_cometlocal.executor.browser.storage_states import StorageStates
 
 __all__ = ["Executor", "ExecutorSettings", "RunResult", "StepResult"]
+
 
 # Calls outside a step (saving a storage state, stopping a Playwright trace) get this long.
 HOUSEKEEPING_MS = 15_000
@@ -82,6 +83,8 @@ class Executor:
         self.proposals = 0
         self.storage = storage  # where save points write (executor/step/save_point.py)
         self.released: str | None = None  # how a stuck or crashed page was let go of
+        self._next: ActionSpec | None = None  # the plan's next step: what the look-ahead prepares
+        self._ahead: Ahead | None = None  # its read-only work, done while the last picture was drawn
         # One context for every part of a step; each part gets it, and the parts it calls.
         self.ctx = ctx = StepContext.open(page, run, settings, guard)
         self.journal = ctx.journal
@@ -137,6 +140,7 @@ class Executor:
             self.start({"plan": plan.name, **(metadata or {})})
             for index, spec in enumerate(plan.steps):
                 current = (index, spec)
+                self._next = plan.steps[index + 1] if index + 1 < len(plan.steps) else None
                 self.execute(spec, index)
             current = None
         except Stop:
@@ -311,8 +315,12 @@ class Executor:
         spec, ctx, journal = attempt.spec, self.ctx, self.journal
         kind = ACTIONS[spec.kind]
         halt = ctx.policy.check_step_budget()
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and (ahead.spec is not spec or attempt.attempt > 1 or attempt.recovery):
+            ahead = None
         with self._phase(attempt, "observation before the step"):
-            attempt.before = ctx.observer.before(attempt)
+            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else None)
+        ahead = ahead if used and ahead is not None and ahead.held else None
         state = attempt.before.signature
         journal.observation_captured(ctx.policy.observation_metadata(state))
         journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))
@@ -340,10 +348,13 @@ class Executor:
 
         resolution = None
         with self._phase(attempt, "target resolution and preconditions"):
-            if kind.resolves_target:
-                resolution = resolve_step_target(ctx, attempt, self.failures)
-            self.conditions.check(attempt, "pre", spec.preconditions)
-        journal.preconditions_checked(resolution)
+            if ahead is not None:  # found while the last picture was drawn, on the page this step starts from
+                attempt.target, resolution = ahead.target, ahead.resolution
+            else:
+                if kind.resolves_target:
+                    resolution = resolve_step_target(ctx, attempt, self.failures)
+                self.conditions.check(attempt, "pre", spec.preconditions)
+        journal.preconditions_checked(resolution, ahead is not None)
         if resolution:
             ctx.places.found(spec.id, resolution["resolved"])
 
@@ -366,13 +377,20 @@ class Executor:
             self.conditions.check(attempt, kind.post_phase, spec.postconditions)
             self.actions.capture_downloads(attempt)
         with self._phase(attempt, "observation after the step"):
-            attempt.after = ctx.observer.after(attempt)
+            attempt.after, self._ahead = ctx.observer.after(attempt, self._meanwhile(attempt))
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
         late = ctx.events.take_blocked()  # refused after action_executed: a page's late requests
         journal.postconditions_checked(kind.post_phase, late)
         self._passed(attempt)
+
+    def _meanwhile(self, attempt: StepAttempt) -> Callable[[], Ahead | None] | None:
+        """The next plan step's read-only work (``look_ahead``), to run while this step's picture is drawn."""
+        nxt = self._next
+        if nxt is None or attempt.recovery or self.proposals:
+            return None
+        return lambda: look_ahead(self.ctx, self.conditions, nxt, attempt.index + 1)
 
     def _passed(self, attempt: StepAttempt) -> None:
         with self._phase(attempt, "evidence"):

@@ -8,6 +8,8 @@ there, without re-running anything. Pure Python: reads two run folders
 (:mod:`pytest_cometlocal.runs.reader`), no browser.
 
 Durations are shown but never count as a divergence: they always differ.
+Output folders (each plan's runs on two sides, paired) are compared by
+:mod:`pytest_cometlocal.runs.diff_folders`, one plan at a time through here.
 The JSON structure (``--json``) is documented in docs/triage.md; its
 ``schema_version`` changes when a field changes meaning or goes away.
 """
@@ -24,7 +26,7 @@ from pytest_cometlocal.runs.errors import DiffError, RunFolderError
 from pytest_cometlocal.runs.reader import RunRecord, read_run
 from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
 
-__all__ = ["DiffError", "RunDiff", "diff_runs", "render_json", "render_text", "run_diff_command"]
+__all__ = ["DiffError", "RunDiff", "diff_runs", "first_json", "render_json", "render_text", "run_diff_command"]
 
 SCHEMA_VERSION = "v1"
 
@@ -211,12 +213,12 @@ def render_json(diff: RunDiff) -> dict[str, Any]:
              "diverges": s.diverges, "reasons": s.reasons}
             for s in diff.steps
         ],
-        "first_divergence": _first_json(diff),
+        "first_divergence": first_json(diff),
         "notes": diff.notes,
     }
 
 
-def _first_json(diff: RunDiff) -> dict[str, Any] | None:
+def first_json(diff: RunDiff) -> dict[str, Any] | None:
     first = diff.first_divergence
     if first is None:
         if diff.status_differs is None:

@@ -15,6 +15,8 @@ on the one below, so a trace line is parsed once whoever asks:
 - the run: :func:`read_run` folds the events into steps (:class:`StepRecord`),
   attempts (:class:`Attempts`) and errors, next to the run manifest
   (:class:`RunRecord`); :func:`read_evidence` lists the evidence manifest.
+- the folders: :func:`find_runs` lists the run folders that paths name (run
+  folders, or output folders such as the shards' of one CI run), once each.
 
 A trace whose last line was cut by a crash is read up to that line (the
 ``truncated`` flag says so): a crashed run is exactly the one worth reading.
@@ -27,15 +29,16 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import Any, Collection, Mapping, Sequence
 
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
 from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
 from pytest_cometlocal.runs.events import Event
 from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "find_runs", "read_attempts", "read_events",
-           "read_evidence", "read_json", "read_run", "read_trace"]
+__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "find_runs", "is_run_folder", "plan_identity",
+           "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
+           "runs_in"]
 
 
 @dataclass(frozen=True)
@@ -216,10 +219,7 @@ class RunRecord:
         The line is left out on purpose: a plan edited between two builds moves,
         and those are the two runs worth comparing.
         """
-        identity = {"file": self.plan.get("file"), "name": self.plan.get("name")}
-        if self.plan.get("row_id") is not None:
-            identity["row_id"] = self.plan.get("row_id")
-        return identity
+        return plan_identity(self.manifest)
 
     def summary(self) -> dict[str, Any]:
         return {"path": str(self.path), "run_id": self.manifest.get("run_id"),
@@ -227,6 +227,17 @@ class RunRecord:
                 "failed_step": self.manifest.get("failed_step"), "started_at": self.manifest.get("started_at"),
                 "base_url": self.base_url, "events": self.events, "truncated": self.truncated,
                 "finished": self.finished}
+
+
+def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The plan a run manifest names: ``{file, name}``, and ``row_id`` for a row of a parametrized plan
+    (:meth:`RunRecord.plan_identity`)."""
+    plan = manifest.get("plan")
+    plan = plan if isinstance(plan, dict) else {}
+    identity = {"file": plan.get("file"), "name": plan.get("name")}
+    if plan.get("row_id") is not None:
+        identity["row_id"] = plan.get("row_id")
+    return identity
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:
@@ -257,12 +268,47 @@ def read_run(path: Path) -> RunRecord:
     return RunRecord(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
 
 
-def find_runs(paths: list[Path]) -> list[Path]:
-    """A run folder, or a folder of run folders (the output folder)."""
+def read_manifest(path: Path) -> dict[str, Any]:
+    """A run folder's run_manifest.json, read alone (no trace); :class:`RunFolderError` when it is not a run folder."""
+    return _read_manifest(path)
+
+
+def is_run_folder(path: Path) -> bool:
+    """``path`` holds a trace or a run manifest: a run folder (perhaps a damaged one), not an output folder."""
+    return (path / TRACE).exists() or (path / RUN_MANIFEST).exists()
+
+
+def runs_in(path: Path) -> list[Path]:
+    """The run folders one path names: itself when it is a run folder, else the run folders in it (an output
+    folder), sorted. :class:`RunFolderError`, one line naming the path, when it does not exist, is a file, or
+    holds no run folder (with a hint when a ``cometlocal-runs`` folder in it does)."""
+    if is_run_folder(path):
+        return [path]
+    if not path.exists():
+        raise RunFolderError(f"no such run folder or output folder: {path}")
+    if not path.is_dir():
+        raise RunFolderError(f"not a run folder or output folder (not a folder): {path}")
+    try:
+        found = sorted(p for p in path.iterdir() if p.is_dir() and (p / RUN_MANIFEST).exists())
+    except OSError as exc:
+        raise RunFolderError(f"cannot list {path}: {exc.strerror or exc}") from None
+    if not found:
+        hint = path / "cometlocal-runs"
+        more = f" (did you mean {hint}?)" if hint.is_dir() and any(hint.glob(f"*/{RUN_MANIFEST}")) else ""
+        raise RunFolderError(f"no run folders under {path}{more}")
+    return found
+
+
+def find_runs(paths: Sequence[Path]) -> list[Path]:
+    """The run folders of several paths (run folders or output folders, such as the shards' of one CI run),
+    in the order given, each once however often it is named; :class:`RunFolderError` for the first path
+    that names none (:func:`runs_in`)."""
     runs: list[Path] = []
+    seen: set[Path] = set()
     for path in paths:
-        if (path / TRACE).exists() or (path / RUN_MANIFEST).exists():
-            runs.append(path)
-        elif path.is_dir():
-            runs.extend(sorted(p for p in path.iterdir() if p.is_dir() and (p / RUN_MANIFEST).exists()))
+        for run in runs_in(path):
+            key = run.resolve()
+            if key not in seen:
+                seen.add(key)
+                runs.append(run)
     return runs

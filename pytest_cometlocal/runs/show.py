@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
-from pytest_cometlocal.runs.reader import Event, read_run
+from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run
 
-__all__ = ["show_run", "suggested_lines"]
+__all__ = ["list_line", "show_run", "suggested_lines"]
 
 
 def _short(value: Any, limit: int = 140) -> str:
@@ -77,6 +77,15 @@ def show_run(run_dir: Path) -> str:
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
     return "\n".join(lines + suggested_lines(run.errors))
+
+
+def list_line(run_dir: Path) -> str:
+    """``show --list``: one line per run from its manifest alone: status and error code, the plan, the folder."""
+    manifest = read_manifest(run_dir)
+    ident = plan_identity(manifest)
+    end = " ".join(str(v) for v in (manifest.get("status"), manifest.get("error_code")) if v) or "?"
+    row = f"[{ident['row_id']}]" if "row_id" in ident else ""
+    return f"{end:<26} {ident.get('file')}::{ident.get('name')}{row}  {run_dir}"
 
 
 def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:

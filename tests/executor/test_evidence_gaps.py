@@ -48,7 +48,9 @@ def test_a_page_frozen_before_the_step_is_observed_leaves_an_executor_snapshot_a
                                   "resolved": None}
     last = snapshot["last_observation"]  # the look after "arm": the page as last seen
     assert last["url"] == url and last["title"] == "Trap"
-    assert last["state_signature"]["screenshot_hash"].startswith("sha256:")
+    # Its picture was to be drawn while the next step was looked at ahead, which froze the page: none, and why.
+    assert last["state_signature"]["screenshot_hash"] is None
+    assert "stopped answering while the next step was looked at ahead" in last["state_signature"]["metadata"]["screenshot_error"]
 
     gaps = error["details"]["evidence_gaps"]
     assert [gap["kind"] for gap in gaps] == ["state_signature", "screenshot", "screenshot", "html_full"], gaps

@@ -25,30 +25,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PORTAL_CONFTEST, write
+from tests.support import OUTCOMES_CONFTEST, read_outcomes, write
 
 pytestmark = pytest.mark.browser
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "example_plans" / "at_scale"
-
-# Every report the controller gets, one JSON line each (workers' reports reach it too, under xdist).
-OUTCOMES_CONFTEST = PORTAL_CONFTEST + '''
-import json
-
-_FILE = []
-
-def pytest_sessionstart(session):
-    if not hasattr(session.config, "workerinput"):  # the controller (the env var may be an outer run's)
-        _FILE.append(session.config.rootpath / "outcomes.jsonl")
-        _FILE[0].write_text("")
-
-def pytest_runtest_logreport(report):
-    if _FILE:
-        line = {"nodeid": report.nodeid, "when": report.when, "outcome": report.outcome,
-                "code": dict(report.user_properties).get("cometlocal.error_code")}
-        with open(_FILE[0], "a", encoding="utf-8") as fh:
-            fh.write(json.dumps(line) + "\\n")
-'''
 
 # A second plan that saves the shared login (as alice, so the dashboard's greeting holds whichever makes it) ...
 ACCOUNT = """\
@@ -137,16 +118,7 @@ def outcomes(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, tuple[str
     """nodeid -> (passed / failed / error / skipped, the item's error code or None) of one inner session,
     and its output."""
     result = pytester.runpytest_subprocess("-p", "no:randomly", *args, timeout=TIMEOUT)
-    found: dict[str, tuple[str, str | None]] = {}
-    for line in (pytester.path / "outcomes.jsonl").read_text(encoding="utf-8").splitlines():
-        report = json.loads(line)
-        outcome, code = found.get(report["nodeid"], ("passed", None))
-        if report["outcome"] == "failed":
-            outcome = "failed" if report["when"] == "call" else "error"
-        elif report["outcome"] == "skipped" and outcome == "passed":
-            outcome = "skipped"
-        found[report["nodeid"]] = (outcome, report["code"] or code)
-    return found, result.stdout.str()
+    return read_outcomes(pytester.path / "outcomes.jsonl"), result.stdout.str()
 
 
 _BASELINE: dict[str, tuple[str, str | None]] = {}

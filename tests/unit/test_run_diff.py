@@ -235,9 +235,10 @@ def test_refuses_two_runs_of_different_plans(tmp_path: Path, capsys) -> None:
 
 def test_refuses_what_is_not_a_run_folder(tmp_path: Path, capsys) -> None:
     a = write_run(tmp_path / "A", [step("open")])
-    assert _refusal(capsys, str(a), str(tmp_path / "nope")) == f"cometlocal: error: no such run folder: {tmp_path / 'nope'}\n"
-    (tmp_path / "empty").mkdir()
-    assert "not a run folder (no run_manifest.json or trace.jsonl)" in _refusal(capsys, str(tmp_path / "empty"), str(a))
+    assert _refusal(capsys, str(a), str(tmp_path / "nope")) == (
+        f"cometlocal: error: no such run folder or output folder: {tmp_path / 'nope'}\n")
+    (tmp_path / "empty").mkdir()  # an output folder that holds no run
+    assert _refusal(capsys, str(tmp_path / "empty"), str(a)) == f"cometlocal: error: no run folders under {tmp_path / 'empty'}\n"
     no_trace = write_run(tmp_path / "T", [step("open")])
     (no_trace / "trace.jsonl").unlink()
     assert "not a run folder (no trace.jsonl)" in _refusal(capsys, str(a), str(no_trace))

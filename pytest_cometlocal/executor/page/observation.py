@@ -25,15 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.model.records import StateSignature
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
-from pytest_cometlocal.executor.page.screenshots import FRAME_ALGORITHM, FULL_ALGORITHM, capture_png, grab_frame, retried
+from pytest_cometlocal.executor.page.screenshots import (
+    FRAME_ALGORITHM, FULL_ALGORITHM, PendingFrame, capture_png, grab_frame, retried)
 from pytest_cometlocal.executor.page.settle import evaluate_settled, settled
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "finish", "look", "observe",
-           "same_page", "take_pictures"]
+__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "PendingObservation", "finish",
+           "look", "observe", "observe_pending", "same_page", "take_pictures"]
 
 MAX_ELEMENTS = 400
 # Why an observation of a document that has no <body> yet has no picture (``unpainted``).
@@ -206,3 +207,57 @@ def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (
         seen.metadata["screenshot_from"] = "previous_observation"
         return finish(seen, previous.screenshot, None, FRAME_ALGORITHM if previous.frame else FULL_ALGORITHM)
     return finish(seen, *take_pictures(page, seen, full))
+
+
+@dataclass
+class PendingObservation:
+    """A look whose picture is under way (``take_pictures`` split in two): the caller does read-only
+    work meanwhile, then ``result`` gives the observation; ``cancel`` when it is not needed."""
+
+    page: Page
+    seen: Look
+    frame: PendingFrame | None = None
+    ready: Observation | None = None
+
+    @property
+    def waiting(self) -> bool:
+        return self.frame is not None
+
+    def result(self) -> Observation:
+        if self.ready is not None:
+            return self.ready
+        frame, self.frame = self.frame, None
+        assert frame is not None
+        shot, error = retried(self.page, frame.result)  # a retry after the first call takes a frame of its own
+        if error:
+            self.seen.metadata["screenshot_error"] = error
+        blank = json.dumps(self.seen.data["blank"]) if self.seen.data.get("blank") else None
+        if blank and shot is not None:
+            _BLANK_FRAMES[blank] = shot
+        self.ready = finish(self.seen, shot, None, FRAME_ALGORITHM)
+        return self.ready
+
+    def cancel(self) -> None:
+        if self.frame is not None:
+            self.frame.cancel()
+            self.frame = None
+
+    def abandon(self, why: str) -> Observation:
+        """The observation without its picture, asking the page nothing more (it stopped answering)."""
+        self.frame = None
+        self.seen.metadata["screenshot_error"] = why
+        self.ready = finish(self.seen, None, None, FRAME_ALGORITHM)
+        return self.ready
+
+
+def observe_pending(page: Page, secrets: tuple[str, ...] = ()) -> PendingObservation:
+    """``observe`` with its frame requested, not waited for: a page showing a secret, one not painted,
+    an empty document already seen or no DevTools protocol get their (whole) observation at once."""
+    seen = look(page, secrets)
+    data = seen.data
+    blank = json.dumps(data["blank"]) if data.get("blank") else None
+    if not (data.get("marked") or data.get("unpainted") or (blank and blank in _BLANK_FRAMES)):
+        pending = PendingFrame.request(page, data.get("caret", True))
+        if pending.session is not None:
+            return PendingObservation(page, seen, frame=pending)
+    return PendingObservation(page, seen, ready=finish(seen, *take_pictures(page, seen, False)))

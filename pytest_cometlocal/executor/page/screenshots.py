@@ -10,10 +10,11 @@ the compositor, about half the processor time (benchmarks/RESULTS.md). The
 method is recorded in the signature's ``algorithm_version`` (FRAME_ALGORITHM).
 
 **Freshness.** The frame must never be older than the last visible change.
-Before the screencast starts, a fence runs in the page: a
-``requestAnimationFrame`` callback and then a task after it, which returns
-once the page has produced the frame that holds every change made before the
-observation. The screencast's first frame is copied after that; without the
+Before the screencast starts, a fence runs in the page: two
+``requestAnimationFrame`` callbacks and then a task, which returns once the
+frame that holds every change made before the observation has been drawn (one
+callback proves it committed, not drawn: a stale frame now and then on a loaded
+machine). The screencast's first frame is copied after that; without the
 fence, a page slow to paint gave frames from before the change (a test pins it).
 
 A **full-size PNG** (``capture_png``) is what the evidence keeps: critical
@@ -102,10 +103,11 @@ def retried(page: Page, take: Callable[[], bytes | None]) -> tuple[bytes | None,
 _CARET_OFF_JS = load_script(__package__, "caret_off.js")
 _CARET_ON_JS = load_script(__package__, "caret_on.js")
 
-# The frame fence: resolves once the page has rendered the frame holding every change
-# made before it (the frame callback, then a task after that frame's rendering). A
-# page whose rendering is paused never runs frame callbacks: the timer ends the wait.
+# The frame fence: resolves once the page has drawn the frame holding every change made
+# before it (two frame callbacks, then a task). A page whose rendering is paused never
+# runs frame callbacks: the timer ends the wait (scripts/fence.js says how long).
 _FENCE_JS = load_script(__package__, "fence.js")
+_GROUP = "cometlocal-fence"  # the object group of a pending fence's promise, released when it is done
 
 
 def _send(session: CDPSession, method: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -126,6 +128,18 @@ def grab_frame(page: Page, caret: bool = True) -> bytes | None:
     session = cdp_session(page)
     if session is None:
         return None
+    fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
+    try:
+        _send(session, "Runtime.evaluate", {"expression": fence, "awaitPromise": True})
+    except BaseException:
+        if caret:
+            _caret_back(session)
+        raise
+    return _first_frame(page, session, caret)
+
+
+def _first_frame(page: Page, session: CDPSession, caret: bool) -> bytes:
+    """The screencast's first frame, started after the fence has run (the caret put back after it)."""
     frames: list[dict[str, Any]] = []
 
     def on_frame(event: dict[str, Any]) -> None:  # a function: Playwright keeps an attribute on it
@@ -134,8 +148,6 @@ def grab_frame(page: Page, caret: bool = True) -> bytes | None:
     session.on("Page.screencastFrame", on_frame)
     started = False
     try:
-        fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
-        _send(session, "Runtime.evaluate", {"expression": fence, "awaitPromise": True})
         _send(session, "Page.startScreencast", FRAME_PARAMS)
         started = True
         deadline = time.monotonic() + CAPTURE_MS / 1000
@@ -154,6 +166,76 @@ def grab_frame(page: Page, caret: bool = True) -> bytes | None:
         if caret:
             _caret_back(session)
     return base64.b64decode(frames[0]["data"])
+
+
+class PendingFrame:
+    """A fresh frame under way: the fence runs in the page while the caller does read-only work.
+
+    ``request`` sends the fence without waiting for it (``Runtime.evaluate``
+    gives the promise's handle at once); ``result`` waits for whatever of the
+    fence is left (``Runtime.awaitPromise``), then starts the screencast and
+    takes its first frame, as ``grab_frame`` does. The order that makes a frame
+    fresh is the same (the fence before the screencast), so the frame is never
+    older than a change made before ``request``; the fence's frame is drawn
+    while the caller reads the page. Anything that can go wrong with the handle
+    (a navigation swapped the document) falls back to ``grab_frame``.
+    """
+
+    def __init__(self, page: Page, caret: bool):
+        self.page, self.caret = page, caret
+        self.session = cdp_session(page)
+        self.handle: str | None = None
+        self.done = False
+        if self.session is None:
+            return
+        fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
+        try:
+            answer = _send(self.session, "Runtime.evaluate", {"expression": fence, "objectGroup": _GROUP})
+            self.handle = (answer.get("result") or {}).get("objectId")
+        except Exception as exc:
+            if is_crash(exc):
+                raise
+            self.handle = None
+
+    @classmethod
+    def request(cls, page: Page, caret: bool = True) -> "PendingFrame":
+        return cls(page, caret)
+
+    def result(self) -> bytes | None:
+        """The frame (JPEG); None without the DevTools protocol. Waits only for what is left."""
+        self.done = True
+        if self.session is None:
+            return None
+        if self.handle is None:
+            return grab_frame(self.page, self.caret)
+        session = self.session
+        try:
+            _send(session, "Runtime.awaitPromise", {"promiseObjectId": self.handle, "returnByValue": True})
+        except CallTimedOut:
+            raise
+        except Exception as exc:
+            if is_crash(exc):
+                raise
+            return grab_frame(self.page, self.caret)  # the document changed under the handle: a fence of its own
+        finally:
+            self._release()
+        return _first_frame(self.page, session, self.caret)
+
+    def cancel(self) -> None:
+        """Not needed after all (a failure): let the fence's handle go; nothing else is running."""
+        if not self.done:
+            self.done = True
+            self._release()
+            if self.caret and self.session is not None:
+                _caret_back(self.session)
+
+    def _release(self) -> None:
+        if self.session is not None and self.handle is not None:
+            try:
+                _send(self.session, "Runtime.releaseObjectGroup", {"objectGroup": _GROUP})
+            except Exception:
+                pass
+            self.handle = None
 
 
 def capture_png(page: Page, masked: bool, caret: bool = True) -> bytes:

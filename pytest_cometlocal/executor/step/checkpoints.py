@@ -57,6 +57,11 @@ class StepConditions:
             self.safety.check_auth(attempt)
         raise self._failure(attempt, phase, failed)
 
+    def hold_now(self, attempt: StepAttempt, conditions: list[Any]) -> bool:
+        """Whether every condition (warnings too) holds at one look: the look-ahead's preconditions,
+        checked while the previous step's picture is drawn; nothing is written or raised."""
+        return all(r.ok for r in poll(conditions, self.ctx.check_context(attempt), "pre", 0))
+
     def _failure(self, attempt: StepAttempt, phase: str, failed: list[CheckResult]) -> Exception:
         spec = attempt.spec
         timeout = spec.timeout_ms

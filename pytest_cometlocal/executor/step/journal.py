@@ -177,9 +177,11 @@ class StepJournal:
         self._step_event(_CHECKED[phase], "preconditions_warned" if phase == "pre" else "postconditions_warned",
                          metadata={"ok": True, "warnings": warnings})
 
-    def preconditions_checked(self, resolution: dict[str, Any] | None) -> None:
+    def preconditions_checked(self, resolution: dict[str, Any] | None, ahead: bool = False) -> None:
+        """``ahead``: the target and preconditions were checked while the last step's picture was drawn."""
         self._step_event("preconditions_checked", "preconditions_checked",
-                         metadata={"ok": True, **({"target_resolution": resolution} if resolution else {})})
+                         metadata={"ok": True, **({"target_resolution": resolution} if resolution else {}),
+                                   **({"checked_ahead": True} if ahead else {})})
 
     def action_started(self) -> None:
         self._step_event("action_started", "action_started")

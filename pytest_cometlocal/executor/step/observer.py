@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE, FAST_ALGORITHM
-from pytest_cometlocal.executor.errors import Crashed
-from pytest_cometlocal.executor.page.observation import Observation, finish, look, observe, same_page, take_pictures
+from pytest_cometlocal.executor.errors import CallTimedOut, Crashed, PageUnresponsive, first_line
+from pytest_cometlocal.executor.page.observation import (
+    Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
 
@@ -123,13 +124,51 @@ class Observer:
         # A critical step's screenshots are its evidence: full size, before and after (forensic: every step's).
         return attempt.spec.criticality == "critical" or self.profile.full_every_step
 
-    def before(self, attempt: StepAttempt) -> Observation:
-        return self.observe(previous=self._carried(attempt), full=self._full(attempt))
+    def before(self, attempt: StepAttempt, ahead: Look | None = None) -> tuple[Observation, bool]:
+        """The look before the step, and whether it is ``ahead`` (the look-ahead's, taken while the
+        previous step's picture was drawn): used only where the carry-over holds and it read exactly
+        what the previous "after" read, so that picture stands for it; otherwise a fresh look."""
+        previous = self._carried(attempt)
+        if ahead is not None and previous is not None and previous.screenshot is not None \
+                and not self.profile.decisive_pictures and same_page(previous, ahead):
+            if self.events.crashed:
+                raise Crashed("page crashed")
+            ahead.metadata["screenshot_from"] = "previous_observation"
+            self.last = finish(ahead, previous.screenshot, None, previous.signature.algorithm_version)
+            return self.last, True
+        return self.observe(previous=previous, full=self._full(attempt)), False
 
-    def after(self, attempt: StepAttempt) -> Observation:
-        observation = self.observe(full=self._full(attempt))
-        self._carry = (observation, len(self.events.requests), len(self.events.downloads), time.monotonic())
-        return observation
+    def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
+        """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)
+        runs while its picture is drawn, and its result is returned with the observation."""
+        done = None
+        if meanwhile is not None and not self.profile.decisive_pictures and not self._full(attempt):
+            if self.events.crashed:
+                raise Crashed("page crashed")
+            pending = observe_pending(self.page, self.secrets)
+            counts = len(self.events.requests), len(self.events.downloads)
+            stuck = None
+            if pending.waiting:
+                try:
+                    done = meanwhile()
+                except (CallTimedOut, PageUnresponsive) as exc:
+                    # The page stopped answering while the next step was looked at: this step's own look is
+                    # done, so it keeps it (without a picture); the next step finds the page as it is.
+                    stuck = pending.abandon(f"not taken: the page stopped answering while the next step was "
+                                            f"looked at ahead ({first_line(exc)})")
+                except BaseException:
+                    pending.cancel()
+                    raise
+            observation = self.last = stuck or pending.result()
+        else:
+            observation = self.observe(full=self._full(attempt))
+            counts = len(self.events.requests), len(self.events.downloads)
+        self._carry = (observation, *counts, time.monotonic())
+        return observation, done
+
+    def look_ahead(self) -> Look:
+        """The DOM read of the next step's "before", taken while this step's picture is drawn."""
+        return look(self.page, self.secrets)
 
     def _carried(self, attempt: StepAttempt) -> Observation | None:
         """The previous step's "after", if nothing can have changed the page since.

@@ -8,20 +8,35 @@ several TARGET_NOT_UNIQUE; looks that got no answer on a page that no longer
 runs scripts are PAGE_UNRESPONSIVE, not a missing element. A drag's ``to``
 (v1.1) is resolved the same way, in the time the step's own target left; its
 failures say ``details.which: "to"`` (and the drag's own target's ``"target"``).
+
+``look_ahead`` is the read-only work of a plan's next step, done while the
+previous step's picture is drawn (balanced profile): its "before" look, its
+target and its preconditions, each one look, nothing written, nothing raised
+but a page that stopped answering. The step uses it only if all of it held
+and the page is unchanged since; otherwise it does them itself, after the
+anti-loop decision, which a failure found ahead can therefore never pre-empt.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.errors import PageUnresponsive
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.executor.errors import CallTimedOut, PageUnresponsive, is_crash
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import ResolvedTarget, resolve
 from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.page.observation import Look
+from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
+from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
+
+if TYPE_CHECKING:
+    from pytest_cometlocal.executor.step.checkpoints import StepConditions
 
 U4_ORDER = list(T.U4_ORDER)
 
@@ -69,3 +84,59 @@ def _resolve(ctx: StepContext, attempt: StepAttempt, failures: Failures, spec_ta
                             details=details)
     raise failures.fail(attempt, ErrorCode.TARGET_NOT_FOUND, "precondition",
                         f"{name} resolution returned 0 matches; requires exactly 1", details=details)
+
+
+def resolve_ahead(ctx: StepContext, attempt: StepAttempt) -> dict[str, Any] | None:
+    """One look for the step's target while the previous step's picture is drawn (engine's look-ahead).
+
+    No waiting, no failure, nothing written: the target when exactly one element
+    matches now (``attempt.target`` is set, and what preconditions_checked
+    records is returned), else None and the step resolves its target as usual
+    (after the anti-loop decision, which therefore still wins).
+    """
+    spec = attempt.spec
+    if not spec.alternatives or spec.to is not None:
+        return None
+    alternatives = spec.target if isinstance(spec.target, list) else [spec.target]
+    resolution = resolve(ctx.page, alternatives, 0)
+    if resolution.resolved is None:
+        return None
+    attempt.target = resolution.resolved
+    return {"resolved": resolution.resolved.description,
+            "attempts": [a.as_dict() for a in resolution.attempts], "rounds": resolution.rounds}
+
+
+@dataclass
+class Ahead:
+    """The next step's read-only work, done while the last picture was drawn."""
+
+    spec: ActionSpec
+    look: Look
+    target: ResolvedTarget | None = None
+    resolution: dict[str, Any] | None = None
+    held: bool = False  # its target (if it has one) and every precondition held at that look
+
+
+def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead | None:
+    """The read-only work of the step ``spec`` (the plan's next), as the module docstring says."""
+    try:
+        with bound("look-ahead", CAPTURE_MS):
+            return _look_ahead(ctx, conditions, spec, index)
+    except (CallTimedOut, PageUnresponsive):
+        raise
+    except Exception as exc:
+        if is_crash(exc) or ctx.events.crashed:
+            raise
+        return None  # the step will do it all itself
+
+
+def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead:
+    look = ctx.observer.look_ahead()
+    kind, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
+    if kind.ends_run or kind.url_target or spec.criticality == "critical":
+        return Ahead(spec, look)
+    resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
+    if kind.resolves_target and spec.alternatives and resolution is None:
+        return Ahead(spec, look)
+    provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
+    return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
