@@ -229,6 +229,12 @@ def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     return out
 
 
+def by_round(sessions: list[dict[str, Any]], plan: str, ref: str) -> list[float]:
+    """Plan / reference median s/flow of the same round, round by round (the two ran a few minutes apart)."""
+    med = {(s["variant"], s["round"]): median(s["item_s"]) for s in sessions if s.get("item_s")}
+    return [med[plan, r] / med[ref, r] for (v, r) in med if v == plan and (ref, r) in med]
+
+
 def summarize(sessions: list[dict[str, Any]], flows: int) -> dict[str, dict[str, float]]:
     """Per variant: median, min and max item s/flow, median call s, CPU s/flow net of the baseline."""
     base = [s["cpu_s"] for s in sessions if s["variant"] == BASELINE]
@@ -339,10 +345,16 @@ def _print(result: dict[str, Any]) -> None:
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
                   f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
                  for r in result["ratios"]]))
+    for plan in PROFILES:
+        for ref in (HAND, TRACED):
+            pairs = by_round(result["sessions"], plan, ref)
+            if pairs:
+                print(f"  {plan} / {ref}, wall, round by round: {', '.join(f'{v:.2f}' for v in pairs)}; "
+                      f"median {median(pairs):.2f}x")
     for v in rows:
         per = [f"{statistics.median(s['item_s']):.2f}" if s["item_s"] else "n/a"
                for s in result["sessions"] if s["variant"] == v]
         print(f"  {v}: median s/flow by round: {', '.join(per)}")
 
 
-__all__ = ["bench_real", "ratios", "rotation", "summarize"]
+__all__ = ["bench_real", "by_round", "ratios", "rotation", "summarize"]

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from benchmarks.bench_profile import step_phases
-from benchmarks.bench_real import BASELINE, HAND, TRACED, ratios, rotation, summarize
+from benchmarks.bench_real import BASELINE, HAND, TRACED, by_round, ratios, rotation, summarize
 from pytest_cometlocal.runs.events import Event
 
 T0 = datetime(2026, 11, 26, 10, 0, tzinfo=timezone.utc)
@@ -56,8 +56,14 @@ def test_rotation_starts_each_round_one_variant_further():
     assert [rotation(v, r) for r in range(4)] == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"], ["a", "b", "c"]]
 
 
-def session(variant: str, items: list[float], cpu: float) -> dict:
-    return {"variant": variant, "item_s": items, "call_s": items, "cpu_s": cpu}
+def session(variant: str, items: list[float], cpu: float, rnd: int = 0) -> dict:
+    return {"variant": variant, "round": rnd, "item_s": items, "call_s": items, "cpu_s": cpu}
+
+
+def test_by_round_pairs_a_plan_with_its_reference_of_the_same_round_only():
+    sessions = [session("balanced", [2.0, 4.0], 0, 0), session(HAND, [2.0], 0, 0), session("balanced", [3.0], 0, 1),
+                session(HAND, [1.5], 0, 1), session("balanced", [9.0], 0, 2)]  # round 2 has no hand-written flow
+    assert by_round(sessions, "balanced", HAND) == pytest.approx([1.5, 2.0])
 
 
 def test_summarize_takes_medians_over_flows_and_the_baseline_out_of_the_cpu():
