@@ -4,8 +4,9 @@
     .venv/bin/python -m benchmarks --quick              # smoke run with small counts (~3 min)
     .venv/bin/python -m benchmarks --only overhead,fixed --json out.json
     .venv/bin/python -m benchmarks --only scaling       # page size 10 -> 5,000 rows, ~8-10 min
+    .venv/bin/python -m benchmarks --only real          # a 14-step flow on Django's admin, ~10 min
 
-Sections: validation, overhead, fixed, disk, profile, scaling, throughput (run in
+Sections: validation, overhead, fixed, disk, profile, scaling, real, throughput (run in
 this order; throughput last, sized to what is left of ``--budget-min`` unless
 ``--plans`` is given). Each prints a table with its goal and whether it is met.
 Browser sections start fresh ``python -m pytest`` processes on generated suites
@@ -25,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "scaling", "throughput")
+SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "scaling", "real", "throughput")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -50,6 +51,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--scaling-big-rounds", type=int, help="scaling: counted rounds for sizes >= 5,000 rows (default 2)")
     p.add_argument("--scaling-xdist-rows", type=int, help="scaling: the size also run with -n 2, 0 for none "
                    "(default 1000; quick 100)")
+    p.add_argument("--real-rounds", type=int, help="real: counted rounds of every variant, after a warm-up round "
+                   "(default 4; quick 1)")
+    p.add_argument("--real-flows", type=int, help="real: flows per pytest process, the first its warm-up (default 3; "
+                   "quick 2)")
     p.add_argument("--cprofile", metavar="FILE", help="profile: also write cProfile stats of the counted runs to FILE")
     args = p.parse_args(argv)
     args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -65,6 +70,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     args.scaling_sizes = tuple(int(v) for v in (args.scaling_sizes or ("10,100" if q else "10,100,1000,5000")).split(","))
     args.scaling_rounds = args.scaling_rounds or (1 if q else 3)
     args.scaling_big_rounds = args.scaling_big_rounds or (1 if q else 2)
+    args.real_rounds = args.real_rounds or (1 if q else 4)
+    args.real_flows = max(2, args.real_flows or (2 if q else 3))
     if args.scaling_xdist_rows is None:
         args.scaling_xdist_rows = 100 if q else 1000
     return args
@@ -174,6 +181,17 @@ def main(argv: list[str] | None = None) -> int:
                                     f"plans {x['plans']['scaling_span']:.2f}x, hand-written {x['hand']['scaling_span']:.2f}x",
                                     "(reported)", ""])
             mark('scaling')
+        if "real" in args.sections:
+            from .bench_real import bench_real
+
+            real = bench_real(work, rounds=args.real_rounds, flows=args.real_flows, warmup=not args.quick)
+            results["real"] = real
+            for r in real["ratios"]:
+                if r["goal"] is not None:
+                    summary.append([f"real application: {r['plan']} / {r['reference']}, "
+                                    + ("median s/flow" if r["what"] == "wall" else "CPU s/flow (process tree)"),
+                                    f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a", f"<= {r['goal']}x", verdict(r["met"])])
+            mark('real')
         if "throughput" in args.sections:
             from .bench_throughput import bench_throughput
 

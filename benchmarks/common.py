@@ -132,15 +132,17 @@ def write_suite(root: Path, files: dict[str, str], *, conftest_extra: str = SITE
         path.write_text(text, encoding="utf-8")
 
 
-def run_pytest(root: Path, args: list[str], *, timeout: float = 3600, cpu: bool = False) -> InnerRun:
+def run_pytest(root: Path, args: list[str], *, timeout: float = 3600, cpu: bool = False,
+               env: dict[str, str] | None = None) -> InnerRun:
     """``python -m pytest`` in ``root`` (a fresh process), with the timing hook on.
 
     ``cpu``: run it under ``benchmarks/cputree.py`` and
-    return the CPU time of the whole process tree (Chromium's orphaned processes included)."""
+    return the CPU time of the whole process tree (Chromium's orphaned processes included).
+    ``env``: variables added to the process's environment."""
     record = root / "timings.jsonl"
     if record.exists():
         record.unlink()
-    env = dict(os.environ)
+    env = {**os.environ, **(env or {})}
     env["BENCH_TIMINGS"] = str(record)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     env.pop("PYTEST_ADDOPTS", None)

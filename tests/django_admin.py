@@ -1,7 +1,8 @@
 """A real admin application for tests: Django's admin, served on 127.0.0.1 in a subprocess.
 
 ``tests/django_admin_site.py`` is the server (settings in code, sqlite in a
-temporary folder, a superuser ``admin``, migrated). ``django_admin`` starts
+temporary folder, a superuser ``admin``, migrated, and a ``library`` app with a
+``Document(title, file)`` model for uploads). ``django_admin`` starts
 it and gives its base URL; the server also ends itself after its own hard
 limit, so a test that dies cannot leave it running.
 """
@@ -22,8 +23,10 @@ PASSWORD = "a-test-password-for-127.0.0.1"
 
 
 @contextlib.contextmanager
-def django_admin(folder: Path, password: str = PASSWORD) -> Iterator[str]:
-    proc = subprocess.Popen([sys.executable, str(SITE), str(folder), password], stdout=subprocess.PIPE,
+def django_admin(folder: Path, password: str = PASSWORD, hard_limit_s: float | None = None) -> Iterator[str]:
+    """The admin's base URL; ``hard_limit_s``: when the server ends itself (default: the site's 300 s)."""
+    limit = [] if hard_limit_s is None else [str(hard_limit_s)]
+    proc = subprocess.Popen([sys.executable, str(SITE), str(folder), password, *limit], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     try:
         ready, _, _ = select.select([proc.stdout], [], [], START_LIMIT_S)

@@ -1,0 +1,360 @@
+"""A real application (issue 27): one 14-step flow on Django's admin, as a plan and by hand.
+
+Why: the other sections time the executor on the benchmark's own pages, built to
+isolate it. What a user weighs is a whole flow on a real site — server round
+trips, redirects, a multipart upload, a log-out — where the executor's per-step
+work is one cost among others. The flow (log in, open the document list, add a
+document with a file, open it, check it, log out) runs on the Django admin the
+tests use (``tests/django_admin_site.py``, its ``library`` app), started once
+here, outside the measured process trees.
+
+Variants, each a fresh ``python -m pytest`` process (under ``benchmarks/cputree.py``)
+running ``flows`` flows; the first flow of each process is its warm-up:
+the plan in each execution profile (``--cometlocal-profile``; only ``balanced``,
+without the option, when the plugin does not have it yet), the same flow
+hand-written with pytest-playwright and ``expect()``, and that test with a
+Playwright trace (screenshots and snapshots) per flow; plus a baseline process
+(one page, no flow) for the CPU. After a warm-up round, the variants alternate
+round by round, the order rotated each round. Timed per flow: the item's
+setup + call + teardown (pytest's durations); CPU per flow: (process tree -
+median baseline) / flows; kept: the run folders (plan) or trace.zip files.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+from pathlib import Path
+from typing import Any
+
+from .common import SHARED_BROWSER_FIXTURES, dir_bytes, median, require_ok, run_pytest, table, verdict, write_suite
+
+PROFILES = ("balanced", "fast", "forensic")
+HAND, TRACED, BASELINE = "hand-written", "hand-written + tracing", "baseline"
+# Goals of issue 27: (plan variant, reference, wall or cpu) -> at most.
+GOALS = {("balanced", HAND, "wall"): 1.15, ("balanced", TRACED, "wall"): 1.0, ("fast", HAND, "wall"): 1.08,
+         ("balanced", HAND, "cpu"): 1.5, ("fast", HAND, "cpu"): 1.3}
+TIMEOUT_MS = 10_000
+STEPS = 14
+
+PLAN = """\
+name: real admin {tag}
+tags: [bench, real]
+uploads_root: files
+vars: {{title: '{title}'}}
+secrets: {{password: {{env: BENCH_ADMIN_PASSWORD}}}}
+defaults:
+  criticality: normal
+  timeout_ms: {timeout}
+  preconditions: [{{kind: host_in_allowlist}}]
+  postconditions: [{{kind: host_in_allowlist}}]
+steps:
+  - {{id: open_login, kind: navigate, target: {{type: url, url: /admin/login/}},
+     postconditions: [{{kind: title_contains, args: {{text: Log in}}}}]}}
+  - {{id: user, kind: fill, target: {{type: label, text: 'Username:', exact: true}}, value: admin,
+     postconditions: [{{kind: element_value_equals, args: {{value: admin}}}}]}}
+  - {{id: password, kind: fill, target: {{type: label, text: 'Password:', exact: true}}, value: '${{secrets.password}}'}}
+  - {{id: log_in, kind: click, criticality: critical, target: {{type: role, role: button, name: Log in, exact: true}},
+     postconditions: [{{kind: url_matches, args: {{pattern: /admin/$}}}}]}}
+  - {{id: open_documents, kind: click, target: {{type: role, role: link, name: Documents, exact: true}},
+     postconditions: [{{kind: url_matches, args: {{pattern: /admin/library/document/$}}}}]}}
+  - {{id: add_document, kind: click, target: {{type: role, role: link, name: Add document, exact: true}},
+     postconditions: [{{kind: url_matches, args: {{pattern: /admin/library/document/add/$}}}}]}}
+  - {{id: title, kind: fill, target: {{type: label, text: 'Title:', exact: true}}, value: '${{vars.title}}',
+     postconditions: [{{kind: element_value_equals, args: {{value: '${{vars.title}}'}}}}]}}
+  - {{id: attach, kind: upload, target: {{type: label, text: 'File:', exact: true}}, file_ref: note.txt,
+     postconditions: [{{kind: upload_completed}}]}}
+  - {{id: save, kind: click, criticality: critical, target: {{type: role, role: button, name: Save, exact: true}},
+     postconditions: [{{kind: url_matches, args: {{pattern: /admin/library/document/$}}}}]}}
+  - {{id: saved, kind: assert, postconditions: [{{kind: element_text_contains,
+     args: {{target: {{type: css, selector: .messagelist .success}}, text: was added successfully}}}}]}}
+  - {{id: open_document, kind: click,
+     target: {{type: xpath, selector: '//table[@id="result_list"]//a[normalize-space()="${{vars.title}}"]'}},
+     postconditions: [{{kind: url_matches, args: {{pattern: '/admin/library/document/\\d+/change/$'}}}}]}}
+  - id: check_document
+    kind: assert
+    postconditions:
+      - {{kind: element_text_contains, args: {{target: {{type: css, selector: '#content h2'}}, text: '${{vars.title}}'}}}}
+      - {{kind: element_value_equals, args: {{target: {{type: label, text: 'Title:', exact: true}}, value: '${{vars.title}}'}}}}
+  - {{id: log_out, kind: click, target: {{type: role, role: button, name: Log out, exact: true}},
+     postconditions: [{{kind: url_matches, args: {{pattern: /admin/logout/$}}}}]}}
+  - {{id: logged_out, kind: assert, postconditions: [{{kind: title_contains, args: {{text: Logged out}}}}]}}
+"""
+
+HAND_TEST = '''"""The plan's flow hand-written with pytest-playwright, the same checks with expect(){traced}."""
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+expect.set_options(timeout={timeout})
+NOTE = Path(__file__).with_name("plans") / "files" / "note.txt"
+TRACES = Path(__file__).with_name("traces")
+TITLES = {titles!r}
+
+
+def flow(page, url, title):
+    page.goto(url + "/admin/login/")
+    expect(page).to_have_title(re.compile("Log in"))
+    field = page.get_by_label("Username:", exact=True)
+    field.fill("admin")
+    expect(field).to_have_value("admin")
+    page.get_by_label("Password:", exact=True).fill(os.environ["BENCH_ADMIN_PASSWORD"])
+    page.get_by_role("button", name="Log in", exact=True).click()
+    expect(page).to_have_url(re.compile("/admin/$"))
+    page.get_by_role("link", name="Documents", exact=True).click()
+    expect(page).to_have_url(re.compile("/admin/library/document/$"))
+    page.get_by_role("link", name="Add document", exact=True).click()
+    expect(page).to_have_url(re.compile("/admin/library/document/add/$"))
+    field = page.get_by_label("Title:", exact=True)
+    field.fill(title)
+    expect(field).to_have_value(title)
+    field = page.get_by_label("File:", exact=True)
+    field.set_input_files(NOTE)
+    expect(field).to_have_value(re.compile(r"note\\.txt$"))
+    page.get_by_role("button", name="Save", exact=True).click()
+    expect(page).to_have_url(re.compile("/admin/library/document/$"))
+    expect(page.locator(".messagelist .success")).to_contain_text("was added successfully")
+    page.locator("#result_list").get_by_role("link", name=title, exact=True).click()
+    expect(page).to_have_url(re.compile(r"/admin/library/document/\\d+/change/$"))
+    expect(page.locator("#content h2")).to_contain_text(title)
+    expect(page.get_by_label("Title:", exact=True)).to_have_value(title)
+    page.get_by_role("button", name="Log out", exact=True).click()
+    expect(page).to_have_url(re.compile("/admin/logout/$"))
+    expect(page).to_have_title(re.compile("Logged out"))
+
+
+@pytest.mark.parametrize("title", TITLES, ids=[f"f{{i:02d}}" for i in range(len(TITLES))])
+def test_flow(page, context, admin_url, title):
+    if {traced}:
+        TRACES.mkdir(exist_ok=True)
+        context.tracing.start(screenshots=True, snapshots=True)
+        try:
+            flow(page, admin_url, title)
+        finally:
+            context.tracing.stop(path=TRACES / (title.replace(" ", "-") + ".zip"))
+    else:
+        flow(page, admin_url, title)
+'''
+
+BASELINE_TEST = '''"""Start-up only: the session, the browser and one page, no flow."""
+
+
+def test_baseline(page, admin_url):
+    assert admin_url
+'''
+
+CONFTEST = '''
+import os
+
+import pytest
+
+
+@pytest.fixture
+def admin_url():
+    return os.environ["BENCH_REAL_URL"]
+
+
+@pytest.fixture
+def cometlocal_base_url(admin_url):
+    return admin_url
+
+''' + SHARED_BROWSER_FIXTURES
+
+
+def _titles(variant: str, rnd: int, flows: int) -> list[str]:
+    slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced")
+    return [f"Report {slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
+
+
+def _suite(root: Path, variant: str, rnd: int, flows: int) -> None:
+    titles = _titles(variant, rnd, flows)
+    files = {"plans/files/note.txt": "A short note to upload.\n"}
+    if variant in PROFILES:
+        for i, title in enumerate(titles):
+            files[f"plans/real_f{i:02d}.actions.yaml"] = PLAN.format(tag=title.lower(), title=title, timeout=TIMEOUT_MS)
+    elif variant == BASELINE:
+        files["test_baseline.py"] = BASELINE_TEST
+    else:
+        files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED)
+    write_suite(root, files, conftest_extra=CONFTEST)
+
+
+def rotation(variants: list[str], rnd: int) -> list[str]:
+    """Round ``rnd``'s order: the variants rotated by ``rnd`` (A B C, B C A, C A B, ...)."""
+    k = rnd % len(variants) if variants else 0
+    return variants[k:] + variants[:k]
+
+
+def has_profile_option(root: Path, env: dict[str, str]) -> bool:
+    run = run_pytest(root, ["--help"], env=env)
+    return "--cometlocal-profile" in run.stdout
+
+
+def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str], profiles: bool) -> dict[str, Any]:
+    root = work / f"r{rnd:02d}-{variant.replace(' + ', '-').replace(' ', '-')}"
+    _suite(root, variant, rnd, flows)
+    args = [f"--cometlocal-profile={variant}"] if profiles and variant in PROFILES else []
+    run = run_pytest(root, args, cpu=True, env=env)
+    try:
+        failed = require_ok(run, f"real application, {variant}, round {rnd}",
+                            expected_passed=1 if variant == BASELINE else flows)
+    except SystemExit as exc:  # nothing passed: the variant is dropped, the others go on
+        return {"variant": variant, "round": rnd, "root": str(root), "broken": str(exc)}
+    assert run.cpu is not None
+    items = sorted(run.reports.values(), key=lambda r: r.start)
+    counted = [r for r in items[1:] if r.outcome == "passed"]  # the process's first flow warms it up
+    kept = [root / d for d in ("runs", "traces") if (root / d).is_dir()]  # evidence packs, Playwright traces
+    return {"variant": variant, "round": rnd, "root": str(root), "failed_items": failed, "wall_s": run.cpu["wall_s"],
+            "cpu_s": run.cpu["user_s"] + run.cpu["sys_s"], "stragglers_killed": run.cpu["stragglers_killed"],
+            "item_s": [r.total for r in counted], "call_s": [r.call for r in counted],
+            "kept_kib_per_flow": sum(dir_bytes(d) for d in kept) / 1024 / flows, "load1": os.getloadavg()[0]}
+
+
+def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+    """Each plan profile / each hand-written reference, wall (median item s) and CPU (s/flow), with the goals."""
+    out = []
+    for plan in PROFILES:
+        for ref in (HAND, TRACED):
+            if plan not in rows or ref not in rows:
+                continue
+            for what, key in (("wall", "median_s"), ("cpu", "cpu_s_per_flow")):
+                den = rows[ref][key]
+                value = rows[plan][key] / den if den > 0 else float("nan")  # nan stays nan: not measured
+                goal = GOALS.get((plan, ref, what))
+                out.append({"plan": plan, "reference": ref, "what": what, "ratio": value, "goal": goal,
+                            "met": None if goal is None or value != value else value <= goal})
+    return out
+
+
+def by_round(sessions: list[dict[str, Any]], plan: str, ref: str) -> list[float]:
+    """Plan / reference median s/flow of the same round, round by round (the two ran a few minutes apart)."""
+    med = {(s["variant"], s["round"]): median(s["item_s"]) for s in sessions if s.get("item_s")}
+    return [med[plan, r] / med[ref, r] for (v, r) in med if v == plan and (ref, r) in med]
+
+
+def summarize(sessions: list[dict[str, Any]], flows: int) -> dict[str, dict[str, float]]:
+    """Per variant: median, min and max item s/flow, median call s, CPU s/flow net of the baseline."""
+    base = [s["cpu_s"] for s in sessions if s["variant"] == BASELINE]
+    base_cpu = median(base) if base else 0.0
+    rows: dict[str, dict[str, float]] = {}
+    for variant in dict.fromkeys(s["variant"] for s in sessions):
+        if variant == BASELINE:
+            continue
+        mine = [s for s in sessions if s["variant"] == variant]
+        items = [v for s in mine for v in s["item_s"]]
+        cpu = [s["cpu_s"] for s in mine if not s.get("failed_items")]  # a failed flow stops early: less CPU
+        rows[variant] = {"flows_counted": len(items), "flows_failed": sum(len(s.get("failed_items", ())) for s in mine),
+                         "median_s": median(items),
+                         "min_s": min(items, default=float("nan")), "max_s": max(items, default=float("nan")),
+                         "call_s": median([v for s in mine for v in s["call_s"]]),
+                         "cpu_s_per_flow": (median(cpu) - base_cpu) / flows,
+                         "cpu_s_per_flow_raw": median(cpu) / flows,
+                         "kept_kib_per_flow": median([s.get("kept_kib_per_flow", 0.0) for s in mine])}
+    return rows
+
+
+def bench_real(work: Path, *, rounds: int = 4, flows: int = 3, warmup: bool = True) -> dict[str, Any]:
+    base = work / "real"
+    base.mkdir(parents=True, exist_ok=True)
+    # common.run_pytest adds --cometlocal-profile $COMETLOCAL_BENCH_PROFILE to every process; here each variant picks its own.
+    saved = os.environ.pop("COMETLOCAL_BENCH_PROFILE", None)
+    try:
+        return _bench_real(base, rounds, flows, warmup)
+    finally:
+        if saved is not None:
+            os.environ["COMETLOCAL_BENCH_PROFILE"] = saved
+
+
+def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, Any]:
+    from tests.django_admin import PASSWORD, django_admin
+
+    from .bench_profile import trace_phases
+
+    result: dict[str, Any] = {"steps": STEPS, "rounds": rounds, "flows_per_process": flows,
+                              "load_avg_start": os.getloadavg()}
+    (base / "django").mkdir(exist_ok=True)
+    with django_admin(base / "django", hard_limit_s=6 * 3600) as url:
+        env = {"BENCH_REAL_URL": url, "BENCH_ADMIN_PASSWORD": PASSWORD}
+        _suite(base / "probe", BASELINE, 0, 1)
+        profiles = has_profile_option(base / "probe", env)
+        plans = list(PROFILES) if profiles else ["balanced"]
+        if not profiles:
+            print("NOTE real: this plugin has no --cometlocal-profile option yet: the plan runs in its default "
+                  "(balanced) only", flush=True)
+        variants = [*plans, HAND, TRACED, BASELINE]
+        result["variants"] = variants
+        if warmup:
+            for variant in variants:
+                _session(base / "warmup", variant, 99, 1 if variant == BASELINE else 2, env, profiles)  # broken: below
+        sessions, broken = [], {}
+        for rnd in range(rounds):
+            for variant in rotation(variants, rnd):
+                if variant in broken:
+                    continue
+                s = _session(base, variant, rnd, flows, env, profiles)
+                if "broken" in s:
+                    broken[variant] = s["broken"]
+                    print(f"WARNING real: {variant} is left out: no flow passed in round {rnd}:\n{s['broken'][-3000:]}",
+                          flush=True)
+                    continue
+                sessions.append(s)
+                print(f"[real round {rnd}: {variant}: {', '.join(f'{v:.2f}' for v in s['item_s'])} s/flow, "
+                      f"process CPU {s['cpu_s']:.1f} s; load {s['load1']:.2f}]", flush=True)
+    result["sessions"] = sessions
+    result["broken"] = broken
+    plans = [p for p in plans if p not in broken]
+    rows = summarize(sessions, flows)
+    result["rows"] = rows
+    result["ratios"] = ratios(rows)
+    result["load_avg_end"] = os.getloadavg()
+    _print(result)
+    phases: dict[str, Any] = {}
+    for plan in plans:
+        runs = [Path(s["root"]) / "runs" for s in sessions if s["variant"] == plan]
+        folders = sorted(d for r in runs if r.is_dir() for d in r.iterdir() if d.is_dir())
+        phases[plan] = trace_phases(folders, skip=lambda name: name.endswith(" f00"))  # each process's warm-up
+        print_trace_phases(phases[plan], f"{plan} profile, real application ({phases[plan]['runs']} runs)")
+    result["trace_phases_ms"] = phases
+    return result
+
+
+def print_trace_phases(result: dict[str, Any], title: str) -> None:
+    from .bench_profile import TRACE_PHASES
+
+    names = [name for name, _ in TRACE_PHASES]
+    print(f"\n### Where a step's time goes, {title}: median ms per phase, from the trace's timestamps "
+          "(a phase ends at its event; the first starts at the previous step's last event)")
+    print(table(["step kind", "steps", *names, "total"],
+                [[kind, v["steps"], *(v[n] for n in names), v["total"]] for kind, v in result["kinds"].items()]))
+
+
+def _print(result: dict[str, Any]) -> None:
+    rows = result["rows"]
+    print(f"\n## Real application — Django admin, one {STEPS}-step flow (log in, add a document with an upload, "
+          f"open it, check it, log out); {result['rounds']} rounds, variants alternating (rotated), each a fresh "
+          f"pytest process of {result['flows_per_process']} flows, the first its warm-up")
+    print(table(["variant", "flows (failed)", "median s/flow", "min-max s", "call s", "CPU s/flow", "CPU s/flow incl. start-up",
+                 "kept KiB/flow"],
+                [[v, f"{r['flows_counted']} ({r['flows_failed']})", r["median_s"], f"{r['min_s']:.2f}-{r['max_s']:.2f}", r["call_s"],
+                  r["cpu_s_per_flow"], r["cpu_s_per_flow_raw"], r["kept_kib_per_flow"]] for v, r in rows.items()]))
+    print("\n### Ratios (plan / reference; wall: median s/flow, CPU: process tree s/flow net of the baseline)")
+    print(table(["plan", "reference", "what", "ratio", "goal", "status"],
+                [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
+                  f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
+                 for r in result["ratios"]]))
+    for plan in PROFILES:
+        for ref in (HAND, TRACED):
+            pairs = by_round(result["sessions"], plan, ref)
+            if pairs:
+                print(f"  {plan} / {ref}, wall, round by round: {', '.join(f'{v:.2f}' for v in pairs)}; "
+                      f"median {median(pairs):.2f}x")
+    for v in rows:
+        per = [f"{statistics.median(s['item_s']):.2f}" if s["item_s"] else "n/a"
+               for s in result["sessions"] if s["variant"] == v]
+        print(f"  {v}: median s/flow by round: {', '.join(per)}")
+
+
+__all__ = ["bench_real", "by_round", "ratios", "rotation", "summarize"]
