@@ -123,7 +123,9 @@ def test_server_gone_mid_plan_is_navigation_failed(run, fault_server):
     r = run(plan(name="gone", steps=f"  - {{id: first, kind: navigate, target: {{type: url, url: '{fault_server.url}/last'}}}}\n"
                  f"  - {{id: second, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"))
     error = assert_clean_run(r, "NAVIGATION_FAILED", "second")
-    assert error["details"]["net_error"] == "ERR_CONNECTION_REFUSED"
+    # Refused once the socket is closed; reset when the request reached it while it was being closed (the
+    # server stops in a thread after its last answer, and a fast next step can arrive in between).
+    assert error["details"]["net_error"] in ("ERR_CONNECTION_REFUSED", "ERR_CONNECTION_RESET")
     assert [s.ok for s in r.result.steps] == [True, False]
     next_plan_runs(run)
 
