@@ -79,8 +79,10 @@ def test_precondition_failed_names_the_condition_and_observation(run):
 
 
 def test_action_that_cannot_be_performed_is_precondition_failed_at_execution(run):
+    # 1.5 s: the check is named from Playwright's call log, which at 500 ms on a loaded machine sometimes
+    # ended before its first "element is not editable" line (element_actionable; twice in three suites).
     r = run(plan(name="readonly", steps=OPEN.format(url="/disabled") +
-                 "  - {id: type, kind: fill, timeout_ms: 500, target: {type: testid, id: readonly-input}, value: x}\n"))
+                 "  - {id: type, kind: fill, timeout_ms: 1500, target: {type: testid, id: readonly-input}, value: x}\n"))
     error = assert_typed_error(r, "PRECONDITION_FAILED", "type", "execution")
     assert error["failed_conditions"][0]["kind"] == "element_editable"
 
