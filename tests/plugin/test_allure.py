@@ -36,7 +36,7 @@ steps:
     write(pytester, "bad.actions.yaml", "name: bad\n" + DEFAULTS + """\
 steps:
   - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: missing, kind: navigate, timeout_ms: 300, target: {type: url, url: /reports}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
+  - {id: missing, kind: navigate, timeout_ms: 1500, target: {type: url, url: /reports}, postconditions: [{kind: title_contains, args: {text: Nowhere}}]}
   - {id: never, kind: click, target: {type: testid, id: login-submit}}
 """)
     write(pytester, "invalid.actions.yaml", "name: invalid\nsteps: []\n")
