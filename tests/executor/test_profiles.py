@@ -100,11 +100,13 @@ def test_fast_never_puts_a_secret_or_a_password_into_the_state(run):
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_same_state_halt_halts_an_unchanged_page_in_every_profile(run, profile):
-    # Each failed sign-in reloads the login page unchanged (but for its CSRF token).
+    # Each failed sign-in reloads the login page unchanged (but for its CSRF token). The first repeated state
+    # is again1's; on a loaded machine a click's look after it can catch the reload half-way, which moves
+    # the first repeat one visit on (the v1 test of this page has the same race): again2 or again3.
     steps = OPEN.format(url="/login") + "".join(
-        f"- {{id: again{i}, kind: click, target: {{type: testid, id: login-submit}}}}\n" for i in range(4))
+        f"- {{id: again{i}, kind: click, target: {{type: testid, id: login-submit}}}}\n" for i in range(5))
     r = run(plan(steps, name="loop", extra="policy: {same_state_revisits: 1}\n"), profile=profile)
-    assert r.code == "POLICY_HALT" and r.error.action_id == "again2", r.error
+    assert r.code == "POLICY_HALT" and r.error.action_id in ("again2", "again3"), r.error
     assert r.error.details["policy_reason"] == "same_state_revisit" and r.error.details["count"] == 2
     assert r.manifest["execution_profile"]["name"] == profile
     # A failure always has its picture, in every profile.
