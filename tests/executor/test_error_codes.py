@@ -244,7 +244,7 @@ def test_upload_completed_that_never_holds_is_upload_failed(run, tmp_path):
     (tmp_path / "plans" / "a.txt").parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / "plans" / "a.txt").write_text("hello")
     r = run(plan(name="up-signal", steps=OPEN.format(url="/form") +
-                 "  - {id: attach, kind: upload, timeout_ms: 800, target: {type: label, text: Attachment, exact: true},"
+                 "  - {id: attach, kind: upload, timeout_ms: 1500, target: {type: label, text: Attachment, exact: true},"
                  " file_ref: a.txt, postconditions: [{kind: upload_completed, args: {text: Never shown}}]}\n"))
     error = assert_typed_error(r, "UPLOAD_FAILED", "attach", "postcondition")
     assert error["details"]["file_ref"] == ["a.txt"] and error["details"]["upload_signal"] == {"text": "Never shown"}
