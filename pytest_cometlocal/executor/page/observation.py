@@ -80,6 +80,11 @@ class Observation:
 _BLANK_FRAMES: dict[str, bytes] = {}
 
 
+def _blank_key(data: dict[str, Any]) -> str | None:
+    """The key of _BLANK_FRAMES for a look at an empty about:blank (its viewport), else None."""
+    return json.dumps(data["blank"]) if data.get("blank") else None
+
+
 def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[str, Any]) -> bool:
     old = previous.signature
     return all(getattr(old, name) == value for name, value in hashes.items()) and previous.snapshot == snapshot
@@ -161,7 +166,7 @@ def take_pictures(page: Page, seen: Look, full: bool) -> tuple[bytes | None, byt
     if data.get("unpainted"):
         metadata["screenshot_error"] = UNPAINTED
         return None, None, FRAME_ALGORITHM
-    blank = json.dumps(data["blank"]) if data.get("blank") else None
+    blank = _blank_key(data)
     if blank and not full and blank in _BLANK_FRAMES:
         metadata["screenshot_from"] = "blank_page"
         return _BLANK_FRAMES[blank], None, FRAME_ALGORITHM
@@ -231,7 +236,7 @@ class PendingObservation:
         shot, error = retried(self.page, frame.result)  # a retry after the first call takes a frame of its own
         if error:
             self.seen.metadata["screenshot_error"] = error
-        blank = json.dumps(self.seen.data["blank"]) if self.seen.data.get("blank") else None
+        blank = _blank_key(self.seen.data)
         if blank and shot is not None:
             _BLANK_FRAMES[blank] = shot
         self.ready = finish(self.seen, shot, None, FRAME_ALGORITHM)
@@ -255,7 +260,7 @@ def observe_pending(page: Page, secrets: tuple[str, ...] = ()) -> PendingObserva
     an empty document already seen or no DevTools protocol get their (whole) observation at once."""
     seen = look(page, secrets)
     data = seen.data
-    blank = json.dumps(data["blank"]) if data.get("blank") else None
+    blank = _blank_key(data)
     if not (data.get("marked") or data.get("unpainted") or (blank and blank in _BLANK_FRAMES)):
         pending = PendingFrame.request(page, data.get("caret", True))
         if pending.session is not None:
