@@ -91,23 +91,24 @@ class NestedTimer:
 def instrument(timer: NestedTimer) -> None:
     from playwright.sync_api._generated import Locator, Page
 
-    from pytest_cometlocal.executor.step import actions
-    from pytest_cometlocal.executor.page import conditions as checks
     from pytest_cometlocal.executor import engine
-    from pytest_cometlocal.executor.runfolder.folder import evidence_store as evidence
+    from pytest_cometlocal.executor.page import conditions as checks
     from pytest_cometlocal.executor.page import observation as observe
-    from pytest_cometlocal.executor.step import observer
-    from pytest_cometlocal.executor.step import safety
+    from pytest_cometlocal.executor.runfolder import evidence_store as evidence
+    from pytest_cometlocal.executor.runfolder import trace_writer as trace
+    from pytest_cometlocal.executor.step import actions, observer, safety
     from pytest_cometlocal.executor.step import checkpoints as step_conditions
     from pytest_cometlocal.executor.step import evidence as step_evidence
     from pytest_cometlocal.executor.step import target as step_target
-    from pytest_cometlocal.executor.runfolder.folder import trace_writer as trace
 
     E = engine.Executor
     timer.patch(E, "_attempt", "step")
     timer.patch(E, "start", "run start")
     timer.patch(E, "finish", "run finish")
     timer.patch(observer, "observe", "observe")
+    timer.patch(observer, "look", "dom look")
+    timer.patch(observer, "take_pictures", "pictures")
+    timer.patch(observer, "observe_pending", "observe (pending picture)")
     timer.patch(observe, "grab_frame", "screenshot frame")
     timer.patch(observe, "capture_png", "full screenshot")
     timer.patch(step_target, "resolve", "resolve target")
@@ -160,7 +161,8 @@ def _run_item(browser: Any, plan: Any, base_url: str, output: Path, timer: Neste
     from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
     from pytest_cometlocal.executor.session import RunRecord, guarded_context, open_run
 
-    eff = effective_settings(plan, default_base_url=base_url, env={})
+    eff = effective_settings(plan, default_base_url=base_url, env={},
+                             cli_profile=os.environ.get("COMETLOCAL_BENCH_PROFILE") or None)
     closing = ExitStack()
     with _phase(phases, "network guard start"):
         guard = NetworkGuard(eff.allowlist).start()

@@ -46,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import Ahead, look_ahead, resolve_step_target
+from pytest_cometlocal.executor.step.target import Ahead, look_ahead, look_and_match, resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
@@ -318,8 +318,11 @@ class Executor:
         ahead, self._ahead = self._ahead, None
         if ahead is not None and (ahead.spec is not spec or attempt.attempt > 1 or attempt.recovery):
             ahead = None
+        matched = None
         with self._phase(attempt, "observation before the step"):
-            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else None)
+            if ahead is None and ctx.observer.profile.decisive_pictures:
+                matched = look_and_match(ctx, attempt)  # fast: the look and the target in one read
+            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else matched and matched.look)
         ahead = ahead if used and ahead is not None and ahead.held else None
         state = attempt.before.signature
         journal.observation_captured(ctx.policy.observation_metadata(state))
@@ -351,7 +354,9 @@ class Executor:
             if ahead is not None:  # found while the last picture was drawn, on the page this step starts from
                 attempt.target, resolution = ahead.target, ahead.resolution
             else:
-                if kind.resolves_target:
+                if matched is not None and matched.target is not None:  # read with the "before" look
+                    attempt.target, resolution = matched.target, matched.resolution
+                elif kind.resolves_target:
                     resolution = resolve_step_target(ctx, attempt, self.failures)
                 self.conditions.check(attempt, "pre", spec.preconditions)
         journal.preconditions_checked(resolution, ahead is not None)

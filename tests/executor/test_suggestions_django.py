@@ -47,7 +47,7 @@ def flow(value: Any) -> str:
 def admin_plan(page: str, kind: str, target: dict[str, Any], value: str | None) -> str:
     extra = f", value: {value}" if value else ""
     steps = (SIGN_IN + f"- {{id: open, kind: navigate, target: {{type: url, url: {page}}}}}\n"
-             + f"- {{id: stale, kind: {kind}, timeout_ms: 800, target: {flow(target)}{extra}}}\n")
+             + f"- {{id: stale, kind: {kind}, timeout_ms: 1500, target: {flow(target)}{extra}}}\n")
     return plan(steps, name="admin", extra="secrets: {password: {env: ADMIN_PASSWORD}}\n", timeout_ms=5000)
 
 

@@ -18,6 +18,11 @@ SHA256_HEX = r"^[0-9a-f]{64}$"
 PREFIXED_SHA256 = r"^sha256:[0-9a-f]{64}$"
 
 
+def dom_key(key_elements_hash: str, visible_text_hash: str) -> str:
+    """The DOM-derived part of the anti-loop key (the fast profile compares it before any picture)."""
+    return f"{key_elements_hash}:{visible_text_hash}"
+
+
 class StateSignature(RecordModel):
     """StateSignature v1: a comparable fingerprint of what the page showed."""
 
@@ -37,12 +42,12 @@ class StateSignature(RecordModel):
     @property
     def state_key(self) -> str:
         """The anti-loop key of the trace contract."""
-        return f"{self.key_elements_hash}:{self.visible_text_hash}:{self.screenshot_hash}"
+        return f"{self.dom_key}:{self.screenshot_hash}"
 
     @property
     def dom_key(self) -> str:
         """The DOM-derived part of the anti-loop key: the state key without its picture."""
-        return f"{self.key_elements_hash}:{self.visible_text_hash}"
+        return dom_key(self.key_elements_hash, self.visible_text_hash)
 
 
 EvidenceKind = Literal[

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Union
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.executor.errors import CallTimedOut, is_crash
+from pytest_cometlocal.executor.page.observation import OBSERVE_JS
 from pytest_cometlocal.executor.page.watchdog import bound
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -138,6 +139,41 @@ class _Match:
     context: dict[str, Any] | None = None
     sample: list[dict[str, Any]] = field(default_factory=list)
     unanswered: bool = False
+
+
+# The match and the observation's look together (scripts/match_observe.js): the fast profile's "before".
+_MATCH_OBSERVE_JS = load_script(__package__, "match_observe.js", match=_MATCH_JS, observe=OBSERVE_JS)
+
+
+def in_main_frame(target: T.AnyTarget) -> bool:
+    """Whether ``target``'s matches are in the page's own document (a look there is the page's look)."""
+    while isinstance(target, T.NthTarget):
+        target = target.base
+    return not isinstance(target, (T.FrameTarget, T.UrlTarget))
+
+
+def match_with_look(page: Page, target: T.AnyTarget, arg: dict[str, Any],
+                    bound_ms: float) -> tuple[Attempt, ResolvedTarget | None, dict[str, Any]] | None:
+    """One alternative's match and the page's look (OBSERVE_JS's data, given ``arg``) in one round trip.
+
+    ``target`` is in the main frame (``in_main_frame``). None when the page
+    could not be read this way (between two documents, not answering in
+    time): the caller then looks and resolves the usual way.
+    """
+    locator, description = compile_target(page, target), describe_compiled(target)
+    try:
+        with bound("observation", bound_ms):
+            out = json.loads(locator.evaluate_all(_MATCH_OBSERVE_JS, arg))
+    except CallTimedOut:
+        return None
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        return None
+    match = json.loads(out["match"])
+    count = int(match["count"])
+    resolved = ResolvedTarget(target, locator, description, match["context"]) if count == 1 else None
+    return Attempt(0, target.model_dump(mode="json"), description, count), resolved, json.loads(out["look"])
 
 
 # A last round still gets this long, however little of the step's timeout is left.

@@ -23,7 +23,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from pytest_cometlocal.contract.model.records import StateSignature
+from pytest_cometlocal.contract.model.records import StateSignature, dom_key
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.page.screenshots import (
     FRAME_ALGORITHM, FULL_ALGORITHM, PendingFrame, capture_png, grab_frame, retried)
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 __all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "PendingObservation", "finish",
-           "look", "observe", "observe_pending", "same_page", "take_pictures"]
+           "look", "look_arg", "look_of", "observe", "observe_pending", "same_page", "take_pictures"]
 
 MAX_ELEMENTS = 400
 # Why an observation of a document that has no <body> yet has no picture (``unpainted``).
@@ -126,7 +126,7 @@ class Look:
     @property
     def dom_key(self) -> str:
         """The DOM-derived part of the anti-loop key (``StateSignature.dom_key``)."""
-        return f"{self.hashes['key_elements_hash']}:{self.hashes['visible_text_hash']}"
+        return dom_key(self.hashes["key_elements_hash"], self.hashes["visible_text_hash"])
 
 
 def look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
@@ -137,8 +137,17 @@ def look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> L
     page, a password or a secret only as "set") and which one has focus, to
     the key elements' hash: a run of fills on one form is then not one state.
     """
-    arg = {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets), "controls": controls}
-    data = json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg)))
+    arg = look_arg(secrets, controls)
+    return look_of(json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg))), controls)
+
+
+def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:
+    """The argument of OBSERVE_JS."""
+    return {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets), "controls": controls}
+
+
+def look_of(data: dict[str, Any], controls: bool) -> Look:
+    """The Look of what OBSERVE_JS returned (``look`` reads it; the fast profile's target match reads it too)."""
     key = [data["key"], data["controls"]] if controls else data["key"]
     key_json = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
     snapshot = {

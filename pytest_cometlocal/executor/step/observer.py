@@ -90,7 +90,7 @@ class Observer:
         self.last = observation
         return observation
 
-    def _decisive(self, previous: Observation | None, full: bool) -> Observation:
+    def _decisive(self, previous: Observation | None, full: bool, seen: Look | None = None) -> Observation:
         """The fast profile's look: the DOM first, a picture only where it can change a decision.
 
         A state whose DOM-derived part is new in the run cannot be a revisit,
@@ -99,7 +99,8 @@ class Observer:
         from one that did not change; critical steps and failures get theirs
         at full size, as evidence.
         """
-        seen = look(self.page, self.secrets, controls=True)
+        if seen is None:
+            seen = look(self.page, self.secrets, controls=True)
         shot = png = None
         method = "none"
         if full:
@@ -125,10 +126,20 @@ class Observer:
         return attempt.spec.criticality == "critical" or self.profile.full_every_step
 
     def before(self, attempt: StepAttempt, ahead: Look | None = None) -> tuple[Observation, bool]:
-        """The look before the step, and whether it is ``ahead`` (the look-ahead's, taken while the
-        previous step's picture was drawn): used only where the carry-over holds and it read exactly
-        what the previous "after" read, so that picture stands for it; otherwise a fresh look."""
+        """The look before the step, and whether it is ``ahead``.
+
+        In ``balanced``, ``ahead`` is the look-ahead's, taken while the previous
+        step's picture was drawn: used only where the carry-over holds and it
+        read exactly what the previous "after" read, so that picture stands for
+        it; otherwise a fresh look. In ``fast``, it is a look just taken with the
+        step's target (``target.look_and_match``): always used.
+        """
         previous = self._carried(attempt)
+        if ahead is not None and self.profile.decisive_pictures:
+            if self.events.crashed:
+                raise Crashed("page crashed")
+            self.last = self._decisive(previous, self._full(attempt), ahead)
+            return self.last, True
         if ahead is not None and previous is not None and previous.screenshot is not None \
                 and not self.profile.decisive_pictures and same_page(previous, ahead):
             if self.events.crashed:

@@ -15,6 +15,11 @@ target and its preconditions, each one look, nothing written, nothing raised
 but a page that stopped answering. The step uses it only if all of it held
 and the page is unchanged since; otherwise it does them itself, after the
 anti-loop decision, which a failure found ahead can therefore never pre-empt.
+
+``look_and_match`` is the fast profile's "before": the look and the first
+alternative's match in one round trip (``locators.match_with_look``). The
+element is taken only after the anti-loop decision, and only when it is the
+one match; otherwise the step resolves its target as usual.
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.executor.errors import CallTimedOut, PageUnresponsive, is_crash
 from pytest_cometlocal.executor.step.failures import Failures
-from pytest_cometlocal.executor.page.locators import ResolvedTarget, resolve
+from pytest_cometlocal.executor.page.locators import ResolvedTarget, in_main_frame, match_with_look, resolve
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.page.observation import Look
+from pytest_cometlocal.executor.page.observation import Look, look_arg, look_of
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
@@ -104,6 +109,33 @@ def resolve_ahead(ctx: StepContext, attempt: StepAttempt) -> dict[str, Any] | No
     attempt.target = resolution.resolved
     return {"resolved": resolution.resolved.description,
             "attempts": [a.as_dict() for a in resolution.attempts], "rounds": resolution.rounds}
+
+
+@dataclass
+class Matched:
+    """The look before a step and, read in the same round trip, its target's first alternative."""
+
+    look: Look
+    target: ResolvedTarget | None
+    resolution: dict[str, Any] | None
+
+
+def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
+    """The fast profile's "before" look and the step's target, read together (module docstring); None for
+    a step with no such target (none, a URL, a drag's, one in a frame) or a page not readable that way."""
+    spec = attempt.spec
+    if not ACTIONS[spec.kind].resolves_target or not spec.alternatives or spec.to is not None \
+            or not in_main_frame(spec.alternatives[0]):
+        return None
+    controls = ctx.observer.profile.decisive_pictures
+    arg = look_arg(ctx.observer.secrets, controls)
+    read = match_with_look(ctx.page, spec.alternatives[0], arg, CAPTURE_MS)
+    if read is None:
+        return None
+    tried, resolved, data = read
+    resolution = None if resolved is None else {
+        "resolved": resolved.description, "attempts": [tried.as_dict()], "rounds": 1, "with_observation": True}
+    return Matched(look_of(data, controls), resolved, resolution)
 
 
 @dataclass
