@@ -46,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import Ahead, look_ahead, look_and_match, resolve_step_target
+from pytest_cometlocal.executor.step.target import Ahead, LookWithTarget, look_ahead, resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
@@ -318,12 +318,11 @@ class Executor:
         ahead, self._ahead = self._ahead, None
         if ahead is not None and (ahead.spec is not spec or attempt.attempt > 1 or attempt.recovery):
             ahead = None
-        matched = None
+        fresh = LookWithTarget(ctx, attempt)  # a look taken now reads the step's target with it
         with self._phase(attempt, "observation before the step"):
-            if ahead is None and ctx.observer.profile.decisive_pictures:
-                matched = look_and_match(ctx, attempt)  # fast: the look and the target in one read
-            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else matched and matched.look)
+            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else None, fresh)
         ahead = ahead if used and ahead is not None and ahead.held else None
+        matched = fresh.matched
         state = attempt.before.signature
         journal.observation_captured(ctx.policy.observation_metadata(state))
         journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))

@@ -31,7 +31,9 @@ def test_the_next_steps_target_and_preconditions_are_checked_while_the_picture_i
     # A fill after a fill on an unchanged form: its look, target and preconditions came from the look-ahead.
     assert ahead["s2"] and ahead["s3"] and ahead["country"], ahead
     assert not ahead["open"]  # the first step has no step before it
-    assert not ahead["send"]  # a critical step gets its own full-size look
+    assert not ahead["send"]  # a critical step gets its own full-size look, and reads its target with it
+    send = next(e for e in r.events if e["step_id"] == "send" and e["event_type"] == "preconditions_checked")
+    assert send["metadata"]["target_resolution"]["with_observation"]
     # The trace keeps its order and every record verifies; the looks reused are the ones recorded.
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
     for step in ("s2", "s3"):

@@ -186,33 +186,37 @@ def test_fast_reads_a_document_with_no_active_element(chromium):
         context.close()
 
 
-# A button that appears a moment after a click, and one inside a frame.
+# A button that appears 1.5 s after a click (well after the next step's look), and one inside a frame.
 LATE_AND_FRAMED = {
     "/late": """<title>Late</title><button id="show">Show</button><div id="slot"></div>
 <iframe src="/inner" style="height: 60px"></iframe>
 <script>document.getElementById("show").addEventListener("click", () =>
-  setTimeout(() => { document.getElementById("slot").innerHTML = "<button id='late'>Late</button>"; }, 300));</script>""",
+  setTimeout(() => { document.getElementById("slot").innerHTML = "<button id='late'>Late</button>"; }, 1500));</script>""",
     "/inner": "<title>Inner</title><button id='framed'>Framed</button>",
 }
 
 
-def test_fast_reads_the_target_with_the_look_before_the_step_and_polls_when_it_is_not_there_yet(run):
-    """In fast the "before" look and the target's first alternative are one read of the page; a target not
-    there yet is polled for as usual, and one in a frame is resolved on its own."""
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_step_reads_its_target_with_its_look_and_polls_when_it_is_not_there_yet(run, profile):
+    """A step that looks at the page itself reads its target's first alternative in the same read; a target
+    not there yet is polled for as usual, and one in a frame is resolved on its own."""
     steps = ("- {id: show, kind: click, target: {type: css, selector: '#show'}}\n"
-             "- {id: late, kind: click, timeout_ms: 3000, target: {type: css, selector: '#late'}}\n"
+             "- {id: late, kind: click, timeout_ms: 6000, target: {type: css, selector: '#late'}}\n"
              "- {id: framed, kind: click, target: {type: frame, selector: iframe, "
              "inner: {type: role, role: button, name: Framed}}}\n")
     with served_pages(LATE_AND_FRAMED) as url:
-        r = run(opened(f"{url}/late", steps, name="late"), profile="fast")
+        r = run(opened(f"{url}/late", steps, name="late"), profile=profile)
     assert r.code is None, r.error
-    found = {e["step_id"]: e["metadata"]["target_resolution"] for e in r.events
-             if e["event_type"] == "preconditions_checked" and "target_resolution" in e["metadata"]}
-    assert found["show"]["with_observation"] and found["show"]["rounds"] == 1
+    checked = {e["step_id"]: e["metadata"] for e in r.events
+               if e["event_type"] == "preconditions_checked" and "target_resolution" in e["metadata"]}
+    found = {step: meta["target_resolution"] for step, meta in checked.items()}
+    # In balanced the look-ahead may have found it while the last picture was drawn instead.
+    assert found["show"].get("with_observation") or checked["show"].get("checked_ahead"), checked["show"]
+    assert found["show"]["rounds"] == 1
+    if profile == "fast":
+        assert found["show"]["with_observation"]
     assert "with_observation" not in found["late"] and found["late"]["rounds"] > 1  # not there at the look
     assert "with_observation" not in found["framed"]
-    before = {e["step_id"]: e["state_signature_before"] for e in r.events if e["event_type"] == "observation_captured"}
-    assert before["show"]["algorithm_version"] == "v3-fast-dom"
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
 
 

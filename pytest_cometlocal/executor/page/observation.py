@@ -204,7 +204,7 @@ def finish(seen: Look, shot: bytes | None, png: bytes | None, method: str, algor
 
 
 def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
-            previous: "Observation | None" = None, full: bool = False) -> Observation:
+            previous: "Observation | None" = None, full: bool = False, seen: Look | None = None) -> Observation:
     """Capture a StateSignature and the data of a dom_snapshot_partial.
 
     With ``secrets``, every field or text showing one is masked in the
@@ -212,9 +212,11 @@ def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (
     evidence can show a secret. With ``previous`` (an observation the caller
     knows nothing has acted on the page since), its frame is carried over
     when the page's DOM-derived data is unchanged. With ``full``, a full-size
-    PNG is taken as well (``Observation.full``).
+    PNG is taken as well (``Observation.full``). ``seen``: the look, when the caller has just read it
+    (with the same ``secrets``).
     """
-    seen = look(page, secrets if screenshot else ())
+    if seen is None:
+        seen = look(page, secrets if screenshot else ())
     if not screenshot:
         return finish(seen, None, None, FRAME_ALGORITHM)
     if previous is not None and previous.screenshot is not None and not full and same_page(previous, seen):

@@ -79,14 +79,14 @@ class Observer:
         # The last step's "after" with the request and download counts when it was taken.
         self._carry: tuple[Observation, int, int, float] | None = None
 
-    def observe(self, previous: Observation | None = None, full: bool = False) -> Observation:
-        """A look at the page; ``full`` adds the full-size screenshot (evidence of a failure)."""
+    def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None) -> Observation:
+        """A look at the page (``seen``: one just read); ``full`` adds the full-size screenshot (evidence of a failure)."""
         if self.events.crashed:
             raise Crashed("page crashed")
         if self.profile.decisive_pictures:
-            observation = self._decisive(previous, full)
+            observation = self._decisive(previous, full, seen)
         else:
-            observation = observe(self.page, secrets=self.secrets, previous=previous, full=full)
+            observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen)
         self.last = observation
         return observation
 
@@ -125,21 +125,18 @@ class Observer:
         # A critical step's screenshots are its evidence: full size, before and after (forensic: every step's).
         return attempt.spec.criticality == "critical" or self.profile.full_every_step
 
-    def before(self, attempt: StepAttempt, ahead: Look | None = None) -> tuple[Observation, bool]:
+    def before(self, attempt: StepAttempt, ahead: Look | None = None,
+               fresh: Callable[[], Look | None] | None = None) -> tuple[Observation, bool]:
         """The look before the step, and whether it is ``ahead``.
 
-        In ``balanced``, ``ahead`` is the look-ahead's, taken while the previous
+        ``ahead`` (balanced) is the look-ahead's, taken while the previous
         step's picture was drawn: used only where the carry-over holds and it
         read exactly what the previous "after" read, so that picture stands for
-        it; otherwise a fresh look. In ``fast``, it is a look just taken with the
-        step's target (``target.look_and_match``): always used.
+        it. Otherwise the step looks now: ``fresh()`` when given (the look read
+        together with the step's target, ``target.look_and_match``; None when
+        it could not be read that way), else a look of its own.
         """
         previous = self._carried(attempt)
-        if ahead is not None and self.profile.decisive_pictures:
-            if self.events.crashed:
-                raise Crashed("page crashed")
-            self.last = self._decisive(previous, self._full(attempt), ahead)
-            return self.last, True
         if ahead is not None and previous is not None and previous.screenshot is not None \
                 and not self.profile.decisive_pictures and same_page(previous, ahead):
             if self.events.crashed:
@@ -147,7 +144,8 @@ class Observer:
             ahead.metadata["screenshot_from"] = "previous_observation"
             self.last = finish(ahead, previous.screenshot, None, previous.signature.algorithm_version)
             return self.last, True
-        return self.observe(previous=previous, full=self._full(attempt)), False
+        seen = fresh() if fresh is not None and not self.events.crashed else None
+        return self.observe(previous=previous, full=self._full(attempt), seen=seen), False
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
         """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)

@@ -16,10 +16,10 @@ but a page that stopped answering. The step uses it only if all of it held
 and the page is unchanged since; otherwise it does them itself, after the
 anti-loop decision, which a failure found ahead can therefore never pre-empt.
 
-``look_and_match`` is the fast profile's "before": the look and the first
-alternative's match in one round trip (``locators.match_with_look``). The
-element is taken only after the anti-loop decision, and only when it is the
-one match; otherwise the step resolves its target as usual.
+``look_and_match`` is a "before" look taken at the step (not ahead): the look
+and the first alternative's match in one round trip (``locators.match_with_look``).
+The element is taken only after the anti-loop decision, and only when it is
+the one match; otherwise the step resolves its target as usual.
 """
 
 from __future__ import annotations
@@ -121,8 +121,8 @@ class Matched:
 
 
 def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
-    """The fast profile's "before" look and the step's target, read together (module docstring); None for
-    a step with no such target (none, a URL, a drag's, one in a frame) or a page not readable that way."""
+    """The "before" look and the step's target, read together (module docstring); None for a step with
+    no such target (none, a URL, a drag's, one in a frame) or a page not readable that way."""
     spec = attempt.spec
     if not ACTIONS[spec.kind].resolves_target or not spec.alternatives or spec.to is not None \
             or not in_main_frame(spec.alternatives[0]):
@@ -136,6 +136,18 @@ def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
     resolution = None if resolved is None else {
         "resolved": resolved.description, "attempts": [tried.as_dict()], "rounds": 1, "with_observation": True}
     return Matched(look_of(data, controls), resolved, resolution)
+
+
+class LookWithTarget:
+    """``Observer.before``'s fresh look: ``look_and_match``, keeping what it found of the target (``matched``)."""
+
+    def __init__(self, ctx: StepContext, attempt: StepAttempt):
+        self.ctx, self.attempt = ctx, attempt
+        self.matched: Matched | None = None
+
+    def __call__(self) -> Look | None:
+        self.matched = look_and_match(self.ctx, self.attempt)
+        return self.matched.look if self.matched else None
 
 
 @dataclass
