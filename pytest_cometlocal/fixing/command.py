@@ -28,9 +28,9 @@ class FixRequest:
     verify: VerifyOptions | None = None
 
 
-def run_fix(request: FixRequest, err: TextIO = sys.stderr) -> int:
+def run_fix(request: FixRequest, err: TextIO | None = None) -> int:
     def log(line: str) -> None:
-        print(f"cometlocal fix: {line}", file=err, flush=True)
+        print(f"cometlocal fix: {line}", file=err or sys.stderr, flush=True)
 
     files = SourceFiles(request.root)
     gathered = gather(request.runs, files)

@@ -144,7 +144,9 @@ def locate(failure: Failure, files: SourceFiles) -> Site:
     if step is None:
         raise NotFixable(f"{where}: no step starts on that line now (the file changed since the run)")
     own_id = value_of(step).get("id")
-    if not isinstance(own_id, str) or not (failure.step_id == own_id or failure.step_id.endswith("." + own_id)):
+    if not isinstance(own_id, str):
+        raise NotFixable(f"{where}: no step with an id starts on that line now (the file changed since the run)")
+    if not (failure.step_id == own_id or failure.step_id.endswith("." + own_id)):
         raise NotFixable(f"{where}: the step there is '{own_id}', not '{failure.step_id}' (the file changed since the run)")
     condition = failure.failed.condition
     path: Path_ = (failure.failed.key,) if condition is None else _condition_path(step, *condition)
