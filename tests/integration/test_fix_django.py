@@ -29,7 +29,7 @@ FILES = {
     "cometlocal.yaml": """\
 defaults:
   criticality: normal
-  timeout_ms: 1500
+  timeout_ms: 3000
   preconditions: [{kind: host_in_allowlist}]
   postconditions: [{kind: host_in_allowlist}]
 """,
