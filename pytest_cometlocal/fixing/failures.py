@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import RunRecord, read_run
 
@@ -24,7 +25,7 @@ TARGET_CODES = frozenset({"TARGET_NOT_FOUND", "TARGET_NOT_UNIQUE"})
 PHASE_KEYS = {"pre": ("preconditions",), "post": ("postconditions",), "assert": ("postconditions", "conditions")}
 
 
-class NotFixable(Exception):
+class NotFixable(CometLocalError):
     """A run that gets no fix; the message is one line saying why."""
 
 

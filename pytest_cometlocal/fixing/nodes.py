@@ -18,12 +18,13 @@ from typing import Any, Iterator
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.load.safe_yaml import MAX_FILE_BYTES, resolve_scalar
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class NodeError(ValueError):
+class NodeError(CometLocalError, ValueError):
     """The file cannot be read as YAML nodes; the message is one line."""
 
 

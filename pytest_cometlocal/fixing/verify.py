@@ -14,7 +14,12 @@ is dropped for the next of the top 3); it got past it and failed at another
 stale target with suggestions (that one joins its chain: a renamed login
 button in a shared group usually hides the plan's own stale target); or it
 failed some other way (the candidate is dropped too: a fix that only moves
-the failure is not a fix). At most ``MAX_ROUNDS`` runs per item. A site whose
+the failure is not a fix). A rerun that failed on the machine's timing
+(``TIMING_CODES``: a navigation that did not finish in time, a page that did
+not answer, a browser that crashed) says nothing about any candidate: the item
+is simply rerun in the next round, candidates kept (on a loaded machine one
+slow navigation would otherwise drop a good fix shared by every plan of a
+step group). At most ``MAX_ROUNDS`` runs per item. A site whose
 candidate made an item pass is locked: other items then take it as it is.
 Verification replays the plans' side effects, as a rerun in CI would.
 """
@@ -37,10 +42,11 @@ from pytest_cometlocal.fixing.proposals import Fix, Unfixed, shown
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import read_run, runs_in
 
-__all__ = ["MAX_ROUNDS", "TOP", "VerifyOptions", "verify_fixes"]
+__all__ = ["MAX_ROUNDS", "TIMING_CODES", "TOP", "VerifyOptions", "verify_fixes"]
 
 MAX_ROUNDS = 5
 TOP = 3
+TIMING_CODES = frozenset({"NAVIGATION_TIMEOUT", "PAGE_UNRESPONSIVE", "BROWSER_CRASHED"})
 SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".pytest_cache", ".tox", ".mypy_cache"}
 
 
@@ -257,6 +263,11 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
         for key in item.chain:
             if sites[key].locked_by is None:
                 sites[key].locked_by = run
+        return
+    if record.manifest.get("error_code") in TIMING_CODES:  # inconclusive: the same candidates run again
+        if item.runs >= MAX_ROUNDS:
+            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, last {record.manifest['error_code']} "
+                     f"at step '{failed_step}' [{shown(run)}]")
         return
     try:
         later = failure_of(record)

@@ -9,9 +9,10 @@ gone (no fix, no hunk). pytest runs it in a subprocess, fix verifies in a
 scratch copy, the patch goes through ``git apply``, and the suite runs again.
 
 Kept quick by design: every plan needs at most two rounds (all items are
-rerun together, one pytest process a round), the stale steps wait 2 s for
-their target while navigations get 10 s (a loaded machine must not time them
-out), the suite runs in the ``fast`` profile, and the inner pytest sessions
+rerun together, one pytest process a round), a stale step waits 2 s for its
+target, or 5 s when it is a click that navigates (the step's timeout also
+bounds that navigation), navigations get 10 s (a loaded machine must not time
+them out), the suite runs in the ``fast`` profile, and the inner pytest sessions
 skip the plugins they do not need. Every inner run has a hard timeout, and the
 Django server outlives them all.
 """
@@ -53,7 +54,7 @@ steps:
   - {id: password, kind: fill, target: {type: label, text: "Password:", exact: true}, value: "${secrets.password}"}
   - id: log_in
     kind: click
-    timeout_ms: 2000
+    timeout_ms: 5000
     target:
       type: role
       role: button
@@ -78,12 +79,12 @@ steps:
   - {id: password, kind: fill, target: {type: label, text: "Password:", exact: true}, value: "${secrets.password}"}
   - id: log_in
     kind: click
-    timeout_ms: 2000
+    timeout_ms: 5000
     target: {type: role, role: button, name: 'Sign in', exact: true}
     postconditions: [{kind: url_matches, args: {pattern: "/admin/$"}}]
   - id: view
     kind: click
-    timeout_ms: 2000
+    timeout_ms: 5000
     target: {type: role, role: link, name: View website, exact: true}
 """,
     "plans/add_link.actions.yaml": """\
@@ -92,7 +93,7 @@ steps:
   - use: ../groups/login.steps.yaml
   - id: add
     kind: click
-    timeout_ms: 2000
+    timeout_ms: 5000
     target: {type: role, role: link, name: Add, exact: true}
     postconditions: [{kind: url_matches, args: {pattern: "/admin/auth/group/add/$"}}]
 """,

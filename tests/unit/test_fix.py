@@ -243,3 +243,25 @@ def test_help_says_verification_replays_side_effects(capsys: pytest.CaptureFixtu
 
 if shutil.which("git") is None:  # pragma: no cover
     pytestmark = pytest.mark.skip(reason="git is needed to check the patch applies")
+
+
+@pytest.mark.parametrize("runs_before", [1, 5])
+def test_a_rerun_that_failed_on_timing_keeps_the_candidate_and_runs_again(tmp_path: Path, runs_before: int) -> None:
+    """A slow navigation in one plan's rerun must not drop the group's fix that the other plans got past."""
+    from types import SimpleNamespace
+
+    from pytest_cometlocal.fixing import verify
+
+    run = run_folder(tmp_path, "slow", {"nodeid": "plans/p.actions.yaml::p"}, "login.log_in",
+                     ["plans/p.actions.yaml:3", "groups/login.steps.yaml:4"], ROLE_SAVE, [], code="NAVIGATION_TIMEOUT")
+    key = ("groups/login.steps.yaml", 4, ("target",))
+    state = verify._SiteState(SimpleNamespace(key=key), (suggestion(ROLE_STORE),), step_id="login.log_in")
+    item = verify._Item(SimpleNamespace(run=run, label="'p' (plans/p.actions.yaml)"), [key], {key: "login.log_in"},
+                        runs=runs_before)
+    unfixed: list[Any] = []
+    verify._judge(item, "failed", run, {key: state}, None, unfixed, False)  # type: ignore[arg-type]
+    assert state.index == 0 and state.locked_by is None  # the candidate stays
+    if runs_before < verify.MAX_ROUNDS:
+        assert not item.done and unfixed == []  # the next round reruns it
+    else:
+        assert item.done and "NAVIGATION_TIMEOUT at step 'login.log_in'" in unfixed[0].reason
