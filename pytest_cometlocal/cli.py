@@ -1,4 +1,6 @@
-"""``cometlocal``: validate plans, import recordings, print the plan schema, verify, show and diff run folders (no browser).
+"""``cometlocal``: validate plans, import recordings, print the plan schema, verify, show, diff and fix run folders.
+
+No command starts a browser, except ``fix --verify``, which reruns plans under pytest.
 
 Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
 missing path, nothing to validate). verify, show and diff take run folders or
@@ -253,6 +255,22 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return code
 
 
+def cmd_fix(args: argparse.Namespace) -> int:
+    """One patch of suggested targets for the failed runs (docs/triage.md#cometlocal-fix); never writes a plan."""
+    from pytest_cometlocal.fixing.command import FixRequest, run_fix
+    from pytest_cometlocal.fixing.verify import VerifyOptions
+
+    runs = _run_folders(args.runs)
+    root = Path(args.root or ".")
+    if not root.is_dir():
+        raise UsageError(f"no such suite root: {root}")
+    if args.dry_run and not args.verify:
+        raise UsageError("--dry-run applies to --verify's reruns; add --verify")
+    verify = VerifyOptions(root, Path(args.verify_output), args.timeout, args.dry_run, tuple(args.pytest_arg or ()),
+                           tuple(runs)) if args.verify else None
+    return run_fix(FixRequest(runs, root, Path(args.output) if args.output else None, verify))
+
+
 def cmd_import(args: argparse.Namespace) -> int:
     """A codegen recording -> a plan file (docs/planners.md); exit 1 when statements were left out."""
     from pytest_cometlocal.planners.errors import ImportFailed
@@ -322,6 +340,26 @@ def build_parser() -> argparse.ArgumentParser:
     imp.add_argument("--partial", action="store_true", help="write the plan even if some statements cannot be imported")
     imp.add_argument("--force", action="store_true", help="replace an existing output file")
     imp.set_defaults(func=cmd_import)
+    fx = sub.add_parser(
+        "fix", help="one patch replacing the failed targets of runs with their suggestions (never writes a plan)",
+        description="Reads failed runs whose error has suggested targets and writes one unified diff over the "
+                    "plan and step-group files (paths relative to --root; apply it there with git apply). With "
+                    "--verify each affected plan is rerun under pytest in a scratch copy of the suite with each "
+                    "of the top 3 suggestions: this RE-RUNS THE PLANS' SIDE EFFECTS against the application, as a "
+                    "rerun in CI would (docs/triage.md). Exit 0: every failed run got a fix; 1: some got none.")
+    fx.add_argument("runs", nargs="+", metavar="RUN_OR_OUTPUT", help="run folders, or output folders holding them")
+    fx.add_argument("-o", "--output", help="write the patch to this file (default: standard output)")
+    fx.add_argument("--verify", action="store_true",
+                    help="rerun each plan with the fix in a scratch copy of the suite (replays its side effects)")
+    fx.add_argument("--root", help="the suite's rootdir, which plan paths in run folders are relative to (default: here)")
+    fx.add_argument("--verify-output", default="cometlocal-fix-runs",
+                    help="where --verify keeps its run folders, one folder per round (default: cometlocal-fix-runs)")
+    fx.add_argument("--timeout", type=float, default=600.0, help="hard limit in seconds of each pytest rerun (default 600)")
+    fx.add_argument("--dry-run", action="store_true",
+                    help="rerun with --cometlocal-dry-run: critical steps are blocked, not performed")
+    fx.add_argument("--pytest-arg", action="append", metavar="ARG",
+                    help="one more argument for the pytest reruns (repeatable), e.g. --pytest-arg=--cometlocal-config=ci.yaml")
+    fx.set_defaults(func=cmd_fix)
     m = sub.add_parser("mcp", help="serve the executor to an agent over MCP on stdio (extra: mcp)")
     m.add_argument("--workdir", default=".", help="where run folders and saved plans go (default: here)")
     m.add_argument("--headed", action="store_true", help="show the browser")

@@ -39,6 +39,9 @@ those). The whole tree::
     │   agent/errors.py: the MCP session
     ├── AgentError                  a tool call that cannot be taken; carries a code
     ├── PlanRefused                 (ValueError) a plan the agent may not write; carries a code
+    │   fixing/: cometlocal fix
+    ├── NotFixable                  a failed run that gets no fix; one line saying why
+    ├── NodeError                   (ValueError) a plan or group file that cannot be read as YAML nodes
     │   cli.py
     └── UsageError                  bad arguments or nothing to do: exit code 2
 

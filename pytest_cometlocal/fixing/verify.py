@@ -1,0 +1,296 @@
+"""``--verify``: a suggestion is proposed only when the plan, rerun with it, ends as it should.
+
+The whole suite root is copied once to a scratch folder (its ini, suite
+config, step groups, storage-state makers and uploads come along), and each
+round writes the candidate edits into the copy and reruns the affected plan
+items under pytest in a subprocess, with a hard timeout and the settings the
+failed run recorded (``--base-url``, ``--cometlocal-profile`` when they came
+from the command line, ``--cometlocal-dry-run`` for a dry run). Every round's
+run folders are kept under the verification output folder.
+
+Per plan item, a round ends one of four ways: it passed (every fix in its
+chain is verified by it); it failed again at the same place (that candidate
+is dropped for the next of the top 3); it got past it and failed at another
+stale target with suggestions (that one joins its chain: a renamed login
+button in a shared group usually hides the plan's own stale target); or it
+failed some other way (the candidate is dropped too: a fix that only moves
+the failure is not a fix). A rerun that failed on the machine's timing
+(``TIMING_CODES``: a navigation that did not finish in time, a page that did
+not answer, a browser that crashed) says nothing about any candidate: the item
+is simply rerun in the next round, candidates kept (on a loaded machine one
+slow navigation would otherwise drop a good fix shared by every plan of a
+step group). At most ``MAX_ROUNDS`` runs per item. A site whose
+candidate made an item pass is locked: other items then take it as it is.
+Verification replays the plans' side effects, as a rerun in CI would.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from pytest_cometlocal.fixing.failures import Failure, NotFixable, failure_of
+from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
+from pytest_cometlocal.fixing.proposals import Fix, Unfixed, shown
+from pytest_cometlocal.runs.errors import RunFolderError
+from pytest_cometlocal.runs.reader import read_run, runs_in
+
+__all__ = ["MAX_ROUNDS", "TIMING_CODES", "TOP", "VerifyOptions", "verify_fixes"]
+
+MAX_ROUNDS = 5
+TOP = 3
+TIMING_CODES = frozenset({"NAVIGATION_TIMEOUT", "PAGE_UNRESPONSIVE", "BROWSER_CRASHED"})
+SKIPPED_DIRS = {".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".pytest_cache", ".tox", ".mypy_cache"}
+
+
+@dataclass(frozen=True)
+class VerifyOptions:
+    root: Path
+    output: Path                      # where each round's run folders are kept
+    timeout_s: float = 600.0          # per pytest subprocess
+    dry_run: bool = False
+    pytest_args: tuple[str, ...] = ()
+    skip: tuple[Path, ...] = ()       # folders not copied (the run folders read)
+
+
+@dataclass
+class _SiteState:
+    site: Site
+    suggestions: tuple[dict[str, Any], ...]
+    index: int = 0
+    locked_by: Path | None = None
+    step_id: str = ""
+    runs: list[Path] = field(default_factory=list)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.index >= min(TOP, len(self.suggestions))
+
+
+@dataclass
+class _Item:
+    failure: Failure                  # the original failed run
+    chain: list[Any]                  # site keys, first failure first
+    steps: dict[Any, str] = field(default_factory=dict)  # site key -> the step id it failed at in this item
+    runs: int = 0
+    done: bool = False
+
+
+def _settings(manifest: dict[str, Any], dry_run: bool) -> tuple[str, ...]:
+    """The command-line settings the failed run recorded, as pytest options."""
+    conf = manifest.get("configuration") if isinstance(manifest.get("configuration"), dict) else {}
+    sources, effective = conf.get("sources") or {}, conf.get("effective") or {}
+    args: list[str] = []
+    if sources.get("base_url") == "cli" and effective.get("base_url"):
+        args += ["--base-url", str(effective["base_url"])]
+    if sources.get("profile") == "cli" and effective.get("profile"):
+        args += ["--cometlocal-profile", str(effective["profile"])]
+    if dry_run or manifest.get("execution_mode") == "dry_run":
+        args.append("--cometlocal-dry-run")
+    return tuple(args)
+
+
+def _junit_outcomes(path: Path) -> dict[tuple[str, str], str]:
+    """(classname, name) -> passed / failed / skipped, from pytest's JUnit XML."""
+    try:
+        tree = ET.parse(path)
+    except (OSError, ET.ParseError):
+        return {}
+    out = {}
+    for case in tree.iter("testcase"):
+        tags = {child.tag for child in case}
+        outcome = "failed" if tags & {"failure", "error"} else "skipped" if "skipped" in tags else "passed"
+        out[(case.get("classname", ""), case.get("name", ""))] = outcome
+    return out
+
+
+def _junit_key(nodeid: str) -> tuple[str, str]:
+    """How pytest's JUnit XML names an item: the path's ``/`` as ``.``, ``.py`` dropped."""
+    names = nodeid.split("::")
+    names[0] = re.sub(r"\.py$", "", names[0].replace("/", "."))
+    return ".".join(names[:-1]), names[-1]
+
+
+class _Scratch:
+    """The copy of the suite root that candidate edits are written into, file by file, round by round."""
+
+    def __init__(self, options: VerifyOptions, files: SourceFiles):
+        self.options, self.files = options, files
+        self.tmp = Path(tempfile.mkdtemp(prefix="cometlocal-fix-"))
+        self.root = self.tmp / "suite"
+        skip = {p.resolve() for p in options.skip} | {options.output.resolve()}
+
+        def ignore(folder: str, names: list[str]) -> set[str]:
+            return {n for n in names if n in SKIPPED_DIRS or (Path(folder) / n).resolve() in skip}
+
+        shutil.copytree(options.root, self.root, ignore=ignore, symlinks=True)
+        self.written: set[str] = set()
+
+    def write(self, edits_by_file: dict[str, list]) -> None:
+        from pytest_cometlocal.fixing.edit import apply
+
+        for file in self.written | set(edits_by_file):
+            text = self.files.get(file)[0].text
+            (self.root / file).write_bytes(apply(text, edits_by_file.get(file, [])).encode("utf-8"))
+        self.written |= set(edits_by_file)
+
+    def run(self, nodeids: Sequence[str], settings: tuple[str, ...], out: Path) -> dict[tuple[str, str], str]:
+        out.mkdir(parents=True, exist_ok=True)
+        junit = out / "junit.xml"
+        cmd = [sys.executable, "-m", "pytest", *nodeids, "-q", "-p", "no:cacheprovider", "--cometlocal-output",
+               str(out.resolve()), f"--junitxml={junit.resolve()}", *settings, *self.options.pytest_args]
+        try:
+            subprocess.run(cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=self.options.timeout_s, check=False)
+        except subprocess.TimeoutExpired:
+            return {}
+        return _junit_outcomes(junit)
+
+    def close(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _new_run(out: Path, nodeid: str) -> Path | None:
+    """The run folder a round left for the item ``nodeid`` (not a storage state made on demand for it)."""
+    try:
+        runs = runs_in(out)
+    except RunFolderError:
+        return None
+    for run in runs:
+        try:
+            plan = read_run(run).plan
+        except RunFolderError:
+            continue
+        if plan.get("nodeid") == nodeid and not plan.get("purpose"):
+            return run
+    return None
+
+
+def verify_fixes(located: Sequence[tuple[Failure, Site]], files: SourceFiles,
+                 options: VerifyOptions, log: Any = None) -> tuple[list[Fix], list[Unfixed]]:
+    """The verified fixes (each with the run that verified it) and the items left without one."""
+    sites: dict[Any, _SiteState] = {}
+    items: list[_Item] = []
+    for failure, site in located:
+        state = sites.setdefault(site.key, _SiteState(site, failure.suggestions, step_id=failure.step_id))
+        state.runs.append(failure.run)
+        items.append(_Item(failure, [site.key], {site.key: failure.step_id}))
+    unfixed: list[Unfixed] = []
+    scratch = _Scratch(options, files)
+    try:
+        for round_no in range(1, MAX_ROUNDS + 1):
+            pending = [i for i in items if not i.done]
+            if not pending:
+                break
+            _round(round_no, pending, sites, scratch, options, files, unfixed, log)
+        for item in items:
+            if not item.done:
+                unfixed.append(Unfixed(item.failure.run, item.failure.label, f"still failing after {MAX_ROUNDS} rounds"))
+    finally:
+        scratch.close()
+    fixes = [Fix(s.site, s.suggestions[s.index], s.index + 1, s.runs, s.locked_by, s.step_id)
+             for s in sites.values() if s.locked_by is not None]
+    return fixes, unfixed
+
+
+def _edits(sites: dict[Any, _SiteState], keys: set[Any]) -> dict[str, list]:
+    by_file: dict[str, list] = {}
+    for key in keys:
+        state = sites[key]
+        by_file.setdefault(state.site.file, []).extend(state.site.edits(state.suggestions[state.index]))
+    return by_file
+
+
+def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], scratch: _Scratch,
+           options: VerifyOptions, files: SourceFiles, unfixed: list[Unfixed], log: Any) -> None:
+    keys = {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
+    for key in list(keys):  # a candidate that cannot be edited in is dropped like one that failed
+        while not sites[key].exhausted:
+            try:
+                sites[key].site.edits(sites[key].suggestions[sites[key].index])
+                break
+            except NotFixable:
+                sites[key].index += 1
+    for item in pending:
+        dead = next((k for k in item.chain if sites[k].exhausted), None)
+        if dead is not None:
+            _give_up(item, unfixed, f"none of the top {TOP} suggestions verified at {dead[0]}:{dead[1]}")
+    pending = [i for i in pending if not i.done]
+    keys = {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
+    scratch.write(_edits(sites, keys))
+    groups: dict[tuple[str, ...], list[_Item]] = {}
+    for item in pending:
+        groups.setdefault(_settings(item.failure.manifest, options.dry_run), []).append(item)
+    out = options.output / f"round-{round_no}"
+    for number, (settings, group) in enumerate(groups.items(), 1):
+        where = out if len(groups) == 1 else out / f"set-{number}"
+        if log:
+            log(f"round {round_no}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown(where)}")
+        outcomes = scratch.run([i.failure.nodeid for i in group], settings, where)
+        for item in group:
+            item.runs += 1
+            _judge(item, outcomes.get(_junit_key(item.failure.nodeid)), _new_run(where, item.failure.nodeid),
+                   sites, files, unfixed, options.dry_run)
+
+
+def _give_up(item: _Item, unfixed: list[Unfixed], reason: str) -> None:
+    item.done = True
+    unfixed.append(Unfixed(item.failure.run, item.failure.label, reason))
+
+
+def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, _SiteState], files: SourceFiles,
+           unfixed: list[Unfixed], dry_run: bool) -> None:
+    """One item's round: verified, a candidate dropped, or a further stale target added to its chain."""
+    record = None
+    if run is not None:
+        try:
+            record = read_run(run)
+        except RunFolderError:
+            record = None
+    if record is None:
+        _give_up(item, unfixed, "the rerun left no run folder (timed out, or pytest could not run it)")
+        return
+    status, failed_step = record.manifest.get("status"), record.manifest.get("failed_step")
+    if outcome == "passed" or (outcome == "skipped" and status == "blocked" and dry_run):
+        item.done = True
+        for key in item.chain:
+            if sites[key].locked_by is None:
+                sites[key].locked_by = run
+        return
+    if record.manifest.get("error_code") in TIMING_CODES:  # inconclusive: the same candidates run again
+        if item.runs >= MAX_ROUNDS:
+            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, last {record.manifest['error_code']} "
+                     f"at step '{failed_step}' [{shown(run)}]")
+        return
+    try:
+        later = failure_of(record)
+        site = locate(later, files)
+    except NotFixable:
+        later = site = None
+    failed_key = site.key if site is not None else next((k for k, sid in item.steps.items() if sid == failed_step), None)
+    if failed_key is None or failed_key not in item.chain:
+        if site is None:
+            _give_up(item, unfixed, f"past the fixed step(s), then {status} {record.manifest.get('error_code') or ''} "
+                     f"at step '{failed_step}' with no suggested target [{shown(run)}]")
+        elif item.runs >= MAX_ROUNDS:
+            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} [{shown(run)}]")
+        else:
+            sites.setdefault(site.key, _SiteState(site, later.suggestions, step_id=later.step_id)).runs.append(later.run)
+            item.chain.append(site.key)
+            item.steps[site.key] = later.step_id
+        return
+    state = sites[failed_key]  # failed again where a fix was tried: that candidate does not hold
+    if state.locked_by is not None:
+        _give_up(item, unfixed, f"the fix verified by {shown(state.locked_by)} does not make it pass [{shown(run)}]")
+        return
+    state.index += 1
+    if state.exhausted:
+        _give_up(item, unfixed, f"none of the top {TOP} suggestions for {state.site.file}:{state.site.line} verified "
+                 f"(last: {status} {record.manifest.get('error_code') or ''} [{shown(run)}])")
