@@ -27,11 +27,19 @@ Score of a candidate (0 to 1), a weighted sum of:
   resolved it (the target's context in that step's "before" snapshot, kept in
   memory by ``places.TargetPlaces``).
 
-A candidate whose ``name`` and ``ids`` similarities are both under
-``MIN_SIMILARITY`` (0.4) is not suggested: a page with nothing close gives
-none. Nor is one whose score is under half the best one's (``RELATIVE_CUT``):
-beside a close match, a distant one is noise. Ties are broken by document
-order.
+The similarity floor (``SIMILARITY_FLOOR``, 0.5): a candidate whose ``name``
+and ``ids`` similarities are both under it is not suggested, whatever its
+kind, role or place. Kind and role say only "another button": when the
+element was removed (not renamed), every button left is one, and the
+suggestion would click something else. A rename keeps a word ("Save" ->
+"Save changes", "Log in" -> "Sign in", "Group name:" -> "Name:"), a spelling
+("E-mail" -> "Email address") or an id ("save-button" -> "save-profile"); a
+removal leaves names that share none ("Export" beside "Import", "Edit"
+beside "Exit", "Delete" beside "Select" all score 0). No suggestion is
+better than a wrong one: the suggester then says the element may have been
+removed. Nor is a candidate suggested whose score is under half the best
+one's (``RELATIVE_CUT``): beside a close match, a distant one is noise. Ties
+are broken by document order.
 """
 
 from __future__ import annotations
@@ -44,7 +52,11 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.targets import describe_target
 
 WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05}
-MIN_SIMILARITY = 0.4
+SIMILARITY_FLOOR = 0.5  # under it on both name and ids: not suggested (see the module's docstring)
+# Spelling similarity counts only when this close (1 - insertions and deletions / both lengths), and only for
+# names of at least SPELLING_MIN_CHARS letters: "Colour"/"Color" 0.91 count, "Print"/"Paint" 0.8 does not.
+SPELLING_MIN = 0.85
+SPELLING_MIN_CHARS = 5
 RELATIVE_CUT = 0.5  # a candidate scoring under half the best one is noise beside it
 
 # What the step's action needs of its element, by action kind and by condition kind.
@@ -83,15 +95,16 @@ def words(text: str) -> set[str]:
     return set(normalise(_split_camel(text)).split())
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions), two rows of memory."""
+def edit_distance(a: str, b: str, substitution: int = 1) -> int:
+    """Levenshtein distance, two rows of memory; ``substitution=2`` counts only insertions and deletions."""
     if len(a) < len(b):
         a, b = b, a
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (substitution if ca != cb else 0)))
         previous = current
     return previous[-1]
 
@@ -99,16 +112,30 @@ def edit_distance(a: str, b: str) -> int:
 _MAX_COMPARED = 64  # characters compared by edit distance: names are clipped, distances stay cheap
 
 
-def similarity(wanted: str, seen: str) -> float:
-    """0 to 1: the larger of an edit-distance similarity and the share of words in common.
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b))
 
-    Both strings are normalised first (``normalise``). The edit distance is
-    taken without spaces (``e-mail`` and ``Email`` are one edit apart), as
-    ``1 - distance / longer length``; strings whose lengths differ by three
-    quarters or more of the longer one are not compared that way (their
-    similarity could not reach 0.25). The word share is Dice's, twice the
-    words in common over the words of both: "Save" and "Save changes" give
-    2 × 1 / 3 = 0.67, "save-button" and "save-profile" 2 × 1 / 4 = 0.5.
+
+def _name_words(text: str) -> set[str]:
+    """The words of a normalised name but its numbers ("Cart (3)" is the cart; a number is data), if any are left."""
+    found = set(text.split())
+    return {w for w in found if not w.isdigit()} or found
+
+
+def similarity(wanted: str, seen: str) -> float:
+    """0 to 1: the larger of a spelling similarity and the share of words in common.
+
+    Both strings are normalised first (``normalise``). The word share is
+    Dice's, twice the words in common over the words of both ("Save" and
+    "Save changes" give 2 x 1 / 3 = 0.67; numbers are left out: "Inbox (3)"
+    is "Inbox (4)", and "Send to 4242" is close to "Send"); a name is also read as one word
+    without its spaces and hyphens, so "E-mail" is the word "email" of
+    "Email address" (0.67). The spelling similarity, taken without spaces,
+    is ``1 - (insertions + deletions) / both lengths``, kept only from
+    ``SPELLING_MIN`` (0.85) and for names of ``SPELLING_MIN_CHARS`` (5)
+    letters or more: "Colour"/"Color" are one spelling, while a letter or
+    two changed in a short word ("Edit"/"Exit", "Import"/"Export") is
+    another word, which is how a removed element's neighbours look.
     """
     a, b = normalise(_split_camel(wanted)), normalise(_split_camel(seen))
     if not a or not b:
@@ -116,13 +143,14 @@ def similarity(wanted: str, seen: str) -> float:
     if a == b:
         return 1.0
     ca, cb = a.replace(" ", "")[:_MAX_COMPARED], b.replace(" ", "")[:_MAX_COMPARED]
-    longer = max(len(ca), len(cb))
-    by_edits = 0.0
-    if abs(len(ca) - len(cb)) < 0.75 * longer:
-        by_edits = 1 - edit_distance(ca, cb) / longer
-    wa, wb = set(a.split()), set(b.split())
-    by_words = 2 * len(wa & wb) / (len(wa) + len(wb))
-    return round(max(by_edits, by_words), 3)
+    by_spelling = 0.0
+    if min(len(ca), len(cb)) >= SPELLING_MIN_CHARS:
+        by_spelling = 1 - edit_distance(ca, cb, substitution=2) / (len(ca) + len(cb))
+        if by_spelling < SPELLING_MIN:
+            by_spelling = 0.0
+    wa, wb = _name_words(a), _name_words(b)
+    by_words = max(_dice(x, y) for x in (wa, {ca}) for y in (wb, {cb}))
+    return round(max(by_spelling, by_words), 3)
 
 
 @dataclass(frozen=True)
@@ -216,8 +244,8 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
             continue  # nothing else can be filled, selected or given a file
         name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
         ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
-        if max(name, ids) < MIN_SIMILARITY:
-            continue
+        if max(name, ids) < SIMILARITY_FLOOR:
+            continue  # another element of the same kind, not this one renamed
         kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0
         role = 1.0 if wanted.role and c.get("role") == wanted.role else 0.0
         place = place_score(wanted, c)
