@@ -87,13 +87,25 @@ def test_wanted_reads_names_ids_and_the_frame_of_every_alternative():
 
 def test_the_element_that_can_take_the_action_comes_first_and_ties_keep_document_order():
     wanted = Wanted(texts=("Save",), need="clickable", action="click")
-    heading = cand(0, tag="h2", role="heading", text="Save changes", name="Save changes", clickable=False)
+    heading = cand(0, tag="h2", role="heading", text="Save", name="Save", clickable=False)
     button = cand(1, name="Save changes", text="Save changes")
     twin = cand(2, name="Save changes", text="Save changes")
     ranked = rank(wanted, [heading, button, twin])
     assert [r.candidate["index"] for r in ranked] == [1, 2, 0]
     assert ranked[0].score == ranked[1].score > ranked[2].score
     assert ranked[0].reasons[0] == "clickable as click needs"
+
+
+def test_an_element_that_cannot_take_the_action_needs_a_name_nearly_the_same():
+    """A heading sharing a word with a removed button is not it (KIND_FLOOR); one named the same may be."""
+    wanted = Wanted(texts=("Send request",), role="button", need="clickable", action="click")
+    heading = cand(0, tag="h1", role="heading", name="Request form", text="Request form", clickable=False)
+    assert similarity("Send request", "Request form") >= SIMILARITY_FLOOR
+    assert rank(wanted, [heading]) == []
+    field = cand(1, tag="textarea", role="textbox", name="SQL query", label="SQL query", clickable=False,
+                 fillable=True)
+    assert rank(Wanted(texts=("Run SQL",), role="button", need="clickable", action="click"), [field]) == []
+    assert rank(Wanted(texts=("SQL query",), need=None, action="element_visible"), [field])  # no action asked
 
 
 def test_fill_suggests_only_fields():

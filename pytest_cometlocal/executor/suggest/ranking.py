@@ -37,7 +37,11 @@ suggestion would click something else. A rename keeps a word ("Save" ->
 removal leaves names that share none ("Export" beside "Import", "Edit"
 beside "Exit", "Delete" beside "Select" all score 0). No suggestion is
 better than a wrong one: the suggester then says the element may have been
-removed. Nor is a candidate suggested whose score is under half the best
+removed. A candidate that cannot take the step's action (a heading or a
+text field for a click) has a higher floor, ``KIND_FLOOR`` (0.8): only a
+name nearly the same says a click on it was meant, while the heading
+"Request form" beside a removed "Send request" button shares a word by
+chance. Nor is a candidate suggested whose score is under half the best
 one's (``RELATIVE_CUT``): beside a close match, a distant one is noise. Ties
 are broken by document order.
 """
@@ -53,6 +57,7 @@ from pytest_cometlocal.contract.model.targets import describe_target
 
 WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05}
 SIMILARITY_FLOOR = 0.5  # under it on both name and ids: not suggested (see the module's docstring)
+KIND_FLOOR = 0.8  # the floor of a candidate that cannot take the step's action (a heading for a click)
 # Spelling similarity counts only when this close (1 - insertions and deletions / both lengths), and only for
 # names of at least SPELLING_MIN_CHARS letters: "Colour"/"Color" 0.91 count, "Print"/"Paint" 0.8 does not.
 SPELLING_MIN = 0.85
@@ -244,9 +249,9 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
             continue  # nothing else can be filled, selected or given a file
         name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
         ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
-        if max(name, ids) < SIMILARITY_FLOOR:
-            continue  # another element of the same kind, not this one renamed
         kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0
+        if max(name, ids) < (SIMILARITY_FLOOR if kind or not wanted.need else KIND_FLOOR):
+            continue  # another element, not this one renamed (see the module's docstring)
         role = 1.0 if wanted.role and c.get("role") == wanted.role else 0.0
         place = place_score(wanted, c)
         parts = {"kind": kind, "name": name, "ids": ids, "role": role, "place": round(place, 3)}
