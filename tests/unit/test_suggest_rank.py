@@ -17,7 +17,7 @@ from pytest_cometlocal.contract.model.suggestion import HEADING, suggestion_line
 from pytest_cometlocal.runs.reader import read_trace
 from pytest_cometlocal.runs.show import suggested_lines
 from pytest_cometlocal.executor.suggest.ranking import (
-    SIMILARITY_FLOOR, Wanted, describe_candidate, edit_distance, normalise, place_key, rank, similarity,
+    SIMILARITY_FLOOR, Wanted, describe_candidate, element_key, edit_distance, normalise, place_key, rank, similarity,
     target_options, wanted_from,
 )
 from pytest_cometlocal.executor.suggest.suggester import request_for
@@ -172,6 +172,15 @@ def test_the_old_place_puts_the_candidate_where_the_target_was_first():
     ranked = rank(wanted, [elsewhere, there])
     assert [r.candidate["index"] for r in ranked] == [1, 0]
     assert ranked[0].parts["place"] == 1.0 and ranked[1].parts["place"] == 0.5
+
+
+def test_an_element_an_earlier_step_found_under_another_target_is_not_suggested():
+    first = cand(0, tag="input", role="textbox", name="First name", label="First name", id="first", fillable=True,
+                 clickable=False, ancestors=["form|f|"])
+    wanted = Wanted(texts=("Last name",), need="fillable", action="fill")
+    assert [r.candidate["index"] for r in rank(wanted, [first])] == [0]  # at the floor: 0.5
+    claimed = frozenset({element_key("input", "first", None, None, ("form|f|",))})
+    assert rank(Wanted(texts=("Last name",), need="fillable", action="fill", claimed=claimed), [first]) == []
 
 
 def test_ranking_is_deterministic_whatever_the_order_the_candidates_come_in():

@@ -37,7 +37,9 @@ suggestion would click something else. A rename keeps a word ("Save" ->
 removal leaves names that share none ("Export" beside "Import", "Edit"
 beside "Exit", "Delete" beside "Select" all score 0). No suggestion is
 better than a wrong one: the suggester then says the element may have been
-removed. A candidate that cannot take the step's action (a heading or a
+removed. Nor is an element an earlier step of the run found under another
+target (``Wanted.claimed``, from ``places.TargetPlaces``): the plan names it
+already, so it is not the failed target renamed. A candidate that cannot take the step's action (a heading or a
 text field for a click) has a higher floor, ``KIND_FLOOR`` (0.8): only a
 name nearly the same says a click on it was meant, while the heading
 "Request form" beside a removed "Send request" button shares a word by
@@ -170,6 +172,7 @@ class Wanted:
     target_type: str | None = None  # the failed target's own type: a suggestion of that type comes first
     frame: str | None = None  # the iframe selector the failed target looked inside
     old_place: tuple[str, ...] = ()  # ancestors of the target where an earlier step found it
+    claimed: frozenset[tuple[str, ...]] = frozenset()  # elements earlier steps found under other targets
 
 
 def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
@@ -184,7 +187,7 @@ def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
 
 
 def wanted_from(alternatives: list[T.AnyTarget], need: str | None = None, action: str | None = None,
-                old_place: tuple[str, ...] = ()) -> Wanted:
+                old_place: tuple[str, ...] = (), claimed: frozenset[tuple[str, ...]] = frozenset()) -> Wanted:
     """The names and ids a failed target (all its alternatives) asked for."""
     texts: list[str] = []
     ids: list[str] = []
@@ -212,7 +215,7 @@ def wanted_from(alternatives: list[T.AnyTarget], need: str | None = None, action
             ids += literals
             texts += literals
     return Wanted(tuple(dict.fromkeys(texts)), tuple(dict.fromkeys(ids)), role, need, action, target_type, frame,
-                  old_place)
+                  old_place, claimed)
 
 
 def place_key(element: dict[str, Any] | None) -> str:
@@ -220,6 +223,15 @@ def place_key(element: dict[str, Any] | None) -> str:
     if not element:
         return ""
     return "|".join([element.get("tag") or "", element.get("id") or "", " ".join((element.get("classes") or "").split())[:80]])
+
+
+def element_key(tag: str | None, element_id: str | None, testid: str | None, name_attr: str | None,
+                ancestors: tuple[str, ...]) -> tuple[str, ...] | None:
+    """One element, as the target context (places.py) and a candidate both describe it; None for one with no id,
+    test id or ``name`` attribute, which cannot be told from a sibling of the same tag."""
+    if not (element_id or testid or name_attr):
+        return None
+    return (tag or "", element_id or "", testid or "", name_attr or "", *ancestors)
 
 
 @dataclass
@@ -247,6 +259,9 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
     for c in candidates:
         if wanted.need in REQUIRED_NEEDS and not c.get(wanted.need):
             continue  # nothing else can be filled, selected or given a file
+        if wanted.claimed and element_key(c.get("tag"), c.get("id"), c.get("testid"), c.get("name_attr"),
+                                          tuple(c.get("ancestors") or ())) in wanted.claimed:
+            continue  # an earlier step named it with another target: the plan has it already
         name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
         ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
         kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0

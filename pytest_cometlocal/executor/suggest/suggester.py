@@ -284,7 +284,8 @@ def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[
                     rationale=nth_rationale(base, i, count, matched))
 
 
-def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS) -> Outcome:
+def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS,
+            claimed: frozenset[tuple[str, ...]] = frozenset()) -> Outcome:
     """Up to ``MAX_SUGGESTIONS`` working targets for ``request``, within ``budget_ms``.
 
     The look and the checks run in a watchdog block of their own: a page that
@@ -292,7 +293,7 @@ def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budge
     bound. What was found before the budget ran out is kept.
     """
     out = Outcome(deadline=time.monotonic() + budget_ms / 1000)
-    wanted = wanted_from(request.alternatives, request.need, request.action, old_place)
+    wanted = wanted_from(request.alternatives, request.need, request.action, old_place, claimed)
     try:
         with bound("target suggestions", budget_ms, isolated=True):
             data = collect_candidates(page, wanted.frame)
@@ -327,7 +328,8 @@ def with_suggestions(page: Page, places: TargetPlaces | None, attempt: Any, code
         return details
     out = dict(details or {})
     try:
-        result = suggest(page, request, places.old_place(request.alternatives) if places else ())
+        result = suggest(page, request, places.old_place(request.alternatives) if places else (),
+                         claimed=places.claimed(request.alternatives) if places else frozenset())
     except Exception as exc:  # a detached frame, a page that went away: the step's error stays as it is
         out["suggestions"] = []
         out["suggestions_note"] = f"no suggestions: {type(exc).__name__}"
