@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.suggestion import flow_yaml, suggestion_lines
+from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run, read_trace
 
 __all__ = ["fixes_block", "list_line", "show_run", "suggested_fix", "suggested_lines"]
@@ -102,7 +103,7 @@ def suggested_fix(run_dir: Path) -> str | None:
     suggested targets, else None. A run whose manifest does not say failed is not read further."""
     if read_manifest(run_dir).get("status") != "failed":
         return None
-    errors = read_trace(run_dir / "trace.jsonl").errors
+    errors = read_trace(run_dir / TRACE).errors
     error = errors[-1] if errors else {}
     found = (error.get("details") or {}).get("suggestions")
     if not isinstance(found, list) or not found or not isinstance(found[0], dict) or "target" not in found[0]:
