@@ -3,16 +3,23 @@
 Plans use relative URLs; this conftest gives them the portal's address as the
 suite's base URL (the ``cometlocal_base_url`` fixture). The portal's links to
 "outside" point at http://outside.example/, a host no plan may touch.
+COMETLOCAL_DEMO_VARIANT=renamed serves the portal as a release changed it
+(pytest_cometlocal/demo/variants.py; docs/triage.md, "Fixing twenty plans
+after a rename").
 """
+
+import os
 
 import pytest
 
 from pytest_cometlocal.demo.portal import DemoPortal
+from pytest_cometlocal.demo.variants import ENV
 
 
 @pytest.fixture(scope="session")
 def demo_portal():
-    with DemoPortal(outside_url="http://outside.example/landing") as portal:
+    variant = os.environ.get(ENV) or None
+    with DemoPortal(outside_url="http://outside.example/landing", variant=variant) as portal:
         yield portal
 
 

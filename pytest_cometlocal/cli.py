@@ -216,10 +216,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from pytest_cometlocal.runs.errors import RunFolderError
-    from pytest_cometlocal.runs.show import list_line, show_run
+    from pytest_cometlocal.runs.show import fixes_block, list_line, show_run, suggested_fix
 
     groups = [(path, _run_folders([path])) for path in args.runs]
     seen: set[Path] = set()
+    fixes: list[str] = []
     for path, runs in groups:
         runs = [run for run in runs if run.resolve() not in seen]
         seen.update(run.resolve() for run in runs)
@@ -229,8 +230,11 @@ def cmd_show(args: argparse.Namespace) -> int:
             try:
                 # A line per run with --list; else the timeline, with the suggested targets of its error.
                 print(list_line(run) if args.list else show_run(run))
+                fixes += [line for line in [suggested_fix(run)] if line]
             except (OSError, ValueError, RunFolderError) as exc:
                 print(f"{run}: cannot be read ({exc})")
+    for line in fixes_block(fixes, args.runs):  # either way: the failed runs a `cometlocal fix` could mend
+        print(line)
     return 0
 
 

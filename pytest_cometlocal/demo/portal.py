@@ -7,7 +7,7 @@ Start it from Python::
 
 or from a shell (serves until Ctrl-C)::
 
-    python -m pytest_cometlocal.demo.portal --port 8000 [--outside-url URL]
+    python -m pytest_cometlocal.demo.portal --port 8000 [--outside-url URL] [--variant renamed]
 
 Every page exists to exercise one part of the plan format: login and auth signals
 (``/login``, ``/dashboard``, ``/protected``), ambiguous targets (``/dashboard``,
@@ -18,7 +18,9 @@ disabled elements (``/disabled``) and ways of leaving the allowlist (``/redirect
 ``/redirect-chain``, ``/popup``, ``/meta-refresh``, ``/post-outside``,
 ``/iframe-outside`` and the dashboard's "Outside site" link). The ``/spa/...``
 pages (widgets.py) need plan format v1.1: Enter, hover, scroll, custom
-dropdowns, checkboxes, drag and drop, a code editor.
+dropdowns, checkboxes, drag and drop, a code editor. A variant (variants.py,
+``--variant renamed``) serves the pages as a release that renamed and removed
+things changed them.
 
 The portal keeps no state beyond the ``session`` cookie the browser holds and the
 ``hits`` list; uploads are counted, never stored.
@@ -45,6 +47,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
+from pytest_cometlocal.demo import variants
 from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 
 __all__ = ["DemoPortal", "main"]
@@ -426,6 +429,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _page(self, title: str, body: str, status: int = 200, head: str = "",
               headers: list[tuple[str, str]] | None = None) -> None:
+        body = variants.apply(self.portal.variant, urlsplit(self.path).path, body)  # a release's renames
         self._send(status, render(title, body, head), headers=headers)
 
     def _redirect(self, location: str, headers: list[tuple[str, str]] | None = None) -> None:
@@ -740,8 +744,9 @@ class DemoPortal:
     """The demo portal on ``host:port`` (port 0: a free one), served from a daemon thread."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, outside_url: str | None = None,
-                 slow_ms: int = 1500) -> None:
+                 slow_ms: int = 1500, variant: str | None = None) -> None:
         self.host = host
+        self.variant = variants.check(variant)  # e.g. "renamed": the pages after a release (variants.py)
         self.port = port
         self.outside_url = outside_url
         self.slow_ms = slow_ms
@@ -804,9 +809,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--outside-url", default=None,
                         help=f"address used as the 'outside' site (default: {OUTSIDE_FALLBACK})")
     parser.add_argument("--slow-ms", type=int, default=1500, help="delay of /slow in ms (default: 1500)")
+    parser.add_argument("--variant", choices=sorted(variants.VARIANTS), default=None,
+                        help="serve the pages as a release changed them: 'renamed' renames the sign-in button, "
+                             "rewords a label, changes a link text and removes the Run SQL button")
     args = parser.parse_args(argv)
     try:
-        portal = DemoPortal(args.host, args.port, args.outside_url, args.slow_ms).start()
+        portal = DemoPortal(args.host, args.port, args.outside_url, args.slow_ms, args.variant).start()
     except OSError as exc:
         print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1

@@ -39,6 +39,7 @@ from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
+from pytest_cometlocal.plugin.report import suggestions_count
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
@@ -217,6 +218,8 @@ class PlanItem(pytest.Function):
         self.user_properties.append(("cometlocal.step_id", error.action_id or ""))
         if run_dir is not None:
             self.user_properties.append(("cometlocal.run_dir", str(run_dir)))
+        if suggestions_count(error):  # counted by the terminal summary's "cometlocal fix" line
+            self.user_properties.append(("cometlocal.suggestions", suggestions_count(error)))
         if expected is not None:
             self.user_properties.append(("cometlocal.expected_error_code", expected.error_code))
 

@@ -9,12 +9,13 @@ are registered in ``options.pytest_addoption``.
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 
 import pytest
 
 from pytest_cometlocal.plugin.allure_report import allure_active, register_uncoded_messages, write_categories
-from pytest_cometlocal.plugin.options import store_settings
-from pytest_cometlocal.plugin.report import error_code_summary
+from pytest_cometlocal.plugin.options import settings, store_settings
+from pytest_cometlocal.plugin.report import error_code_summary, suggested_fix_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
 
 
@@ -31,12 +32,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
-    """Failures grouped by error code, so triage starts from the code; then the plans that passed only after a retry."""
-    lines = error_code_summary(terminalreporter.stats.get("failed", []))
+    """Failures grouped by error code, so triage starts from the code, and how many have suggested targets
+    (with the ``cometlocal fix`` command for them); then the plans that passed only after a retry."""
+    failed = terminalreporter.stats.get("failed", [])
+    lines = error_code_summary(failed)
     if lines:
         terminalreporter.write_sep("-", "cometlocal failures by error code")
         for line in lines:
             terminalreporter.write_line(line)
+        fix = suggested_fix_summary(failed, settings(config).output, Path(config.invocation_params.dir))
+        if fix:
+            terminalreporter.write_line(fix)
     flaky = flaky_summary(terminalreporter.stats.get("passed", []))
     if flaky:
         terminalreporter.write_sep("-", f"cometlocal: {len(flaky)} passed after retries or recovery (flaky)")

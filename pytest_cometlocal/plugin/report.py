@@ -42,10 +42,39 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     if error.cause:
         lines.append(f"  cause: {_short(error.cause, 300)}")
     lines += suggestion_lines(details)  # replacement targets for a failed target, as YAML to paste
+    if run_dir is not None and details.get("suggestions"):
+        lines.append(f"  fix it:     {fix_command(run_dir)}   (a patch to review, checked by a re-run; never applied)")
     if run_dir is not None:
         lines.append(f"  run folder: {run_dir}")
         lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")
     return "\n".join(lines)
+
+
+def fix_command(path: Path | str) -> str:
+    """The command that turns suggested targets into one reviewable patch (``cometlocal fix``, issue 28)."""
+    return f"cometlocal fix {path} --verify"
+
+
+def suggestions_count(error: ExecutorError) -> int:
+    """How many suggested targets the error carries (0 without suggestion work): a JUnit property of the item."""
+    found = error.details.get("suggestions")
+    return len(found) if isinstance(found, list) else 0
+
+
+def suggested_fix_summary(reports: list[pytest.TestReport], output: Path, cwd: Path) -> str | None:
+    """``3 failures have suggested targets: cometlocal fix <output> --verify``, or None when no failure has any.
+
+    Counted from the failed items' ``cometlocal.suggestions`` property; the
+    output folder is shown relative to where pytest was started when it is
+    under it. Only a count and a path: no target, value or secret.
+    """
+    count = sum(1 for r in reports if int(dict(getattr(r, "user_properties", []) or []).get(
+        "cometlocal.suggestions", 0) or 0) > 0)
+    if not count:
+        return None
+    shown = output.relative_to(cwd) if output.is_relative_to(cwd) else output
+    noun = "failure has" if count == 1 else "failures have"
+    return f"{count} {noun} suggested targets: {fix_command(shown)}"
 
 
 def step_printer(config: pytest.Config) -> Callable[[StepResult], None] | None:

@@ -6,7 +6,10 @@ duration, then what the step does), the last error with its failed
 conditions, details and evidence, and the suggested targets of the error as
 YAML to paste, worded by
 :mod:`pytest_cometlocal.contract.model.suggestion` like the failure text and
-Allure word them. Pure Python: no browser, no pytest.
+Allure word them. After the runs (timelines or ``--list`` lines alike), the
+failed runs whose error has suggested targets, one line each (step, code,
+top target and score), and the ``cometlocal fix`` command that turns them into
+one patch. Pure Python: no browser, no pytest.
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from pytest_cometlocal.contract.model.suggestion import suggestion_lines
-from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run
+from pytest_cometlocal.contract.model.suggestion import flow_yaml, suggestion_lines
+from pytest_cometlocal.contract.run_folder import TRACE
+from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run, read_trace
 
-__all__ = ["list_line", "show_run", "suggested_lines"]
+__all__ = ["fixes_block", "list_line", "show_run", "suggested_fix", "suggested_lines"]
 
 
 def _short(value: Any, limit: int = 140) -> str:
@@ -92,3 +96,29 @@ def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> lis
     """The "suggested targets:" block of the last error that got suggestion work (none without one)."""
     error = next((e for e in reversed(tuple(errors)) if "suggestions" in (e.get("details") or {})), None)
     return suggestion_lines((error or {}).get("details"), indent)
+
+
+def suggested_fix(run_dir: Path) -> str | None:
+    """``<run>  step 'send' TARGET_NOT_FOUND: <top target> (score 0.77)`` for a failed run whose error has
+    suggested targets, else None. A run whose manifest does not say failed is not read further."""
+    if read_manifest(run_dir).get("status") != "failed":
+        return None
+    errors = read_trace(run_dir / TRACE).errors
+    error = errors[-1] if errors else {}
+    found = (error.get("details") or {}).get("suggestions")
+    if not isinstance(found, list) or not found or not isinstance(found[0], dict) or "target" not in found[0]:
+        return None
+    top = found[0]
+    return (f"  {run_dir}  step '{error.get('action_id')}' {error.get('error_code')}: "
+            f"{flow_yaml(top['target'])} (score {top.get('score')})")
+
+
+def fixes_block(fixes: list[str], paths: Iterable[Path]) -> list[str]:
+    """The closing block of ``show`` and ``show --list``: the failed runs with suggested targets, then the
+    ``cometlocal fix`` command over the paths shown; nothing when no run has any."""
+    if not fixes:
+        return []
+    where = " ".join(str(p) for p in paths)
+    runs = "run has" if len(fixes) == 1 else "runs have"
+    return [f"{len(fixes)} failed {runs} suggested targets:", *fixes,
+            f"fix them: cometlocal fix {where} --verify   (one patch to review; never applied)"]

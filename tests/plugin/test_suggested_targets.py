@@ -59,3 +59,53 @@ def test_the_failure_shows_suggested_targets_to_paste_and_the_pasted_one_passes(
     plan.write_text(text.replace(stale_line, pasted[0].split("  #")[0].strip()), encoding="utf-8")
     fixed = pytester.runpytest_subprocess("-p", "no:randomly", str(plan))
     fixed.assert_outcomes(passed=1)
+
+
+SECRET_SUBJECT = "toner-7Q9-secret"
+REMOVED_PLAN = Path(__file__).resolve().parents[2] / "example_plans" / "negative" / "target_not_found.actions.yaml"
+
+
+@pytest.mark.browser
+def test_failures_with_suggestions_point_at_cometlocal_fix_in_the_text_the_summary_and_show(
+        pytester: pytest.Pytester, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two failures: a stale target with a suggestion (its subject typed from a secret), a removed button without.
+
+    Only the first says ``cometlocal fix <run folder> --verify`` under its suggestions; the terminal summary
+    counts one failure with suggested targets; ``cometlocal show`` and ``show --list`` list it (step, code, top
+    target, score) with the same command. The secret is in none of these lines.
+    """
+    monkeypatch.setenv("SUBJECT", SECRET_SUBJECT)
+    pytester.makeconftest(PORTAL_CONFTEST)
+    stale = re.sub(r"(?m)^expect:.*\n", "", STALE_PLAN.read_text(encoding="utf-8"))
+    stale = stale.replace("value: Printer toner", "value: \"${secrets.subject}\"").replace(
+        "tags: [negative]", "tags: [negative]\nsecrets: {subject: {env: SUBJECT}}")
+    write(pytester, "stale.actions.yaml", stale)
+    write(pytester, "removed.actions.yaml", re.sub(r"(?m)^expect:.*\n", "", REMOVED_PLAN.read_text(encoding="utf-8")))
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(failed=2)
+    out = result.stdout.str()
+    assert SECRET_SUBJECT not in out
+
+    runs = {json.loads((d / "run_manifest.json").read_text())["plan"]["name"]: d
+            for d in (pytester.path / "cometlocal-runs").iterdir()}
+    stale_run, removed_run = runs["a stale target gets a suggested target"], runs["missing button is target not found"]
+    lines = result.stdout.lines
+    fix_lines = [line for line in lines if line.startswith("  fix it:")]
+    assert fix_lines == [f"  fix it:     cometlocal fix {stale_run} --verify   "
+                         "(a patch to review, checked by a re-run; never applied)"]
+    heading = lines.index("  suggested targets:")
+    assert lines.index(fix_lines[0]) > heading  # under the suggestions
+    assert "1 failure has suggested targets: cometlocal fix cometlocal-runs --verify" in lines
+
+    for argv in (["show", "cometlocal-runs"], ["show", "--list", "cometlocal-runs"]):
+        capsys.readouterr()
+        monkeypatch.chdir(pytester.path)
+        assert cometlocal(argv) == 0
+        shown = capsys.readouterr().out
+        assert SECRET_SUBJECT not in shown
+        tail = shown.splitlines()[-3:]
+        assert tail[0] == "1 failed run has suggested targets:", tail
+        assert tail[1].startswith(f"  {stale_run.relative_to(pytester.path)}  step 'send' TARGET_NOT_FOUND: "
+                                  "{type: role, role: button, name: Send request, exact: true} (score "), tail
+        assert str(removed_run.name) not in tail[1]
+        assert tail[2].startswith("fix them: cometlocal fix cometlocal-runs --verify"), tail

@@ -17,7 +17,7 @@ from pytest_cometlocal.contract.model.suggestion import HEADING, suggestion_line
 from pytest_cometlocal.runs.reader import read_trace
 from pytest_cometlocal.runs.show import suggested_lines
 from pytest_cometlocal.executor.suggest.ranking import (
-    MIN_SIMILARITY, Wanted, describe_candidate, edit_distance, normalise, place_key, rank, similarity,
+    SIMILARITY_FLOOR, Wanted, describe_candidate, element_key, edit_distance, normalise, place_key, rank, similarity,
     target_options, wanted_from,
 )
 from pytest_cometlocal.executor.suggest.suggester import request_for
@@ -52,7 +52,10 @@ def test_edit_distance(a, b, distance):
     ("Save", "Save changes", 0.667),  # Dice: 2 x 1 shared word / 3 words
     ("save-button", "save-profile", 0.5),
     ("saveButton", "save_button", 1.0),  # camelCase and snake_case are the same words
-    ("E-mail", "Email address", 0.417),  # 7 edits over 12 characters
+    ("E-mail", "Email address", 0.667),  # "E-mail" read as one word, "email": Dice 2 x 1 / 3
+    ("Colour", "Color", 0.909),  # one spelling: 1 deletion over 11 letters
+    ("Edit", "Exit", 0.0),  # a letter changed in a short word is another word
+    ("Inbox (3)", "Inbox (12)", 1.0),  # numbers are data, not the name
     ("Save", "", 0.0),
 ])
 def test_similarity(a, b, expected):
@@ -84,13 +87,25 @@ def test_wanted_reads_names_ids_and_the_frame_of_every_alternative():
 
 def test_the_element_that_can_take_the_action_comes_first_and_ties_keep_document_order():
     wanted = Wanted(texts=("Save",), need="clickable", action="click")
-    heading = cand(0, tag="h2", role="heading", text="Save changes", name="Save changes", clickable=False)
+    heading = cand(0, tag="h2", role="heading", text="Save", name="Save", clickable=False)
     button = cand(1, name="Save changes", text="Save changes")
     twin = cand(2, name="Save changes", text="Save changes")
     ranked = rank(wanted, [heading, button, twin])
     assert [r.candidate["index"] for r in ranked] == [1, 2, 0]
     assert ranked[0].score == ranked[1].score > ranked[2].score
     assert ranked[0].reasons[0] == "clickable as click needs"
+
+
+def test_an_element_that_cannot_take_the_action_needs_a_name_nearly_the_same():
+    """A heading sharing a word with a removed button is not it (KIND_FLOOR); one named the same may be."""
+    wanted = Wanted(texts=("Send request",), role="button", need="clickable", action="click")
+    heading = cand(0, tag="h1", role="heading", name="Request form", text="Request form", clickable=False)
+    assert similarity("Send request", "Request form") >= SIMILARITY_FLOOR
+    assert rank(wanted, [heading]) == []
+    field = cand(1, tag="textarea", role="textbox", name="SQL query", label="SQL query", clickable=False,
+                 fillable=True)
+    assert rank(Wanted(texts=("Run SQL",), role="button", need="clickable", action="click"), [field]) == []
+    assert rank(Wanted(texts=("SQL query",), need=None, action="element_visible"), [field])  # no action asked
 
 
 def test_fill_suggests_only_fields():
@@ -106,9 +121,39 @@ def test_nothing_close_gives_nothing_and_a_distant_one_is_cut_beside_a_close_one
     assert rank(wanted, [cand(0, name="Monthly reports Help")]) == []
     wanted = Wanted(texts=("Send",), need="clickable")
     close = cand(0, name="Send request")
-    distant = cand(1, tag="p", role=None, text="Ready", clickable=False)
-    assert similarity("Send", "Ready") >= MIN_SIMILARITY
+    distant = cand(1, tag="p", role=None, text="Send it later", clickable=False)
+    assert similarity("Send", "Send it later") >= SIMILARITY_FLOOR  # over the floor, under half the best score
     assert [r.candidate["index"] for r in rank(wanted, [close, distant])] == [0]
+
+
+# What a rename keeps (a word, a spelling, an id) and what a removal leaves (names that share none): the floor
+# (SIMILARITY_FLOOR) passes the first and stops the second, whatever the candidate's kind and role.
+RENAMED = [("Save", "Save changes"), ("E-mail", "Email address"), ("Documents", "Library documents"),
+           ("Log in", "Sign in"), ("Group name:", "Name:"), ("View website", "View site"),
+           ("Save and add more", "Save and add another"), ("Send", "Send request"), ("Colour", "Color"),
+           ("Login", "Log in"), ("User name", "Username"), ("save-button", "save-profile"),
+           ("login-submit", "login-button"), ("id_group_name", "id_name")]
+REMOVED_BESIDE = [("Edit", "Exit"), ("Import", "Export"), ("Imports", "Exports"), ("Delete", "Select"),
+                  ("Send", "Ready"), ("Company", "Country"), ("Archive", "Save changes"), ("Remove", "Rename"),
+                  ("Help", "Hello"), ("Print", "Paint"), ("Phone", "Email address"), ("Submit", "Send")]
+
+
+@pytest.mark.parametrize("old, new", RENAMED, ids=[f"{a}->{b}" for a, b in RENAMED])
+def test_a_rename_clears_the_floor_and_is_suggested(old, new):
+    assert similarity(old, new) >= SIMILARITY_FLOOR
+    wanted = Wanted(texts=(old,), ids=(old,), role="button", need="clickable", action="click")
+    assert [r.candidate["index"] for r in rank(wanted, [cand(0, name=new, testid=new)])] == [0]
+
+
+@pytest.mark.parametrize("gone, left", REMOVED_BESIDE, ids=[f"{a}-beside-{b}" for a, b in REMOVED_BESIDE])
+def test_a_removed_elements_neighbour_of_the_same_kind_and_role_is_not_suggested(gone, left):
+    """Clickable, a button as the target was, in the place it was: none of that makes it the same element."""
+    place = (place_key({"tag": "form", "id": "f", "classes": ""}),)
+    wanted = Wanted(texts=(gone,), ids=(gone.lower(),), role="button", need="clickable", action="click",
+                    old_place=place)
+    neighbour = cand(0, name=left, text=left, testid=left.lower(), ancestors=list(place))
+    assert similarity(gone, left) < SIMILARITY_FLOOR
+    assert rank(wanted, [neighbour]) == []
 
 
 def test_ids_count_for_a_test_id_or_css_target():
@@ -127,6 +172,15 @@ def test_the_old_place_puts_the_candidate_where_the_target_was_first():
     ranked = rank(wanted, [elsewhere, there])
     assert [r.candidate["index"] for r in ranked] == [1, 0]
     assert ranked[0].parts["place"] == 1.0 and ranked[1].parts["place"] == 0.5
+
+
+def test_an_element_an_earlier_step_found_under_another_target_is_not_suggested():
+    first = cand(0, tag="input", role="textbox", name="First name", label="First name", id="first", fillable=True,
+                 clickable=False, ancestors=["form|f|"])
+    wanted = Wanted(texts=("Last name",), need="fillable", action="fill")
+    assert [r.candidate["index"] for r in rank(wanted, [first])] == [0]  # at the floor: 0.5
+    claimed = frozenset({element_key("input", "first", None, None, ("form|f|",))})
+    assert rank(Wanted(texts=("Last name",), need="fillable", action="fill", claimed=claimed), [first]) == []
 
 
 def test_ranking_is_deterministic_whatever_the_order_the_candidates_come_in():

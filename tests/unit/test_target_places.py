@@ -45,3 +45,18 @@ def test_a_later_step_that_found_it_and_did_not_pass_leaves_no_place() -> None:
     assert places.old_place([SAVE]) == ("section|b|",)
     places.passed("no_target", None)
     assert places.old_place([SAVE]) == ("section|b|",)
+
+
+def test_elements_found_under_other_targets_are_claimed_and_the_failed_targets_own_are_not() -> None:
+    """The plan names those elements already: the suggester does not offer them as the failed target renamed."""
+    places = TargetPlaces()
+    first = {"target": {"tag": "input", "id": "first", "name": "first"}, "ancestors": [{"tag": "form", "id": "f"}]}
+    anonymous = {"target": {"tag": "input"}, "ancestors": [{"tag": "form", "id": "f"}]}  # cannot be told apart
+    places.found("first", describe_compiled(OTHER))
+    places.passed("first", first)
+    places.found("save", describe_compiled(SAVE))
+    places.passed("save", FORM | {"target": {"tag": "button", "id": "save-btn"}})
+    places.found("plain", describe_compiled(SAVE_CSS))
+    places.passed("plain", anonymous)
+    assert places.claimed([SAVE]) == {("input", "first", "", "first", "form|f|")}
+    assert places.claimed([OTHER]) == {("button", "save-btn", "", "", "form|a|edit wide", "body||")}

@@ -8,6 +8,11 @@ the trace says at the same moments: a step's target was resolved
 (``preconditions_checked`` with ``target_resolution``) and a step passed
 (its ``evidence_captured``, whose "before" DOM snapshot holds the target's
 context). The suggester asks it; nothing is read back from the run folder.
+
+It also says which elements earlier steps found under *other* targets
+(``claimed``): the plan already names those, so a failed target is not one
+of them renamed ("First name", filled a step ago, is not the removed "Last
+name" field).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from typing import Any, Sequence
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.executor.page.locators import describe_compiled
-from pytest_cometlocal.executor.suggest.ranking import place_key
+from pytest_cometlocal.executor.suggest.ranking import element_key, place_key
 
 __all__ = ["TargetPlaces"]
 
@@ -36,7 +41,11 @@ class TargetPlaces:
 
     def passed(self, step_id: str, context: dict[str, Any] | None) -> None:
         """A step passed; ``context`` is its resolved target's DOM context (None for a step without a target)."""
-        self._log.append(("passed", step_id, tuple((context or {}).get("ancestors") or ())))
+        ancestors = tuple((context or {}).get("ancestors") or ())
+        own = (context or {}).get("target") or {}
+        key = element_key(own.get("tag"), own.get("id"), own.get("testid"), own.get("name"),
+                          tuple(place_key(a) for a in ancestors if a)) if context else None
+        self._log.append(("passed", step_id, (ancestors, key)))
 
     def old_place(self, alternatives: Sequence[T.AnyTarget]) -> tuple[str, ...]:
         """Where an earlier step found one of these alternatives: the ancestors of its element, as place keys.
@@ -44,12 +53,28 @@ class TargetPlaces:
         The last step that resolved one of them counts, and only once it
         passed (its "before" snapshot is taken then); () when none did.
         """
-        wanted = {describe_compiled(a) for a in alternatives if not isinstance(a, T.UrlTarget)}
+        wanted = self._described(alternatives)
         step: str | None = None
         place: tuple[Any, ...] = ()
         for what, step_id, value in self._log:
             if what == "found" and value in wanted:
                 step, place = step_id, ()
             elif what == "passed" and step_id == step:
-                place = value
+                place = value[0]
         return tuple(place_key(a) for a in place if a)
+
+    def claimed(self, alternatives: Sequence[T.AnyTarget]) -> frozenset[tuple[str, ...]]:
+        """The elements (``ranking.element_key``) that passing steps found under targets other than these."""
+        wanted = self._described(alternatives)
+        found: dict[str, str] = {}  # step -> what its target was, as resolved
+        keys: set[tuple[str, ...]] = set()
+        for what, step_id, value in self._log:
+            if what == "found":
+                found[step_id] = value
+            elif what == "passed" and value[1] and step_id in found and found[step_id] not in wanted:
+                keys.add(value[1])
+        return frozenset(keys)
+
+    @staticmethod
+    def _described(alternatives: Sequence[T.AnyTarget]) -> set[str]:
+        return {describe_compiled(a) for a in alternatives if not isinstance(a, T.UrlTarget)}

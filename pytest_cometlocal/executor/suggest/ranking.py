@@ -27,11 +27,25 @@ Score of a candidate (0 to 1), a weighted sum of:
   resolved it (the target's context in that step's "before" snapshot, kept in
   memory by ``places.TargetPlaces``).
 
-A candidate whose ``name`` and ``ids`` similarities are both under
-``MIN_SIMILARITY`` (0.4) is not suggested: a page with nothing close gives
-none. Nor is one whose score is under half the best one's (``RELATIVE_CUT``):
-beside a close match, a distant one is noise. Ties are broken by document
-order.
+The similarity floor (``SIMILARITY_FLOOR``, 0.5): a candidate whose ``name``
+and ``ids`` similarities are both under it is not suggested, whatever its
+kind, role or place. Kind and role say only "another button": when the
+element was removed (not renamed), every button left is one, and the
+suggestion would click something else. A rename keeps a word ("Save" ->
+"Save changes", "Log in" -> "Sign in", "Group name:" -> "Name:"), a spelling
+("E-mail" -> "Email address") or an id ("save-button" -> "save-profile"); a
+removal leaves names that share none ("Export" beside "Import", "Edit"
+beside "Exit", "Delete" beside "Select" all score 0). No suggestion is
+better than a wrong one: the suggester then says the element may have been
+removed. Nor is an element an earlier step of the run found under another
+target (``Wanted.claimed``, from ``places.TargetPlaces``): the plan names it
+already, so it is not the failed target renamed. A candidate that cannot take the step's action (a heading or a
+text field for a click) has a higher floor, ``KIND_FLOOR`` (0.8): only a
+name nearly the same says a click on it was meant, while the heading
+"Request form" beside a removed "Send request" button shares a word by
+chance. Nor is a candidate suggested whose score is under half the best
+one's (``RELATIVE_CUT``): beside a close match, a distant one is noise. Ties
+are broken by document order.
 """
 
 from __future__ import annotations
@@ -44,7 +58,12 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.targets import describe_target
 
 WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05}
-MIN_SIMILARITY = 0.4
+SIMILARITY_FLOOR = 0.5  # under it on both name and ids: not suggested (see the module's docstring)
+KIND_FLOOR = 0.8  # the floor of a candidate that cannot take the step's action (a heading for a click)
+# Spelling similarity counts only when this close (1 - insertions and deletions / both lengths), and only for
+# names of at least SPELLING_MIN_CHARS letters: "Colour"/"Color" 0.91 count, "Print"/"Paint" 0.8 does not.
+SPELLING_MIN = 0.85
+SPELLING_MIN_CHARS = 5
 RELATIVE_CUT = 0.5  # a candidate scoring under half the best one is noise beside it
 
 # What the step's action needs of its element, by action kind and by condition kind.
@@ -83,15 +102,16 @@ def words(text: str) -> set[str]:
     return set(normalise(_split_camel(text)).split())
 
 
-def edit_distance(a: str, b: str) -> int:
-    """Levenshtein distance (insertions, deletions, substitutions), two rows of memory."""
+def edit_distance(a: str, b: str, substitution: int = 1) -> int:
+    """Levenshtein distance, two rows of memory; ``substitution=2`` counts only insertions and deletions."""
     if len(a) < len(b):
         a, b = b, a
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
         current = [i]
         for j, cb in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+            current.append(min(previous[j] + 1, current[j - 1] + 1,
+                               previous[j - 1] + (substitution if ca != cb else 0)))
         previous = current
     return previous[-1]
 
@@ -99,16 +119,30 @@ def edit_distance(a: str, b: str) -> int:
 _MAX_COMPARED = 64  # characters compared by edit distance: names are clipped, distances stay cheap
 
 
-def similarity(wanted: str, seen: str) -> float:
-    """0 to 1: the larger of an edit-distance similarity and the share of words in common.
+def _dice(a: set[str], b: set[str]) -> float:
+    return 2 * len(a & b) / (len(a) + len(b))
 
-    Both strings are normalised first (``normalise``). The edit distance is
-    taken without spaces (``e-mail`` and ``Email`` are one edit apart), as
-    ``1 - distance / longer length``; strings whose lengths differ by three
-    quarters or more of the longer one are not compared that way (their
-    similarity could not reach 0.25). The word share is Dice's, twice the
-    words in common over the words of both: "Save" and "Save changes" give
-    2 × 1 / 3 = 0.67, "save-button" and "save-profile" 2 × 1 / 4 = 0.5.
+
+def _name_words(text: str) -> set[str]:
+    """The words of a normalised name but its numbers ("Cart (3)" is the cart; a number is data), if any are left."""
+    found = set(text.split())
+    return {w for w in found if not w.isdigit()} or found
+
+
+def similarity(wanted: str, seen: str) -> float:
+    """0 to 1: the larger of a spelling similarity and the share of words in common.
+
+    Both strings are normalised first (``normalise``). The word share is
+    Dice's, twice the words in common over the words of both ("Save" and
+    "Save changes" give 2 x 1 / 3 = 0.67; numbers are left out: "Inbox (3)"
+    is "Inbox (4)", and "Send to 4242" is close to "Send"); a name is also read as one word
+    without its spaces and hyphens, so "E-mail" is the word "email" of
+    "Email address" (0.67). The spelling similarity, taken without spaces,
+    is ``1 - (insertions + deletions) / both lengths``, kept only from
+    ``SPELLING_MIN`` (0.85) and for names of ``SPELLING_MIN_CHARS`` (5)
+    letters or more: "Colour"/"Color" are one spelling, while a letter or
+    two changed in a short word ("Edit"/"Exit", "Import"/"Export") is
+    another word, which is how a removed element's neighbours look.
     """
     a, b = normalise(_split_camel(wanted)), normalise(_split_camel(seen))
     if not a or not b:
@@ -116,13 +150,14 @@ def similarity(wanted: str, seen: str) -> float:
     if a == b:
         return 1.0
     ca, cb = a.replace(" ", "")[:_MAX_COMPARED], b.replace(" ", "")[:_MAX_COMPARED]
-    longer = max(len(ca), len(cb))
-    by_edits = 0.0
-    if abs(len(ca) - len(cb)) < 0.75 * longer:
-        by_edits = 1 - edit_distance(ca, cb) / longer
-    wa, wb = set(a.split()), set(b.split())
-    by_words = 2 * len(wa & wb) / (len(wa) + len(wb))
-    return round(max(by_edits, by_words), 3)
+    by_spelling = 0.0
+    if min(len(ca), len(cb)) >= SPELLING_MIN_CHARS:
+        by_spelling = 1 - edit_distance(ca, cb, substitution=2) / (len(ca) + len(cb))
+        if by_spelling < SPELLING_MIN:
+            by_spelling = 0.0
+    wa, wb = _name_words(a), _name_words(b)
+    by_words = max(_dice(x, y) for x in (wa, {ca}) for y in (wb, {cb}))
+    return round(max(by_spelling, by_words), 3)
 
 
 @dataclass(frozen=True)
@@ -137,6 +172,7 @@ class Wanted:
     target_type: str | None = None  # the failed target's own type: a suggestion of that type comes first
     frame: str | None = None  # the iframe selector the failed target looked inside
     old_place: tuple[str, ...] = ()  # ancestors of the target where an earlier step found it
+    claimed: frozenset[tuple[str, ...]] = frozenset()  # elements earlier steps found under other targets
 
 
 def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
@@ -151,7 +187,7 @@ def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
 
 
 def wanted_from(alternatives: list[T.AnyTarget], need: str | None = None, action: str | None = None,
-                old_place: tuple[str, ...] = ()) -> Wanted:
+                old_place: tuple[str, ...] = (), claimed: frozenset[tuple[str, ...]] = frozenset()) -> Wanted:
     """The names and ids a failed target (all its alternatives) asked for."""
     texts: list[str] = []
     ids: list[str] = []
@@ -179,7 +215,7 @@ def wanted_from(alternatives: list[T.AnyTarget], need: str | None = None, action
             ids += literals
             texts += literals
     return Wanted(tuple(dict.fromkeys(texts)), tuple(dict.fromkeys(ids)), role, need, action, target_type, frame,
-                  old_place)
+                  old_place, claimed)
 
 
 def place_key(element: dict[str, Any] | None) -> str:
@@ -187,6 +223,15 @@ def place_key(element: dict[str, Any] | None) -> str:
     if not element:
         return ""
     return "|".join([element.get("tag") or "", element.get("id") or "", " ".join((element.get("classes") or "").split())[:80]])
+
+
+def element_key(tag: str | None, element_id: str | None, testid: str | None, name_attr: str | None,
+                ancestors: tuple[str, ...]) -> tuple[str, ...] | None:
+    """One element, as the target context (places.py) and a candidate both describe it; None for one with no id,
+    test id or ``name`` attribute, which cannot be told from a sibling of the same tag."""
+    if not (element_id or testid or name_attr):
+        return None
+    return (tag or "", element_id or "", testid or "", name_attr or "", *ancestors)
 
 
 @dataclass
@@ -214,11 +259,14 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
     for c in candidates:
         if wanted.need in REQUIRED_NEEDS and not c.get(wanted.need):
             continue  # nothing else can be filled, selected or given a file
+        if wanted.claimed and element_key(c.get("tag"), c.get("id"), c.get("testid"), c.get("name_attr"),
+                                          tuple(c.get("ancestors") or ())) in wanted.claimed:
+            continue  # an earlier step named it with another target: the plan has it already
         name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
         ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
-        if max(name, ids) < MIN_SIMILARITY:
-            continue
         kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0
+        if max(name, ids) < (SIMILARITY_FLOOR if kind or not wanted.need else KIND_FLOOR):
+            continue  # another element, not this one renamed (see the module's docstring)
         role = 1.0 if wanted.role and c.get("role") == wanted.role else 0.0
         place = place_score(wanted, c)
         parts = {"kind": kind, "name": name, "ids": ids, "role": role, "place": round(place, 3)}

@@ -53,8 +53,8 @@ from pytest_cometlocal.executor.page.locators import compile_target
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 from pytest_cometlocal.executor.suggest.narrowing import describe_match, narrowing_picks, resolved_match
 from pytest_cometlocal.executor.suggest.ranking import (
-    ACTION_NEEDS, CONDITION_NEEDS, Wanted, describe_candidate, nth_rationale, place_score, rank,
-    target_options, wanted_from,
+    ACTION_NEEDS, CONDITION_NEEDS, SIMILARITY_FLOOR, Wanted, describe_candidate, nth_rationale, place_score,
+    rank, target_options, wanted_from,
 )
 from pytest_cometlocal.executor.page.watchdog import bound
 from pytest_cometlocal.executor.scripts import load_script
@@ -71,6 +71,10 @@ BUDGET_MS = 1_500  # the look and the checks together; under watchdog.CALL_MARGI
 # The attribute testid targets name by default (ini cometlocal_testid_attribute can change it: then
 # a testid suggestion would not match on the page, and is dropped by its check).
 TESTID_ATTRIBUTE = "data-testid"
+
+# Said when no candidate clears the ranking's similarity floor: an honest "none", never another element.
+FLOOR_NOTE = (f"no element on the page is similar enough to the target (floor {SIMILARITY_FLOOR}); "
+              "the element may have been removed")
 
 TARGET_CODES = (ErrorCode.TARGET_NOT_FOUND, ErrorCode.TARGET_NOT_UNIQUE)
 CONDITION_CODES = (ErrorCode.PRECONDITION_FAILED, ErrorCode.POSTCONDITION_FAILED, ErrorCode.NAVIGATION_TIMEOUT)
@@ -206,7 +210,10 @@ def verify(page: Page, target: dict[str, Any], fingerprint: str, out: Outcome) -
 def _replace(page: Page, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
     """Elements like the one the target named, each with a target that matches it alone."""
     boxes: set[tuple[int, ...]] = set()  # a button and the span inside it are one thing on screen
-    for ranked in rank(wanted, candidates):
+    close = rank(wanted, candidates)
+    if not close:
+        out.notes.append(FLOOR_NOTE)
+    for ranked in close:
         if out.full:
             return
         box = tuple(ranked.candidate.get("box") or ())
@@ -277,7 +284,8 @@ def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[
                     rationale=nth_rationale(base, i, count, matched))
 
 
-def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS) -> Outcome:
+def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS,
+            claimed: frozenset[tuple[str, ...]] = frozenset()) -> Outcome:
     """Up to ``MAX_SUGGESTIONS`` working targets for ``request``, within ``budget_ms``.
 
     The look and the checks run in a watchdog block of their own: a page that
@@ -285,7 +293,7 @@ def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budge
     bound. What was found before the budget ran out is kept.
     """
     out = Outcome(deadline=time.monotonic() + budget_ms / 1000)
-    wanted = wanted_from(request.alternatives, request.need, request.action, old_place)
+    wanted = wanted_from(request.alternatives, request.need, request.action, old_place, claimed)
     try:
         with bound("target suggestions", budget_ms, isolated=True):
             data = collect_candidates(page, wanted.frame)
@@ -320,7 +328,8 @@ def with_suggestions(page: Page, places: TargetPlaces | None, attempt: Any, code
         return details
     out = dict(details or {})
     try:
-        result = suggest(page, request, places.old_place(request.alternatives) if places else ())
+        result = suggest(page, request, places.old_place(request.alternatives) if places else (),
+                         claimed=places.claimed(request.alternatives) if places else frozenset())
     except Exception as exc:  # a detached frame, a page that went away: the step's error stays as it is
         out["suggestions"] = []
         out["suggestions_note"] = f"no suggestions: {type(exc).__name__}"
