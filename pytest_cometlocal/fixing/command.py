@@ -48,5 +48,5 @@ def run_fix(request: FixRequest, err: TextIO | None = None) -> int:
     for u in unfixed:
         log(f"no {'verified ' if request.verify else ''}fix: {u.label}: {u.reason}")
     where = f" -> {request.output}" if request.output else ""
-    log(f"{len(request.runs)} runs ({gathered.passed} passed): {len(fixes)} fixes, {len(unfixed)} without{where}")
+    log(f"{len(request.runs)} runs ({gathered.passed} did not fail): {len(fixes)} fixes, {len(unfixed)} without{where}")
     return 1 if unfixed else 0

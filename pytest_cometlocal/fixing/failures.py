@@ -29,6 +29,14 @@ class NotFixable(CometLocalError):
     """A run that gets no fix; the message is one line saying why."""
 
 
+class NothingToFix(NotFixable):
+    """A run that did not fail: it passed, stopped as its plan asked, or was blocked by a dry run."""
+
+
+# Run statuses that are not failures (RunStatus): counted, never listed as unfixed.
+NOT_FAILED = frozenset({"passed", "stopped", "blocked"})
+
+
 @dataclass(frozen=True)
 class Failed:
     """Which value of the step failed: ``target``, ``to``, or the ``target`` of a condition (``condition``
@@ -112,6 +120,8 @@ def _failed(error: dict[str, Any], details: dict[str, Any]) -> tuple[Failed, Any
 def failure_of(record: RunRecord) -> Failure:
     """The fixable failure of one read run; NotFixable (one line) for a run that passed or has no suggestions."""
     status = record.manifest.get("status")
+    if status in NOT_FAILED:
+        raise NothingToFix(f"{status}: nothing to fix")
     if status != "failed" or not record.errors:
         raise NotFixable(f"{status or 'unfinished'}: nothing to fix")
     error = record.errors[-1]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from pytest_cometlocal.fixing.edit import TextEdit, apply
-from pytest_cometlocal.fixing.failures import Failure, NotFixable, read_failure
+from pytest_cometlocal.fixing.failures import Failure, NotFixable, NothingToFix, read_failure
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
 from pytest_cometlocal.fixing.patch import unified_patch
 
@@ -78,11 +78,10 @@ def gather(runs: Sequence[Path], files: SourceFiles) -> Gathered:
     for run in runs:
         try:
             failures.append(read_failure(run))
+        except NothingToFix:
+            out.passed += 1
         except NotFixable as exc:
-            if str(exc).startswith("passed"):
-                out.passed += 1
-            else:
-                out.unfixed.append(Unfixed(run, shown(run), str(exc)))
+            out.unfixed.append(Unfixed(run, shown(run), str(exc)))
     for failure in _latest(failures):
         try:
             out.located.append((failure, locate(failure, files)))

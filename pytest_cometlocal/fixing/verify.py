@@ -144,7 +144,9 @@ class _Scratch:
     def run(self, nodeids: Sequence[str], settings: tuple[str, ...], out: Path) -> dict[tuple[str, str], str]:
         out.mkdir(parents=True, exist_ok=True)
         junit = out / "junit.xml"
-        cmd = [sys.executable, "-m", "pytest", *nodeids, "-q", "-p", "no:cacheprovider", "--cometlocal-output",
+        # The run folders' node ids are relative to the suite's rootdir: the copy is it, ini file or not.
+        cmd = [sys.executable, "-m", "pytest", *nodeids, "-q", "-p", "no:cacheprovider", "--rootdir", str(self.root),
+               "--cometlocal-output",
                str(out.resolve()), f"--junitxml={junit.resolve()}", *settings, *self.options.pytest_args]
         try:
             subprocess.run(cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

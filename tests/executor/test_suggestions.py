@@ -85,8 +85,10 @@ def flow(value: Any) -> str:
 
 
 def step_plan(step: str, page: str = "/app", extra_steps: str = "", timeout_ms: int = 600) -> str:
-    """A short timeout keeps a failing step short; a plan expected to pass gets PASSING_MS (a loaded machine)."""
-    return plan(f"- {{id: open, kind: navigate, target: {{type: url, url: {page}}}}}\n{extra_steps}{step}\n",
+    """A short timeout keeps a failing step short; a plan expected to pass gets PASSING_MS (a loaded machine).
+    The navigation always gets PASSING_MS: under load a page can take longer than a failing step may wait."""
+    return plan(f"- {{id: open, kind: navigate, timeout_ms: {PASSING_MS}, target: {{type: url, url: {page}}}}}\n"
+                f"{extra_steps}{step}\n",
                 name="s", timeout_ms=timeout_ms)
 
 

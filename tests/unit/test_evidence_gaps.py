@@ -59,8 +59,8 @@ def test_picture_reason_is_what_the_observation_recorded():
     assert picture_reason(no_full, full=True) == "Page.captureScreenshot: no answer within 3000 ms"
     assert picture_reason(no_full) is None
     # The fast profile's reason for a picture it did not take; a picture it took needs none.
-    not_taken = observation(None, screenshot="not taken: a DOM-derived state new in this run (fast profile)")
-    assert picture_reason(not_taken) == "not taken: a DOM-derived state new in this run (fast profile)"
+    not_taken = observation(None, screenshot="not taken: no earlier step started from this DOM-derived state (fast profile)")
+    assert picture_reason(not_taken) == "not taken: no earlier step started from this DOM-derived state (fast profile)"
     assert picture_reason(observation("sha256:" + SHA, screenshot="taken: a critical step or a failure")) is None
 
 

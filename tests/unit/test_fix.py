@@ -236,6 +236,19 @@ def test_bad_input_is_a_usage_error_or_a_listed_run(tmp_path: Path, monkeypatch:
     assert fix(tmp_path, "out", "--dry-run", monkeypatch=monkeypatch) == 2
 
 
+@pytest.mark.parametrize("status", ["passed", "stopped", "blocked"])
+def test_a_run_that_did_not_fail_is_counted_not_listed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str], status: str) -> None:
+    """A plan that ended with its own `stop`, or a critical step blocked by a dry run, is not a failure."""
+    ident = {"file": "plans/x.actions.yaml", "name": "x"}
+    run = run_folder(tmp_path / "out", "r", ident, "s", ["plans/x.actions.yaml:3"], ROLE_SAVE, [])
+    manifest = json.loads((run / "run_manifest.json").read_text())
+    (run / "run_manifest.json").write_text(json.dumps({**manifest, "status": status}))
+    assert fix(tmp_path, "out", monkeypatch=monkeypatch) == 0
+    err = capsys.readouterr().err
+    assert "(1 did not fail): 0 fixes, 0 without" in err and "nothing to fix" not in err
+
+
 def test_help_says_verification_replays_side_effects(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fix", "--help"]) == 0
     assert "SIDE EFFECTS" in capsys.readouterr().out

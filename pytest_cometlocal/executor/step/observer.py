@@ -61,8 +61,9 @@ def profile_row(name: str | None) -> ProfileRow:
 CARRY_MAX_AGE_S = 1.0
 
 # metadata.screenshot in the fast profile: why a signature has, or has not, a picture.
-NEW_STATE = "not taken: a DOM-derived state new in this run (fast profile)"
-SEEN_STATE = "taken: this DOM-derived state was seen before in this run"
+NEW_STATE = "not taken: no earlier step started from this DOM-derived state (fast profile)"
+AFTER_STATE = "not taken: the state after a step is not compared (fast profile)"
+SEEN_STATE = "taken: an earlier step started from this DOM-derived state"
 FULL_SIZE = "taken: a critical step or a failure"
 CARRIED = "as the previous observation: the page is unchanged since"
 
@@ -75,29 +76,33 @@ class Observer:
         self.secrets = secrets
         self.profile = profile
         self.last: Observation | None = None
-        self.seen: set[str] = set()  # the DOM-derived keys observed in this run (fast)
+        self.seen: set[str] = set()  # the DOM-derived keys that steps of this run started from (fast)
         # The last step's "after" with the request and download counts when it was taken.
         self._carry: tuple[Observation, int, int, float] | None = None
 
-    def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None) -> Observation:
-        """A look at the page (``seen``: one just read); ``full`` adds the full-size screenshot (evidence of a failure)."""
+    def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None,
+                visit: bool = False) -> Observation:
+        """A look at the page (``seen``: one just read); ``full`` adds the full-size screenshot (evidence of a
+        failure); ``visit``: the look before a step, the state the anti-loop counters may count."""
         if self.events.crashed:
             raise Crashed("page crashed")
         if self.profile.decisive_pictures:
-            observation = self._decisive(previous, full, seen)
+            observation = self._decisive(previous, full, seen, visit)
         else:
             observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen)
         self.last = observation
         return observation
 
-    def _decisive(self, previous: Observation | None, full: bool, seen: Look | None = None) -> Observation:
+    def _decisive(self, previous: Observation | None, full: bool, seen: Look | None, visit: bool) -> Observation:
         """The fast profile's look: the DOM first, a picture only where it can change a decision.
 
-        A state whose DOM-derived part is new in the run cannot be a revisit,
-        so its picture could decide nothing: it is not taken. One seen before
-        gets a fresh picture, which tells a page that changed only visually
-        from one that did not change; critical steps and failures get theirs
-        at full size, as evidence.
+        Only the states before steps are compared by the anti-loop counters. One
+        whose DOM-derived part no earlier step started from cannot be a revisit,
+        so its picture could decide nothing: it is not taken; nor is the state
+        after a step (the next step's "before" is looked at anew). One that an
+        earlier step started from gets a fresh picture, which tells a page that
+        changed only visually from one that did not change; critical steps and
+        failures get theirs at full size, as evidence.
         """
         if seen is None:
             seen = look(self.page, self.secrets, controls=True)
@@ -106,16 +111,17 @@ class Observer:
         if full:
             shot, png, method = take_pictures(self.page, seen, True)
             reason = FULL_SIZE
-        elif previous is not None and same_page(previous, seen):
+        elif previous is not None and previous.screenshot is not None and same_page(previous, seen):
             shot, method = previous.screenshot, previous.signature.metadata.get("screenshot_method", "none")
-            reason = CARRIED if shot is not None else NEW_STATE
+            reason = CARRIED
             seen.metadata["screenshot_from"] = "previous_observation"
-        elif seen.dom_key in self.seen:
+        elif visit and seen.dom_key in self.seen:
             shot, png, method = take_pictures(self.page, seen, False)
             reason = SEEN_STATE
         else:
-            reason = NEW_STATE
-        self.seen.add(seen.dom_key)
+            reason = NEW_STATE if visit else AFTER_STATE
+        if visit:
+            self.seen.add(seen.dom_key)
         seen.metadata["screenshot"] = reason
         if shot is not None:
             seen.metadata["screenshot_method"] = method
@@ -145,7 +151,7 @@ class Observer:
             self.last = finish(ahead, previous.screenshot, None, previous.signature.algorithm_version)
             return self.last, True
         seen = fresh() if fresh is not None and not self.events.crashed else None
-        return self.observe(previous=previous, full=self._full(attempt), seen=seen), False
+        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=True), False
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
         """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)
