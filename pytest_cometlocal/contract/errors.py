@@ -41,6 +41,7 @@ those). The whole tree::
     ├── PlanRefused                 (ValueError) a plan the agent may not write; carries a code
     │   fixing/: cometlocal fix
     ├── NotFixable                  a failed run that gets no fix; one line saying why
+    │   └── NothingToFix            a run that did not fail (passed, stopped, blocked): counted only
     ├── NodeError                   (ValueError) a plan or group file that cannot be read as YAML nodes
     │   cli.py
     └── UsageError                  bad arguments or nothing to do: exit code 2
