@@ -155,8 +155,9 @@ def test_without_the_hover_the_toolbar_cannot_be_clicked(run):
 def test_a_failed_target_of_a_pointer_or_key_kind_gets_a_clicks_suggestions(run, kind):
     def suggested(k: str) -> list[dict[str, Any]]:
         key = ", key: Enter" if k == "press" else ""
-        r = run(steps_plan("/spa/menu", f"- {{id: s, kind: {k}, target: {{type: testid, id: product-menu}}{key}}}\n",
-                           timeout_ms=800))
+        # The menu's button was "Product"; it is "Products" now (close in spelling, the same role).
+        r = run(steps_plan("/spa/menu", f"- {{id: s, kind: {k}, target: {{type: role, role: button, name: Product, "
+                                        f"exact: true}}{key}}}\n", timeout_ms=800))
         assert r.code == "TARGET_NOT_FOUND" and "which" not in r.error.details
         return r.error.details["suggestions"]
 
@@ -164,7 +165,7 @@ def test_a_failed_target_of_a_pointer_or_key_kind_gets_a_clicks_suggestions(run,
         return [(json.dumps(s["target"]), s["score"]) for s in suggestions]
 
     suggestions = suggested(kind)
-    assert {"type": "testid", "id": "products-menu"} in [s["target"] for s in suggestions]
+    assert suggestions[0]["target"] == {"type": "role", "role": "button", "name": "Products", "exact": True}
     assert ranked(suggestions) == ranked(suggested("click"))
     assert f"clickable as {kind} needs" in suggestions[0]["why"]
 
