@@ -73,6 +73,8 @@ def test_fast_takes_no_picture_of_a_new_state_and_fills_are_not_one_state(run):
     for step in ("s1", "s2", "s3", "country"):
         assert before[step]["screenshot_hash"] is None, (step, before[step])
         assert before[step]["metadata"]["screenshot"].startswith("not taken: no earlier step"), (step, before[step])
+    # A wait_for's state is not counted by the anti-loop counters: its picture could decide nothing.
+    assert before["wait"]["metadata"]["screenshot"].startswith("not taken: the anti-loop counters do not count")
     after = {e["step_id"]: e["state_signature_after"] for e in r.events if e["event_type"] == "postconditions_checked"}
     assert after["s1"]["screenshot_hash"] is None and after["s1"]["metadata"]["screenshot"].startswith(
         "not taken: the state after a step")

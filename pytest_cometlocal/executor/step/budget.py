@@ -44,6 +44,11 @@ class _Signature(Protocol):  # the parts of a StateSignature the counters read
     def screenshot_hash(self) -> str | None: ...
 
 
+def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
+    """Whether the state a step starts from is counted as a visit: a side-effecting step's first attempt."""
+    return kind in SIDE_EFFECT_KINDS and first_attempt and not recovery
+
+
 class PolicyState:
     """Counters of one run.
 
@@ -100,7 +105,7 @@ class PolicyState:
 
     def count_revisit(self, kind: str, state: _Signature, first_attempt: bool, recovery: bool) -> Halt | None:
         """Count a side-effecting first attempt started from ``state``; halt when over the threshold."""
-        if kind not in SIDE_EFFECT_KINDS or not first_attempt or recovery:
+        if not counted(kind, first_attempt, recovery):
             return None
         count = self.visits_of(state) + 1
         self.revisits[state.state_key] += 1

@@ -22,6 +22,7 @@ from pytest_cometlocal.executor.page.observation import (
     Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.step.budget import counted
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -62,6 +63,7 @@ CARRY_MAX_AGE_S = 1.0
 
 # metadata.screenshot in the fast profile: why a signature has, or has not, a picture.
 NEW_STATE = "not taken: no earlier step started from this DOM-derived state (fast profile)"
+NOT_COUNTED = "not taken: the anti-loop counters do not count this step's state (fast profile)"
 AFTER_STATE = "not taken: the state after a step is not compared (fast profile)"
 SEEN_STATE = "taken: an earlier step started from this DOM-derived state"
 FULL_SIZE = "taken: a critical step or a failure"
@@ -76,31 +78,33 @@ class Observer:
         self.secrets = secrets
         self.profile = profile
         self.last: Observation | None = None
-        self.seen: set[str] = set()  # the DOM-derived keys that steps of this run started from (fast)
+        self.seen: set[str] = set()  # the DOM-derived keys counted steps of this run started from (fast)
         # The last step's "after" with the request and download counts when it was taken.
         self._carry: tuple[Observation, int, int, float] | None = None
 
     def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None,
-                visit: bool = False) -> Observation:
+                visit: bool = False, before: bool = False) -> Observation:
         """A look at the page (``seen``: one just read); ``full`` adds the full-size screenshot (evidence of a
-        failure); ``visit``: the look before a step, the state the anti-loop counters may count."""
+        failure); ``before``: the look before a step; ``visit``: one the anti-loop counters count."""
         if self.events.crashed:
             raise Crashed("page crashed")
         if self.profile.decisive_pictures:
-            observation = self._decisive(previous, full, seen, visit)
+            observation = self._decisive(previous, full, seen, visit, before)
         else:
             observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen)
         self.last = observation
         return observation
 
-    def _decisive(self, previous: Observation | None, full: bool, seen: Look | None, visit: bool) -> Observation:
+    def _decisive(self, previous: Observation | None, full: bool, seen: Look | None, visit: bool,
+                  before: bool) -> Observation:
         """The fast profile's look: the DOM first, a picture only where it can change a decision.
 
-        Only the states before steps are compared by the anti-loop counters. One
-        whose DOM-derived part no earlier step started from cannot be a revisit,
-        so its picture could decide nothing: it is not taken; nor is the state
-        after a step (the next step's "before" is looked at anew). One that an
-        earlier step started from gets a fresh picture, which tells a page that
+        Only the states side-effecting steps start from are counted by the
+        anti-loop counters (``budget.counted``). One whose DOM-derived part no
+        earlier counted step started from cannot be a revisit, so its picture
+        could decide nothing: it is not taken; nor is that of a state not
+        counted (an assert's, a retry's, the state after a step). One that an
+        earlier counted step started from gets a fresh picture, which tells a page that
         changed only visually from one that did not change; critical steps and
         failures get theirs at full size, as evidence.
         """
@@ -119,7 +123,7 @@ class Observer:
             shot, png, method = take_pictures(self.page, seen, False)
             reason = SEEN_STATE
         else:
-            reason = NEW_STATE if visit else AFTER_STATE
+            reason = NEW_STATE if visit else NOT_COUNTED if before else AFTER_STATE
         if visit:
             self.seen.add(seen.dom_key)
         seen.metadata["screenshot"] = reason
@@ -151,7 +155,8 @@ class Observer:
             self.last = finish(ahead, previous.screenshot, None, previous.signature.algorithm_version)
             return self.last, True
         seen = fresh() if fresh is not None and not self.events.crashed else None
-        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=True), False
+        visit = counted(attempt.spec.kind, attempt.attempt == 1, attempt.recovery)
+        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=visit, before=True), False
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
         """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)
