@@ -57,6 +57,12 @@ def test_runs_import_only_the_contract(package: Package) -> None:
     assert imports_outside(package, "runs", ("contract",), {"pydantic", "yaml"}) == []
 
 
+def test_fix_reads_runs_through_the_reader_and_runs_pytest_only_as_a_subprocess(package: Package) -> None:
+    """`cometlocal fix` builds on the contract and the run reader; verification reruns pytest in a child."""
+    assert imports_outside(package, "fixing", ("contract", "runs"), {"pydantic", "yaml"}) == []
+    assert forbidden_imports(package, "fixing", BROWSER_AND_PYTEST, runtime=False) == []
+
+
 def test_the_page_room_never_imports_the_step_room(package: Package) -> None:
     assert room_imports(package, "executor/page", "executor/step") == []
 
