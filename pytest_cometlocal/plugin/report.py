@@ -11,7 +11,7 @@ import pytest
 
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.contract.model.suggestion import suggestion_lines
+from pytest_cometlocal.contract.model.suggestion import fix_command, suggestion_lines
 from pytest_cometlocal.executor.results import StepResult
 
 
@@ -48,11 +48,6 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
         lines.append(f"  run folder: {run_dir}")
         lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")
     return "\n".join(lines)
-
-
-def fix_command(path: Path | str) -> str:
-    """The command that turns suggested targets into one reviewable patch (``cometlocal fix``, issue 28)."""
-    return f"cometlocal fix {path} --verify"
 
 
 def suggestions_count(error: ExecutorError) -> int:

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from pytest_cometlocal.contract.model.suggestion import flow_yaml, suggestion_lines
+from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run, read_trace
 
@@ -118,7 +118,6 @@ def fixes_block(fixes: list[str], paths: Iterable[Path]) -> list[str]:
     ``cometlocal fix`` command over the paths shown; nothing when no run has any."""
     if not fixes:
         return []
-    where = " ".join(str(p) for p in paths)
     runs = "run has" if len(fixes) == 1 else "runs have"
     return [f"{len(fixes)} failed {runs} suggested targets:", *fixes,
-            f"fix them: cometlocal fix {where} --verify   (one patch to review; never applied)"]
+            f"fix them: {fix_command(*paths)}   (one patch to review; never applied)"]

@@ -29,6 +29,12 @@ class Suggestion(TypedDict):
     rationale: NotRequired[str]  # an nth target's metadata.target_rationale (rule U3)
 
 
+def fix_command(*paths: Any) -> str:
+    """The command that turns the suggested targets of these runs into one reviewable patch (``cometlocal fix``):
+    written the same way under a failure, in the terminal summary and by ``cometlocal show``."""
+    return f"cometlocal fix {' '.join(str(p) for p in paths)} --verify"
+
+
 def flow_yaml(value: Any) -> str:
     """One line of flow-style YAML: ``{type: role, role: button, name: Save changes, exact: true}``."""
     return yaml.safe_dump(value, default_flow_style=True, sort_keys=False, allow_unicode=True,
