@@ -90,6 +90,10 @@ def test_failures_with_suggestions_point_at_cometlocal_fix_in_the_text_the_summa
             for d in (pytester.path / "cometlocal-runs").iterdir()}
     stale_run, removed_run = runs["a stale target gets a suggested target"], runs["missing button is target not found"]
     lines = result.stdout.lines
+    # The FAILURES section only: on CI (``CI`` or ``BUILD_NUMBER`` set) pytest repeats each whole failure
+    # message in the short test summary, so the same line appears there a second time.
+    summary_at = next(i for i, line in enumerate(lines) if "short test summary info" in line)
+    lines = lines[:summary_at] + [line for line in lines[summary_at:] if not line.startswith("  ")]
     fix_lines = [line for line in lines if line.startswith("  fix it:")]
     assert fix_lines == [f"  fix it:     cometlocal fix {stale_run} --verify   "
                          "(a patch to review, checked by a re-run; never applied)"]
