@@ -13,7 +13,9 @@ running ``flows`` flows; the first flow of each process is its warm-up:
 the plan in each execution profile (``--cometlocal-profile``; only ``balanced``,
 without the option, when the plugin does not have it yet), the same flow
 hand-written with pytest-playwright and ``expect()``, and that test with a
-Playwright trace (screenshots and snapshots) per flow; plus a baseline process
+Playwright trace (screenshots and snapshots) per flow, and that test with the
+page reads a plan makes at every step (``READS``: its floor in the browser);
+plus a baseline process
 (one page, no flow) for the CPU. After a warm-up round, the variants alternate
 round by round, the order rotated each round. Timed per flow: the item's
 setup + call + teardown (pytest's durations); CPU per flow: (process tree -
@@ -31,6 +33,11 @@ from .common import SHARED_BROWSER_FIXTURES, dir_bytes, median, require_ok, run_
 
 PROFILES = ("balanced", "fast", "forensic")
 HAND, TRACED, BASELINE = "hand-written", "hand-written + tracing", "baseline"
+# The hand-written flow plus the page reads the evidence contract asks of every step, and nothing else: the
+# "before" look with the target's match in one read (the DOM snapshot and the element before the action), the
+# "after" look. No picture, no file, no trace, no check of the plugin's: the floor of what a plan costs the
+# browser in any profile (the fast profile's reads, made by hand).
+READS = "hand-written + page reads"
 # Goals of issue 27: (plan variant, reference, wall or cpu) -> at most.
 GOALS = {("balanced", HAND, "wall"): 1.15, ("balanced", TRACED, "wall"): 1.0, ("fast", HAND, "wall"): 1.08,
          ("balanced", HAND, "cpu"): 1.5, ("fast", HAND, "cpu"): 1.3}
@@ -95,34 +102,70 @@ TRACES = Path(__file__).with_name("traces")
 TITLES = {titles!r}
 
 
+READS = {reads}
+if READS:
+    from pytest_cometlocal.executor.page.locators import _MATCH_OBSERVE_JS
+    from pytest_cometlocal.executor.page.observation import OBSERVE_JS, look_arg
+
+    ARG = look_arg((os.environ["BENCH_ADMIN_PASSWORD"],), True)
+
+
+def before(page, locator=None):
+    """The plan's "before" look: with the step's target, its match in the same read."""
+    if READS:
+        page.evaluate(OBSERVE_JS, ARG) if locator is None else locator.evaluate_all(_MATCH_OBSERVE_JS, ARG)
+    return locator
+
+
+def after(page):
+    """The plan's "after" look."""
+    if READS:
+        page.evaluate(OBSERVE_JS, ARG)
+
+
 def flow(page, url, title):
+    before(page)
     page.goto(url + "/admin/login/")
+    after(page)
     expect(page).to_have_title(re.compile("Log in"))
-    field = page.get_by_label("Username:", exact=True)
+    field = before(page, page.get_by_label("Username:", exact=True))
     field.fill("admin")
+    after(page)
     expect(field).to_have_value("admin")
-    page.get_by_label("Password:", exact=True).fill(os.environ["BENCH_ADMIN_PASSWORD"])
-    page.get_by_role("button", name="Log in", exact=True).click()
+    before(page, page.get_by_label("Password:", exact=True)).fill(os.environ["BENCH_ADMIN_PASSWORD"])
+    after(page)
+    before(page, page.get_by_role("button", name="Log in", exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile("/admin/$"))
-    page.get_by_role("link", name="Documents", exact=True).click()
+    before(page, page.get_by_role("link", name="Documents", exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile("/admin/library/document/$"))
-    page.get_by_role("link", name="Add document", exact=True).click()
+    before(page, page.get_by_role("link", name="Add document", exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile("/admin/library/document/add/$"))
-    field = page.get_by_label("Title:", exact=True)
+    field = before(page, page.get_by_label("Title:", exact=True))
     field.fill(title)
+    after(page)
     expect(field).to_have_value(title)
-    field = page.get_by_label("File:", exact=True)
+    field = before(page, page.get_by_label("File:", exact=True))
     field.set_input_files(NOTE)
+    after(page)
     expect(field).to_have_value(re.compile(r"note\\.txt$"))
-    page.get_by_role("button", name="Save", exact=True).click()
+    before(page, page.get_by_role("button", name="Save", exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile("/admin/library/document/$"))
+    before(page)
     expect(page.locator(".messagelist .success")).to_contain_text("was added successfully")
-    page.locator("#result_list").get_by_role("link", name=title, exact=True).click()
+    before(page, page.locator("#result_list").get_by_role("link", name=title, exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile(r"/admin/library/document/\\d+/change/$"))
+    before(page)
     expect(page.locator("#content h2")).to_contain_text(title)
     expect(page.get_by_label("Title:", exact=True)).to_have_value(title)
-    page.get_by_role("button", name="Log out", exact=True).click()
+    before(page, page.get_by_role("button", name="Log out", exact=True)).click()
+    after(page)
     expect(page).to_have_url(re.compile("/admin/logout/$"))
+    before(page)
     expect(page).to_have_title(re.compile("Logged out"))
 
 
@@ -165,7 +208,7 @@ def cometlocal_base_url(admin_url):
 
 
 def _titles(variant: str, rnd: int, flows: int) -> list[str]:
-    slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced")
+    slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced").replace(" + page reads", "-reads")
     return [f"Report {slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
 
 
@@ -178,7 +221,8 @@ def _suite(root: Path, variant: str, rnd: int, flows: int) -> None:
     elif variant == BASELINE:
         files["test_baseline.py"] = BASELINE_TEST
     else:
-        files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED)
+        files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED,
+                                                 reads=variant == READS)
     write_suite(root, files, conftest_extra=CONFTEST)
 
 
@@ -216,9 +260,9 @@ def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str]
 def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     """Each plan profile / each hand-written reference, wall (median item s) and CPU (s/flow), with the goals."""
     out = []
-    for plan in PROFILES:
-        for ref in (HAND, TRACED):
-            if plan not in rows or ref not in rows:
+    for plan in (*PROFILES, READS):
+        for ref in (HAND, TRACED, READS):
+            if plan not in rows or ref not in rows or plan == ref or (plan == READS and ref != HAND):
                 continue
             for what, key in (("wall", "median_s"), ("cpu", "cpu_s_per_flow")):
                 den = rows[ref][key]
@@ -284,7 +328,7 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
         if not profiles:
             print("NOTE real: this plugin has no --cometlocal-profile option yet: the plan runs in its default "
                   "(balanced) only", flush=True)
-        variants = [*plans, HAND, TRACED, BASELINE]
+        variants = [*plans, HAND, TRACED, READS, BASELINE]
         result["variants"] = variants
         if warmup:
             for variant in variants:
@@ -345,8 +389,10 @@ def _print(result: dict[str, Any]) -> None:
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
                   f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
                  for r in result["ratios"]]))
-    for plan in PROFILES:
-        for ref in (HAND, TRACED):
+    for plan in (*PROFILES, READS):
+        for ref in (HAND, TRACED, READS):
+            if plan == ref or (plan == READS and ref != HAND):
+                continue
             pairs = by_round(result["sessions"], plan, ref)
             if pairs:
                 print(f"  {plan} / {ref}, wall, round by round: {', '.join(f'{v:.2f}' for v in pairs)}; "

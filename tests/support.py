@@ -14,7 +14,7 @@ import socketserver
 import textwrap
 import threading
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -55,6 +55,7 @@ class Sig:
 
     dom_key: str
     screenshot_hash: str | None = "sha256:" + "0" * 64
+    metadata: dict = field(default_factory=dict)  # screenshot_method: how the picture was taken (fast)
 
     @property
     def state_key(self) -> str:

@@ -317,6 +317,36 @@ def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation
     assert stale == []
 
 
+def test_a_full_size_capture_is_never_older_than_a_change_made_just_before_it(page):
+    """The fast profile hashes a critical step's full-size PNG without a fence or frame: it must be fresh alone."""
+    from pytest_cometlocal.executor.page.screenshots import capture_png
+
+    def png_hash() -> str:
+        return hashlib.sha256(capture_png(page, False)).hexdigest()
+
+    page.set_content(HEAVY)
+    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
+    reference = {}
+    for text in ("Red", "Blue"):
+        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
+        pictures = [None]
+        for _ in range(10):
+            page.wait_for_timeout(300)
+            pictures.append(png_hash())
+            if pictures[-1] == pictures[-2]:
+                break
+        assert pictures[-1] == pictures[-2], f"the {text} state never settled"
+        reference[text] = pictures[-1]
+    assert reference["Red"] != reference["Blue"]
+    stale = []
+    for i in range(40):
+        text = ("Red", "Blue")[i % 2]
+        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
+        if png_hash() != reference[text]:
+            stale.append(i)
+    assert stale == []
+
+
 def test_a_fresh_pages_blank_document_reuses_the_frame_of_the_first(chromium, monkeypatch):
     from pytest_cometlocal.executor.page import observation as observe_module
 

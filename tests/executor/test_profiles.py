@@ -78,8 +78,16 @@ def test_fast_takes_no_picture_of_a_new_state_and_fills_are_not_one_state(run):
     after = {e["step_id"]: e["state_signature_after"] for e in r.events if e["event_type"] == "postconditions_checked"}
     assert after["s1"]["screenshot_hash"] is None and after["s1"]["metadata"]["screenshot"].startswith(
         "not taken: the state after a step")
-    # The critical step has its pictures at full size, before and after, as its evidence.
+    # The critical step has its pictures at full size, before and after, as its evidence; the hash is the
+    # full-size PNG's own (one capture, no frame besides it), so it is the hash of the file kept.
     assert before["send"]["screenshot_hash"] and before["send"]["metadata"]["screenshot"].startswith("taken")
+    shots = {ref["metadata"]["which"]: ref for ref in r.evidence["files"]
+             if ref.get("step_id") == "send" and ref["kind"] == "screenshot"}
+    assert set(shots) == {"before", "after"} and all(ref["uri"].endswith(".png") for ref in shots.values())
+    sent_after = after["send"]
+    for which, signature in (("before", before["send"]), ("after", sent_after)):
+        assert signature["metadata"]["screenshot_method"] == "v1", signature
+        assert signature["screenshot_hash"] == "sha256:" + shots[which]["sha256"], which
     assert "screenshot" in kinds_of(r, "send") and "html_full" in kinds_of(r, "send")
     assert kinds_of(r, "s2") == ["dom_snapshot_partial", "dom_snapshot_partial"]
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from benchmarks.bench_profile import step_phases
-from benchmarks.bench_real import BASELINE, HAND, TRACED, by_round, ratios, rotation, summarize
+from benchmarks.bench_real import BASELINE, HAND, READS, TRACED, HAND_TEST, by_round, ratios, rotation, summarize
 from pytest_cometlocal.runs.events import Event
 
 T0 = datetime(2026, 11, 26, 10, 0, tzinfo=timezone.utc)
@@ -88,3 +88,27 @@ def test_ratios_divide_each_plan_profile_by_each_reference_and_check_the_goals()
     assert got[("fast", HAND, "wall")]["met"] is True  # 1.05 <= 1.08
     assert got[("fast", HAND, "cpu")]["ratio"] == pytest.approx(1.35) and got[("fast", HAND, "cpu")]["met"] is False
     assert got[("balanced", TRACED, "cpu")]["goal"] is None and got[("balanced", TRACED, "cpu")]["met"] is None
+
+
+def test_the_page_reads_variant_is_set_against_the_hand_written_flow_and_each_profile_against_it():
+    rows = {"fast": {"median_s": 2.6, "cpu_s_per_flow": 2.6}, HAND: {"median_s": 2.0, "cpu_s_per_flow": 2.0},
+            TRACED: {"median_s": 2.4, "cpu_s_per_flow": 3.0}, READS: {"median_s": 2.4, "cpu_s_per_flow": 2.2}}
+    got = {(r["plan"], r["reference"], r["what"]): r for r in ratios(rows)}
+    assert got[(READS, HAND, "wall")]["ratio"] == pytest.approx(1.2) and got[(READS, HAND, "wall")]["goal"] is None
+    assert got[("fast", READS, "cpu")]["ratio"] == pytest.approx(2.6 / 2.2)
+    assert (READS, TRACED, "wall") not in got and (READS, READS, "wall") not in got
+
+
+def test_the_hand_written_flow_makes_the_page_reads_only_in_its_own_variant():
+    plain = HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=False)
+    reads = HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=True)
+    compile(plain, "test_hand.py", "exec"), compile(reads, "test_hand.py", "exec")
+    assert "READS = False" in plain and "READS = True" in reads
+    # Every action of the flow is bracketed: a look before it (with its target), a look after it.
+    actions = [line for line in reads.splitlines() if any(a in line for a in (".click()", ".fill(", ".set_input_files(", ".goto("))]
+    assert len(actions) == 11
+    lines = reads.splitlines()
+    for line in actions:
+        at = lines.index(line)
+        assert "before(page" in line or "before(page" in lines[at - 1], line
+        assert lines[at + 1].strip() == "after(page)", line

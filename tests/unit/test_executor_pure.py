@@ -70,6 +70,18 @@ class TestPolicyState:
         halt = state.count_revisit("click", Sig("d", a), True, False)  # None, a, and now a again: 3 > 2
         assert halt is not None and halt.details["count"] == 3
 
+    def test_fast_pictures_taken_two_ways_are_not_compared(self):
+        """A critical step's picture is its full-size PNG's hash, another step's a frame's: they never agree."""
+        a, b = "sha256:" + "a" * 64, "sha256:" + "b" * 64
+        png, frame = {"screenshot_method": "v1"}, {"screenshot_method": "v2-frame-320"}
+        state = PolicyState(Policy(same_state_revisits=1), pictures_optional=True)
+        assert state.count_revisit("click", Sig("d", a, png), True, False) is None
+        assert state.observation_metadata(Sig("d", b, frame))["same_state_revisit_count"] == 1  # as if no picture
+        assert state.observation_metadata(Sig("d", b, png))["same_state_revisit_count"] == 0  # another PNG
+        assert state.observation_metadata(Sig("d", a, png))["same_state_revisit_count"] == 1
+        halt = state.count_revisit("click", Sig("d", b, frame), True, False)
+        assert halt is not None and halt.details["count"] == 2
+
     def test_fast_an_unchanged_page_halts_as_in_balanced(self):
         """The first visit has no picture, the later ones the same picture: the third is over the threshold."""
         a = "sha256:" + "a" * 64

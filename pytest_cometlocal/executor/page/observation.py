@@ -90,15 +90,20 @@ def _same_page(previous: "Observation", hashes: dict[str, str], snapshot: dict[s
     return all(getattr(old, name) == value for name, value in hashes.items()) and previous.snapshot == snapshot
 
 
-def _pictures(page: Page, data: dict[str, Any], full: bool, metadata: dict[str, Any]) -> tuple[bytes | None, bytes | None, str]:
+def _pictures(page: Page, data: dict[str, Any], full: bool, metadata: dict[str, Any],
+              frame_hash: bool = True) -> tuple[bytes | None, bytes | None, str]:
     """The hashed picture, the full-size PNG (when asked for) and the algorithm's name.
 
     With a secret on screen the hash comes from the masked full-size capture
-    (a frame cannot be masked), as it does when there is no DevTools session.
+    (a frame cannot be masked), as it does when there is no DevTools session,
+    and when the caller takes the full size anyway and does not need a frame
+    (``frame_hash=False``): one capture, which is as fresh (a full capture
+    waits for a new frame of its own), instead of two.
     """
     masked = bool(data.get("marked"))
     caret = data.get("caret", True)
-    frame, error = (None, None) if masked else retried(page, lambda: grab_frame(page, caret))
+    skip = masked or (full and not frame_hash)
+    frame, error = (None, None) if skip else retried(page, lambda: grab_frame(page, caret))
     if frame is not None or error is not None:
         png = None
         if full:
@@ -169,8 +174,11 @@ def look_of(data: dict[str, Any], controls: bool) -> Look:
     return Look(data, hashes, snapshot, metadata)
 
 
-def take_pictures(page: Page, seen: Look, full: bool) -> tuple[bytes | None, bytes | None, str]:
-    """The hashed picture of the page ``seen`` read (a fresh one), a full-size PNG if ``full``, the method."""
+def take_pictures(page: Page, seen: Look, full: bool, frame_hash: bool = True) -> tuple[bytes | None, bytes | None, str]:
+    """The hashed picture of the page ``seen`` read (a fresh one), a full-size PNG if ``full``, the method.
+
+    ``frame_hash=False`` with ``full``: the hash is the full-size PNG's (method ``v1``), no frame is taken.
+    """
     data, metadata = seen.data, seen.metadata
     if data.get("unpainted"):
         metadata["screenshot_error"] = UNPAINTED
@@ -179,7 +187,7 @@ def take_pictures(page: Page, seen: Look, full: bool) -> tuple[bytes | None, byt
     if blank and not full and blank in _BLANK_FRAMES:
         metadata["screenshot_from"] = "blank_page"
         return _BLANK_FRAMES[blank], None, FRAME_ALGORITHM
-    shot, png, algorithm = _pictures(page, data, full, metadata)
+    shot, png, algorithm = _pictures(page, data, full, metadata, frame_hash)
     if blank and shot is not None and algorithm == FRAME_ALGORITHM:
         _BLANK_FRAMES[blank] = shot
     return shot, png, algorithm

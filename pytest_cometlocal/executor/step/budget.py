@@ -42,6 +42,15 @@ class _Signature(Protocol):  # the parts of a StateSignature the counters read
     def dom_key(self) -> str: ...
     @property
     def screenshot_hash(self) -> str | None: ...
+    @property
+    def metadata(self) -> dict[str, Any]: ...
+
+
+def _picture(state: _Signature) -> tuple[str, str] | None:
+    """A state's picture as (how it was taken, its hash): pictures taken two ways are not compared."""
+    if state.screenshot_hash is None:
+        return None
+    return str((state.metadata or {}).get("screenshot_method", "")), state.screenshot_hash
 
 
 def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
@@ -54,8 +63,10 @@ class PolicyState:
 
     Which visits are of the same state: with ``pictures_optional`` (the fast
     profile, where a state may have no picture) two states are the same when
-    their DOM-derived parts are equal and, where both have a picture, their
-    pictures are equal; otherwise (v1) when their state keys are equal.
+    their DOM-derived parts are equal and, where both have a picture taken the
+    same way (``metadata.screenshot_method``: a critical step's is hashed from
+    its full-size PNG, another step's from a reduced frame), their pictures are
+    equal; otherwise (v1) when their state keys are equal.
     """
 
     def __init__(self, policy: Policy, pictures_optional: bool = False):
@@ -63,14 +74,15 @@ class PolicyState:
         self.steps_taken = 0
         self.revisits: Counter[str] = Counter()
         self.pictures_optional = pictures_optional
-        self._visits: list[tuple[str, str | None]] = []  # (DOM-derived key, picture) of each counted visit
+        self._visits: list[tuple[str, tuple[str, str] | None]] = []  # (DOM-derived key, picture) of each counted visit
 
     def visits_of(self, state: _Signature) -> int:
         """How many counted visits so far started from the same state as ``state``."""
         if not self.pictures_optional:
             return self.revisits[state.state_key]
-        dom, picture = state.dom_key, state.screenshot_hash
-        return sum(1 for d, p in self._visits if d == dom and (p is None or picture is None or p == picture))
+        dom, picture = state.dom_key, _picture(state)
+        return sum(1 for d, p in self._visits if d == dom and (p is None or picture is None or p[0] != picture[0]
+                                                              or p == picture))
 
     def thresholds(self) -> dict[str, Any]:
         p = self.policy
@@ -109,7 +121,7 @@ class PolicyState:
             return None
         count = self.visits_of(state) + 1
         self.revisits[state.state_key] += 1
-        self._visits.append((state.dom_key, state.screenshot_hash))
+        self._visits.append((state.dom_key, _picture(state)))
         if count > self.policy.same_state_revisits:
             return Halt(
                 "same_state_revisit",

@@ -106,14 +106,16 @@ class Observer:
         counted (an assert's, a retry's, the state after a step). One that an
         earlier counted step started from gets a fresh picture, which tells a page that
         changed only visually from one that did not change; critical steps and
-        failures get theirs at full size, as evidence.
+        failures get theirs at full size, as evidence, hashed as they are (one
+        capture, not a frame and a PNG; pictures taken two ways are not compared).
         """
         if seen is None:
             seen = look(self.page, self.secrets, controls=True)
         shot = png = None
         method = "none"
         if full:
-            shot, png, method = take_pictures(self.page, seen, True)
+            # The full-size PNG is the evidence, and its hash the picture: no frame besides it.
+            shot, png, method = take_pictures(self.page, seen, True, frame_hash=False)
             reason = FULL_SIZE
         elif previous is not None and previous.screenshot is not None and same_page(previous, seen):
             shot, method = previous.screenshot, previous.signature.metadata.get("screenshot_method", "none")
