@@ -14,7 +14,8 @@ the plan in each execution profile (``--cometlocal-profile``; only ``balanced``,
 without the option, when the plugin does not have it yet), the same flow
 hand-written with pytest-playwright and ``expect()``, and that test with a
 Playwright trace (screenshots and snapshots) per flow, and that test with the
-page reads a plan makes at every step (``READS``: its floor in the browser);
+page reads a plan makes at every step (``READS``: its floor in the browser), and
+with the same calls reading nothing (``EMPTY_READS``);
 plus a baseline process
 (one page, no flow) for the CPU. After a warm-up round, the variants alternate
 round by round, the order rotated each round. Timed per flow: the item's
@@ -38,6 +39,9 @@ HAND, TRACED, BASELINE = "hand-written", "hand-written + tracing", "baseline"
 # "after" look. No picture, no file, no trace, no check of the plugin's: the floor of what a plan costs the
 # browser in any profile (the fast profile's reads, made by hand).
 READS = "hand-written + page reads"
+# The same calls with scripts that read nothing: what the round trips and Playwright's set-up of the page's
+# main world cost by themselves, apart from the work of the plugin's scripts.
+EMPTY_READS = "hand-written + empty reads"
 # Goals of issue 27: (plan variant, reference, wall or cpu) -> at most.
 GOALS = {("balanced", HAND, "wall"): 1.15, ("balanced", TRACED, "wall"): 1.0, ("fast", HAND, "wall"): 1.08,
          ("balanced", HAND, "cpu"): 1.5, ("fast", HAND, "cpu"): 1.3}
@@ -102,12 +106,14 @@ TRACES = Path(__file__).with_name("traces")
 TITLES = {titles!r}
 
 
-READS = {reads}
-if READS:
+READS = {reads!r}
+if READS == "plan":
     from pytest_cometlocal.executor.page.locators import _MATCH_OBSERVE_JS
     from pytest_cometlocal.executor.page.observation import OBSERVE_JS, look_arg
 
     ARG = look_arg((os.environ["BENCH_ADMIN_PASSWORD"],), True)
+elif READS == "empty":  # the same calls, scripts that read nothing
+    _MATCH_OBSERVE_JS, OBSERVE_JS, ARG = "(els, arg) => els.length", "(arg) => 0", None
 
 
 def before(page, locator=None):
@@ -208,7 +214,8 @@ def cometlocal_base_url(admin_url):
 
 
 def _titles(variant: str, rnd: int, flows: int) -> list[str]:
-    slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced").replace(" + page reads", "-reads")
+    slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced").replace(" + page reads", "-reads") \
+        .replace(" + empty reads", "-empty")
     return [f"Report {slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
 
 
@@ -222,7 +229,7 @@ def _suite(root: Path, variant: str, rnd: int, flows: int) -> None:
         files["test_baseline.py"] = BASELINE_TEST
     else:
         files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED,
-                                                 reads=variant == READS)
+                                                 reads={READS: "plan", EMPTY_READS: "empty"}.get(variant, ""))
     write_suite(root, files, conftest_extra=CONFTEST)
 
 
@@ -257,12 +264,17 @@ def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str]
             "kept_kib_per_flow": sum(dir_bytes(d) for d in kept) / 1024 / flows, "load1": os.getloadavg()[0]}
 
 
+def _paired(plan: str, ref: str) -> bool:
+    """Which ratios are shown: each profile against each reference; the read variants against the hand flow."""
+    return plan != ref and (plan in PROFILES or ref == HAND)
+
+
 def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     """Each plan profile / each hand-written reference, wall (median item s) and CPU (s/flow), with the goals."""
     out = []
-    for plan in (*PROFILES, READS):
+    for plan in (*PROFILES, READS, EMPTY_READS):
         for ref in (HAND, TRACED, READS):
-            if plan not in rows or ref not in rows or plan == ref or (plan == READS and ref != HAND):
+            if plan not in rows or ref not in rows or not _paired(plan, ref):
                 continue
             for what, key in (("wall", "median_s"), ("cpu", "cpu_s_per_flow")):
                 den = rows[ref][key]
@@ -328,7 +340,7 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
         if not profiles:
             print("NOTE real: this plugin has no --cometlocal-profile option yet: the plan runs in its default "
                   "(balanced) only", flush=True)
-        variants = [*plans, HAND, TRACED, READS, BASELINE]
+        variants = [*plans, HAND, TRACED, READS, EMPTY_READS, BASELINE]
         result["variants"] = variants
         if warmup:
             for variant in variants:
@@ -389,9 +401,9 @@ def _print(result: dict[str, Any]) -> None:
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
                   f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
                  for r in result["ratios"]]))
-    for plan in (*PROFILES, READS):
+    for plan in (*PROFILES, READS, EMPTY_READS):
         for ref in (HAND, TRACED, READS):
-            if plan == ref or (plan == READS and ref != HAND):
+            if not _paired(plan, ref):
                 continue
             pairs = by_round(result["sessions"], plan, ref)
             if pairs:

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from benchmarks.bench_profile import step_phases
-from benchmarks.bench_real import BASELINE, HAND, READS, TRACED, HAND_TEST, by_round, ratios, rotation, summarize
+from benchmarks.bench_real import BASELINE, EMPTY_READS, HAND, READS, TRACED, HAND_TEST, by_round, ratios, rotation, summarize
 from pytest_cometlocal.runs.events import Event
 
 T0 = datetime(2026, 11, 26, 10, 0, tzinfo=timezone.utc)
@@ -92,18 +92,22 @@ def test_ratios_divide_each_plan_profile_by_each_reference_and_check_the_goals()
 
 def test_the_page_reads_variant_is_set_against_the_hand_written_flow_and_each_profile_against_it():
     rows = {"fast": {"median_s": 2.6, "cpu_s_per_flow": 2.6}, HAND: {"median_s": 2.0, "cpu_s_per_flow": 2.0},
-            TRACED: {"median_s": 2.4, "cpu_s_per_flow": 3.0}, READS: {"median_s": 2.4, "cpu_s_per_flow": 2.2}}
+            TRACED: {"median_s": 2.4, "cpu_s_per_flow": 3.0}, READS: {"median_s": 2.4, "cpu_s_per_flow": 2.2},
+            EMPTY_READS: {"median_s": 2.3, "cpu_s_per_flow": 2.1}}
     got = {(r["plan"], r["reference"], r["what"]): r for r in ratios(rows)}
+    assert got[(EMPTY_READS, HAND, "wall")]["ratio"] == pytest.approx(1.15)
+    assert (EMPTY_READS, READS, "wall") not in got and ("fast", EMPTY_READS, "wall") not in got
     assert got[(READS, HAND, "wall")]["ratio"] == pytest.approx(1.2) and got[(READS, HAND, "wall")]["goal"] is None
     assert got[("fast", READS, "cpu")]["ratio"] == pytest.approx(2.6 / 2.2)
     assert (READS, TRACED, "wall") not in got and (READS, READS, "wall") not in got
 
 
 def test_the_hand_written_flow_makes_the_page_reads_only_in_its_own_variant():
-    plain = HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=False)
-    reads = HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=True)
-    compile(plain, "test_hand.py", "exec"), compile(reads, "test_hand.py", "exec")
-    assert "READS = False" in plain and "READS = True" in reads
+    plain, reads, empty = (HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=mode)
+                           for mode in ("", "plan", "empty"))
+    for text in (plain, reads, empty):
+        compile(text, "test_hand.py", "exec")
+    assert "READS = ''" in plain and "READS = 'plan'" in reads and "READS = 'empty'" in empty
     # Every action of the flow is bracketed: a look before it (with its target), a look after it.
     actions = [line for line in reads.splitlines() if any(a in line for a in (".click()", ".fill(", ".set_input_files(", ".goto("))]
     assert len(actions) == 11
