@@ -282,8 +282,20 @@ HEAVY = "<title>Heavy</title><h1 id='head'>Red</h1>" + "".join(
     for i in range(300))
 
 
-def throttled_heavy_references(page) -> dict[str, str]:
-    """The heavy page on a renderer slowed down 8x, and the settled picture of its Red and Blue states.
+def frame_hash(page) -> str | None:
+    """The hash of a look's picture: a fresh reduced frame (the usual method)."""
+    return observe(page).signature.screenshot_hash
+
+
+def png_hash(page) -> str:
+    """The hash of a full-size capture alone: what `fast` hashes for a critical step or a failure."""
+    from pytest_cometlocal.executor.page.screenshots import capture_png
+
+    return hashlib.sha256(capture_png(page, False)).hexdigest()
+
+
+def throttled_heavy_references(page, picture=frame_hash) -> dict[str, str]:
+    """The heavy page on a renderer slowed down 8x, and the settled ``picture`` of its Red and Blue states.
 
     Each reference is taken once two pictures in a row agree (on a throttled, loaded
     renderer the heavy page's first paint can take longer than any fixed wait).
@@ -296,7 +308,7 @@ def throttled_heavy_references(page) -> dict[str, str]:
         pictures = [None]
         for _ in range(10):
             page.wait_for_timeout(300)
-            pictures.append(observe(page).signature.screenshot_hash)
+            pictures.append(picture(page))
             if pictures[-1] == pictures[-2]:
                 break
         assert pictures[-1] == pictures[-2], f"the {text} state never settled"
@@ -305,44 +317,16 @@ def throttled_heavy_references(page) -> dict[str, str]:
     return reference
 
 
-def test_the_frame_is_never_older_than_a_change_made_just_before_the_observation(page):
-    reference = throttled_heavy_references(page)
-    # The page changes and is observed at once: every frame shows the change.
+@pytest.mark.parametrize("picture", [frame_hash, png_hash], ids=["frame", "full-size capture"])
+def test_the_picture_is_never_older_than_a_change_made_just_before_it(page, picture):
+    """The page changes and is pictured at once: every picture shows the change. The full-size capture is
+    checked alone because `fast` hashes it without a fence or a frame (a critical step, a failure)."""
+    reference = throttled_heavy_references(page, picture)
     stale = []
     for i in range(40):
         text = ("Red", "Blue")[i % 2]
         page.evaluate("(t) => document.getElementById('head').textContent = t", text)
-        if observe(page).signature.screenshot_hash != reference[text]:
-            stale.append(i)
-    assert stale == []
-
-
-def test_a_full_size_capture_is_never_older_than_a_change_made_just_before_it(page):
-    """The fast profile hashes a critical step's full-size PNG without a fence or frame: it must be fresh alone."""
-    from pytest_cometlocal.executor.page.screenshots import capture_png
-
-    def png_hash() -> str:
-        return hashlib.sha256(capture_png(page, False)).hexdigest()
-
-    page.set_content(HEAVY)
-    page.context.new_cdp_session(page).send("Emulation.setCPUThrottlingRate", {"rate": 8})
-    reference = {}
-    for text in ("Red", "Blue"):
-        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
-        pictures = [None]
-        for _ in range(10):
-            page.wait_for_timeout(300)
-            pictures.append(png_hash())
-            if pictures[-1] == pictures[-2]:
-                break
-        assert pictures[-1] == pictures[-2], f"the {text} state never settled"
-        reference[text] = pictures[-1]
-    assert reference["Red"] != reference["Blue"]
-    stale = []
-    for i in range(40):
-        text = ("Red", "Blue")[i % 2]
-        page.evaluate("(t) => document.getElementById('head').textContent = t", text)
-        if png_hash() != reference[text]:
+        if picture(page) != reference[text]:
             stale.append(i)
     assert stale == []
 

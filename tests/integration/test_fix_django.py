@@ -28,6 +28,7 @@ import pytest
 
 from pytest_cometlocal.cli import main
 from tests.django_admin import PASSWORD, django_admin
+from tests.support import defaults
 
 pytest.importorskip("django", reason="Django is not installed: pip install -e '.[test]' installs it")
 pytestmark = pytest.mark.browser
@@ -37,14 +38,7 @@ LEAN = "-p no:cacheprovider -p no:hypothesispytest -p no:playwright -p no:xdist 
        "-p no:allure_pytest -p no:rerunfailures -p no:pytest-split -p no:anyio --assert=plain"
 FILES = {
     "pytest.ini": "[pytest]\n",
-    "cometlocal.yaml": """\
-profile: fast
-defaults:
-  criticality: normal
-  timeout_ms: 10000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-""",
+    "cometlocal.yaml": "profile: fast\n" + defaults(timeout_ms=10000),
     "groups/login.steps.yaml": """\
 # signs in as the admin
 secrets: {password: {env: ADMIN_PASSWORD}}

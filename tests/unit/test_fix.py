@@ -19,6 +19,7 @@ import pytest
 from pytest_cometlocal.cli import main
 from pytest_cometlocal.fixing.edit import apply, edits_to
 from pytest_cometlocal.fixing.nodes import Text, compose, step_at
+from tests.support import defaults
 
 ROLE_SAVE = {"type": "role", "role": "button", "name": "Save", "exact": True}
 ROLE_STORE = {"type": "role", "role": "button", "name": "Store", "exact": True}
@@ -36,14 +37,7 @@ steps:
       exact: true
 """
 
-SUITE_DEFAULTS = """\
-base_url: http://127.0.0.1:8000
-defaults:
-  criticality: normal
-  timeout_ms: 3000
-  preconditions: [{kind: host_in_allowlist}]
-  postconditions: [{kind: host_in_allowlist}]
-"""
+SUITE_DEFAULTS = "base_url: http://127.0.0.1:8000\n" + defaults(timeout_ms=3000)
 
 PLAN = """\
 name: {name}
