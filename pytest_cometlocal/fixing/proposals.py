@@ -12,20 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from pytest_cometlocal.contract.load.paths import shown_path
 from pytest_cometlocal.fixing.edit import TextEdit, apply
 from pytest_cometlocal.fixing.failures import Failure, NotFixable, NothingToFix, read_failure
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
 from pytest_cometlocal.fixing.patch import unified_patch
 
-__all__ = ["Fix", "Gathered", "Unfixed", "gather", "patch_text", "shown", "top_fixes"]
-
-
-def shown(path: Path) -> str:
-    """A run folder as reported: relative to the working folder when inside it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
+__all__ = ["Fix", "Gathered", "Unfixed", "gather", "patch_text", "top_fixes"]
 
 
 @dataclass(frozen=True)
@@ -81,7 +74,7 @@ def gather(runs: Sequence[Path], files: SourceFiles) -> Gathered:
         except NothingToFix:
             out.passed += 1
         except NotFixable as exc:
-            out.unfixed.append(Unfixed(run, shown(run), str(exc)))
+            out.unfixed.append(Unfixed(run, shown_path(run), str(exc)))
     for failure in _latest(failures):
         try:
             out.located.append((failure, locate(failure, files)))
@@ -109,15 +102,15 @@ def _header(fixes: Sequence[Fix], unfixed: Sequence[Unfixed], verify: bool) -> l
     for fix in fixes:
         where = f"{fix.site.file}:{fix.site.line}"
         lines.append(f"{where}: step '{fix.step_id.rsplit('.', 1)[-1]}' {'.'.join(map(str, fix.site.path))}")
-        lines.append(f"  from: {', '.join(shown(r) for r in fix.runs)}")
+        lines.append(f"  from: {', '.join(shown_path(r) for r in fix.runs)}")
         s = fix.suggestion
         lines.append(f"  suggestion {fix.rank}: score {s.get('score')}: {s.get('why', '')}")
         if s.get("rationale"):
             lines.append(f"  nth rationale (metadata.target_rationale): {s['rationale']}")
-        lines.append(f"  verified: {shown(fix.verified_by)}" if fix.verified_by else "  not verified")
+        lines.append(f"  verified: {shown_path(fix.verified_by)}" if fix.verified_by else "  not verified")
     if unfixed:
         lines += ["", f"no {'verified ' if verify else ''}fix (a person judges these: renamed, moved, or gone?):"]
-        lines += [f"  {u.label}: {u.reason} [{shown(u.run)}]" for u in unfixed]
+        lines += [f"  {u.label}: {u.reason} [{shown_path(u.run)}]" for u in unfixed]
     return lines
 
 
@@ -130,11 +123,11 @@ def patch_text(fixes: list[Fix], unfixed: list[Unfixed], files: SourceFiles, ver
         try:
             edits = fix.edits()
         except NotFixable as exc:
-            unfixed.extend(Unfixed(r, shown(r), str(exc)) for r in fix.runs[:1])
+            unfixed.extend(Unfixed(r, shown_path(r), str(exc)) for r in fix.runs[:1])
             continue
         taken = per_file.setdefault(fix.site.file, [])
         if any(e.start < t.end and t.start < e.end or (e.start == t.start == e.end == t.end) for e in edits for t in taken):
-            unfixed.append(Unfixed(fix.runs[0], shown(fix.runs[0]),
+            unfixed.append(Unfixed(fix.runs[0], shown_path(fix.runs[0]),
                                    f"{fix.site.file}:{fix.site.line}: overlaps another fix of the same place"))
             continue
         taken.extend(edits)

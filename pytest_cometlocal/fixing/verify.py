@@ -36,11 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+from pytest_cometlocal.contract.load.paths import shown_path
+from pytest_cometlocal.fixing.edit import apply
 from pytest_cometlocal.fixing.failures import Failure, NotFixable, failure_of
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
-from pytest_cometlocal.fixing.proposals import Fix, Unfixed, shown
+from pytest_cometlocal.fixing.proposals import Fix, Unfixed
 from pytest_cometlocal.runs.errors import RunFolderError
-from pytest_cometlocal.runs.reader import read_run, runs_in
+from pytest_cometlocal.runs.reader import read_manifest, read_run, runs_in
 
 __all__ = ["MAX_ROUNDS", "TIMING_CODES", "TOP", "VerifyOptions", "verify_fixes"]
 
@@ -134,8 +136,6 @@ class _Scratch:
         self.written: set[str] = set()
 
     def write(self, edits_by_file: dict[str, list]) -> None:
-        from pytest_cometlocal.fixing.edit import apply
-
         for file in self.written | set(edits_by_file):
             text = self.files.get(file)[0].text
             (self.root / file).write_bytes(apply(text, edits_by_file.get(file, [])).encode("utf-8"))
@@ -159,20 +159,24 @@ class _Scratch:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def _new_run(out: Path, nodeid: str) -> Path | None:
-    """The run folder a round left for the item ``nodeid`` (not a storage state made on demand for it)."""
+def _new_runs(out: Path) -> dict[str, Path]:
+    """The run folder a round left for each item, by node id (not a storage state made on demand for one).
+
+    Manifests only, once per round: the trace of the one run an item is judged by is read by ``_judge``.
+    """
     try:
         runs = runs_in(out)
     except RunFolderError:
-        return None
+        return {}
+    found: dict[str, Path] = {}
     for run in runs:
         try:
-            plan = read_run(run).plan
+            plan = read_manifest(run).get("plan")
         except RunFolderError:
             continue
-        if plan.get("nodeid") == nodeid and not plan.get("purpose"):
-            return run
-    return None
+        if isinstance(plan, dict) and plan.get("nodeid") and not plan.get("purpose"):
+            found.setdefault(plan["nodeid"], run)
+    return found
 
 
 def verify_fixes(located: Sequence[tuple[Failure, Site]], files: SourceFiles,
@@ -210,10 +214,14 @@ def _edits(sites: dict[Any, _SiteState], keys: set[Any]) -> dict[str, list]:
     return by_file
 
 
+def _live(pending: list[_Item], sites: dict[Any, _SiteState]) -> set[Any]:
+    """The sites a round edits: those of the items still pending, and every fix already verified."""
+    return {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
+
+
 def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], scratch: _Scratch,
            options: VerifyOptions, files: SourceFiles, unfixed: list[Unfixed], log: Any) -> None:
-    keys = {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
-    for key in list(keys):  # a candidate that cannot be edited in is dropped like one that failed
+    for key in _live(pending, sites):  # a candidate that cannot be edited in is dropped like one that failed
         while not sites[key].exhausted:
             try:
                 sites[key].site.edits(sites[key].suggestions[sites[key].index])
@@ -225,8 +233,7 @@ def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], sc
         if dead is not None:
             _give_up(item, unfixed, f"none of the top {TOP} suggestions verified at {dead[0]}:{dead[1]}")
     pending = [i for i in pending if not i.done]
-    keys = {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
-    scratch.write(_edits(sites, keys))
+    scratch.write(_edits(sites, _live(pending, sites)))
     groups: dict[tuple[str, ...], list[_Item]] = {}
     for item in pending:
         groups.setdefault(_settings(item.failure.manifest, options.dry_run), []).append(item)
@@ -234,11 +241,12 @@ def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], sc
     for number, (settings, group) in enumerate(groups.items(), 1):
         where = out if len(groups) == 1 else out / f"set-{number}"
         if log:
-            log(f"round {round_no}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown(where)}")
+            log(f"round {round_no}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown_path(where)}")
         outcomes = scratch.run([i.failure.nodeid for i in group], settings, where)
+        new_runs = _new_runs(where)
         for item in group:
             item.runs += 1
-            _judge(item, outcomes.get(_junit_key(item.failure.nodeid)), _new_run(where, item.failure.nodeid),
+            _judge(item, outcomes.get(_junit_key(item.failure.nodeid)), new_runs.get(item.failure.nodeid),
                    sites, files, unfixed, options.dry_run)
 
 
@@ -269,7 +277,7 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
     if record.manifest.get("error_code") in TIMING_CODES:  # inconclusive: the same candidates run again
         if item.runs >= MAX_ROUNDS:
             _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, last {record.manifest['error_code']} "
-                     f"at step '{failed_step}' [{shown(run)}]")
+                     f"at step '{failed_step}' [{shown_path(run)}]")
         return
     try:
         later = failure_of(record)
@@ -280,9 +288,9 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
     if failed_key is None or failed_key not in item.chain:
         if site is None:
             _give_up(item, unfixed, f"past the fixed step(s), then {status} {record.manifest.get('error_code') or ''} "
-                     f"at step '{failed_step}' with no suggested target [{shown(run)}]")
+                     f"at step '{failed_step}' with no suggested target [{shown_path(run)}]")
         elif item.runs >= MAX_ROUNDS:
-            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} [{shown(run)}]")
+            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} [{shown_path(run)}]")
         else:
             sites.setdefault(site.key, _SiteState(site, later.suggestions, step_id=later.step_id)).runs.append(later.run)
             item.chain.append(site.key)
@@ -290,9 +298,9 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
         return
     state = sites[failed_key]  # failed again where a fix was tried: that candidate does not hold
     if state.locked_by is not None:
-        _give_up(item, unfixed, f"the fix verified by {shown(state.locked_by)} does not make it pass [{shown(run)}]")
+        _give_up(item, unfixed, f"the fix verified by {shown_path(state.locked_by)} does not make it pass [{shown_path(run)}]")
         return
     state.index += 1
     if state.exhausted:
         _give_up(item, unfixed, f"none of the top {TOP} suggestions for {state.site.file}:{state.site.line} verified "
-                 f"(last: {status} {record.manifest.get('error_code') or ''} [{shown(run)}])")
+                 f"(last: {status} {record.manifest.get('error_code') or ''} [{shown_path(run)}])")

@@ -9,6 +9,7 @@ from typing import Any, Callable
 
 import pytest
 
+from pytest_cometlocal.contract.load.paths import shown_path
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.suggestion import fix_command, suggestion_lines
@@ -67,7 +68,7 @@ def suggested_fix_summary(reports: list[pytest.TestReport], output: Path, cwd: P
         "cometlocal.suggestions", 0) or 0) > 0)
     if not count:
         return None
-    shown = output.relative_to(cwd) if output.is_relative_to(cwd) else output
+    shown = shown_path(output, cwd)
     noun = "failure has" if count == 1 else "failures have"
     return f"{count} {noun} suggested targets: {fix_command(shown)}"
 

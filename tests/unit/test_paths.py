@@ -252,3 +252,13 @@ class TestUploadsRoot:
         assert result.uploads_root == (plan_dir / "plans").resolve()
         assert os.path.isdir(result.uploads_root)
         assert isinstance(result.uploads_root, Path)
+
+
+def test_a_path_is_shown_relative_to_the_working_folder_only_when_inside_it(tmp_path):
+    from pytest_cometlocal.contract.load.paths import shown_path
+
+    inside = tmp_path / "runs" / "one"
+    assert shown_path(inside, tmp_path) == "runs/one"
+    assert shown_path(tmp_path / "runs" / ".." / "runs", tmp_path) == "runs"  # resolved first
+    elsewhere = tmp_path.parent / "other"
+    assert shown_path(elsewhere, tmp_path) == str(elsewhere)

@@ -7,7 +7,8 @@ inside the root. The check is repeated by the executor right before it uses a
 file, since the disk can change between validation and upload.
 
 Also which file names are plans (``DEFAULT_GLOBS``), shared by the pytest
-plugin and the ``cometlocal`` command so both find the same files.
+plugin and the ``cometlocal`` command so both find the same files, and how a
+path is shown to a person (``shown_path``).
 """
 
 from __future__ import annotations
@@ -55,3 +56,11 @@ def _resolved_under(path: Path, root_real: Path, refusal: str) -> Path:
     if candidate != root_real and root_real not in candidate.parents:
         raise ConfinementError(refusal)
     return candidate
+
+
+def shown_path(path: Path, cwd: Path | None = None) -> str:
+    """``path`` as reported to a person: relative to ``cwd`` (default: the working folder) when inside it."""
+    try:
+        return path.resolve().relative_to((cwd or Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return str(path)
