@@ -53,6 +53,11 @@ def _picture(state: _Signature) -> tuple[str, str] | None:
     return str((state.metadata or {}).get("screenshot_method", "")), state.screenshot_hash
 
 
+def _told_apart(a: tuple[str, str] | None, b: tuple[str, str] | None) -> bool:
+    """Two pictures tell two states apart only when both exist, were taken the same way and differ."""
+    return a is not None and b is not None and a[0] == b[0] and a != b
+
+
 def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
     """Whether the state a step starts from is counted as a visit: a side-effecting step's first attempt."""
     return kind in SIDE_EFFECT_KINDS and first_attempt and not recovery
@@ -81,8 +86,7 @@ class PolicyState:
         if not self.pictures_optional:
             return self.revisits[state.state_key]
         dom, picture = state.dom_key, _picture(state)
-        return sum(1 for d, p in self._visits if d == dom and (p is None or picture is None or p[0] != picture[0]
-                                                              or p == picture))
+        return sum(1 for d, p in self._visits if d == dom and not _told_apart(p, picture))
 
     def thresholds(self) -> dict[str, Any]:
         p = self.policy
