@@ -2,15 +2,22 @@
 # Prepare everything the tests and the demo need, idempotently:
 #   - a virtual environment in .venv with the package and its test extras;
 #   - a Chromium: Playwright's own when it can be installed, else Debian's
-#     `chromium` package when apt is available.
-# Sourced by scripts/test.sh and scripts/demo.sh; safe to run again.
+#     `chromium` package when apt is available;
+#   - with --with-allure (scripts/test.sh only): Allure's two command-line tools,
+#     which only the report-rendering tests use.
+# Run by scripts/test.sh, scripts/demo.sh and scripts/bench.sh; safe to run again.
+# Each stage says what it does, how long it usually takes the first time, and how
+# long it took: a first set-up downloads ~200 MB of wheels and packages.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="${COMETLOCAL_VENV:-$ROOT/.venv}"
 PY="${PYTHON:-python3}"
+WITH_ALLURE=0
+[ "${1:-}" = "--with-allure" ] && WITH_ALLURE=1
 
-log() { printf '[setup] %s\n' "$*" >&2; }
+START=$SECONDS
+log() { printf '[setup %3ds] %s\n' "$((SECONDS - START))" "$*" >&2; }
 
 if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
   log "Python 3.11 or newer is required ($("$PY" --version 2>&1))"; exit 1
@@ -19,7 +26,11 @@ if [ ! -x "$VENV/bin/python" ]; then
   log "creating virtual environment $VENV"
   "$PY" -m venv "$VENV"
 fi
-log "installing pytest-cometlocal and test dependencies"
+if "$VENV/bin/python" -c 'import pytest_cometlocal, playwright, xdist' 2>/dev/null; then
+  log "checking pytest-cometlocal and its test dependencies (a few seconds)"
+else
+  log "installing pytest-cometlocal and its test dependencies (first time: 1-4 minutes, ~150 MB)"
+fi
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[test]" 2>&1 \
   | grep -v "^WARNING: Location" >&2 || true
 "$VENV/bin/python" -c 'import pytest_cometlocal, playwright, pydantic, yaml, allure_pytest' \
@@ -45,11 +56,11 @@ PY
 if have_chromium; then
   log "Chromium found"
 else
-  log "no Chromium found; trying Playwright's own build"
+  log "no Chromium found; trying Playwright's own build (first time: about a minute, ~150 MB)"
   if timeout 300 "$VENV/bin/python" -m playwright install chromium >/dev/null 2>&1 && have_chromium; then
     log "installed Playwright's Chromium"
   elif command -v apt-get >/dev/null 2>&1; then
-    log "Playwright's download is not available; installing Debian's chromium with apt-get"
+    log "Playwright's download is not available; installing Debian's chromium with apt-get (first time: 1-3 minutes)"
     SUDO=""
     if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
     $SUDO apt-get update -qq >/dev/null
@@ -62,14 +73,16 @@ else
 fi
 
 # Allure's command-line tools from the npm registry, for the tests that render real
-# reports: Allure 2 (allure-commandline, runs on Java) and Allure 3 (allure, runs on
-# Node 20+). About 6 s from a cold npm cache, nothing once there. Optional: without
-# them those tests skip, naming what is missing.
+# reports (tests/plugin/test_allure_render.py): Allure 2 (allure-commandline, runs on
+# Java) and Allure 3 (allure, runs on Node 20+). Only the test command asks for them;
+# the demo never renders a report. Optional: without them those tests skip, naming
+# what is missing.
 TOOLS="$ROOT/.tools/node_modules"
-if { [ ! -f "$TOOLS/allure/cli.js" ] || [ ! -f "$TOOLS/allure-commandline/bin/allure" ]; } \
+if [ "$WITH_ALLURE" = 1 ] && { [ ! -f "$TOOLS/allure/cli.js" ] || [ ! -f "$TOOLS/allure-commandline/bin/allure" ]; } \
     && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then
-  log "installing Allure 2 and Allure 3 command-line tools"
+  log "installing Allure 2 and Allure 3 command-line tools into .tools/ for the report-rendering tests (first time: 10-60 s)"
   timeout 300 npm install --prefix "$ROOT/.tools" --no-audit --no-fund --loglevel=error \
       allure@3 allure-commandline@2 >/dev/null 2>&1 \
     || log "Allure's command-line tools could not be installed: the report rendering tests will skip"
 fi
+log "ready"

@@ -4,6 +4,6 @@
 # Extra arguments go to pytest, e.g. `scripts/test.sh -k loader -x` (`-n 0` runs it serially).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-bash "$ROOT/scripts/setup-env.sh"
+bash "$ROOT/scripts/setup-env.sh" --with-allure
 cd "$ROOT"
 exec "${COMETLOCAL_VENV:-$ROOT/.venv}/bin/python" -m pytest tests -n 2 --dist loadfile "$@"
