@@ -357,12 +357,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rerun each plan with the fix in a scratch copy of the suite (replays its side effects)")
     fx.add_argument("--root", help="the suite's rootdir, which plan paths in run folders are relative to (default: here)")
     fx.add_argument("--verify-output", default="cometlocal-fix-runs",
-                    help="where --verify keeps its run folders, one folder per round (default: cometlocal-fix-runs)")
+                    help="where --verify keeps its run folders: a new folder per invocation, in it one per round "
+                         "(default: cometlocal-fix-runs)")
     fx.add_argument("--timeout", type=float, default=600.0, help="hard limit in seconds of each pytest rerun (default 600)")
     fx.add_argument("--dry-run", action="store_true",
                     help="rerun with --cometlocal-dry-run: critical steps are blocked, not performed")
     fx.add_argument("--pytest-arg", action="append", metavar="ARG",
-                    help="one more argument for the pytest reruns (repeatable), e.g. --pytest-arg=--cometlocal-config=ci.yaml")
+                    help="one more argument for the pytest reruns (repeatable), an option with its value in one: "
+                         "--pytest-arg=--cometlocal-config=ci.yaml")
     fx.set_defaults(func=cmd_fix)
     m = sub.add_parser("mcp", help="serve the executor to an agent over MCP on stdio (extra: mcp)")
     m.add_argument("--workdir", default=".", help="where run folders and saved plans go (default: here)")
