@@ -138,6 +138,10 @@ class RemoteBrowserUnavailable(RuntimeError, CometLocalError):
     """A remote endpoint could not be reached or gave no browser; the message is one line."""
 
 
+class BrowserLaunchFailed(RuntimeError, CometLocalError):
+    """Chromium cannot start here as asked (a headed one with no display); the message is one line with the way out."""
+
+
 _CRASH_MARKERS = (
     "Target crashed",
     "Page crashed",
