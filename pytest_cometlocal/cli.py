@@ -270,6 +270,10 @@ def cmd_fix(args: argparse.Namespace) -> int:
         raise UsageError(f"no such suite root: {root}")
     if args.dry_run and not args.verify:
         raise UsageError("--dry-run applies to --verify's reruns; add --verify")
+    loose = [a for a in args.pytest_arg or () if not a.startswith("-")]
+    if loose:  # the inner pytest would take it for a test path, and could miss the suite's ini file for it
+        raise UsageError(f"--pytest-arg {loose[0]!r} is not an option: give each option with its value in one "
+                         "argument, e.g. --pytest-arg=--cometlocal-config=ci.yaml or --pytest-arg=-pno:xdist")
     verify = VerifyOptions(root, Path(args.verify_output), args.timeout, args.dry_run, tuple(args.pytest_arg or ()),
                            tuple(runs)) if args.verify else None
     return run_fix(FixRequest(runs, root, Path(args.output) if args.output else None, verify))
@@ -378,7 +382,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="v1.1 (default); v1 leaves out v1.1's kinds, keys and conditions, for tools that must refuse them")
     s.set_defaults(func=cmd_schema)
     return parser
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

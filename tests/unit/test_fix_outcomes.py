@@ -237,3 +237,12 @@ def test_a_headed_browser_needs_a_display_on_linux(headless: bool, env: dict, pl
     assert launch_problem(False, "Missing X server or $DISPLAY") is not None
     assert launch_problem(True, "Missing X server or $DISPLAY") is None
     assert launch_problem(False, "net::ERR_ABORTED") is None
+
+
+def test_a_pytest_arg_that_is_not_an_option_is_a_usage_error(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A value given apart from its option would reach the inner pytest as a test path (2.1's class)."""
+    run_folder(suite / "runs", "plain")
+    code = main(["fix", "runs", "--verify", "--pytest-arg=--cometlocal-config", "--pytest-arg=ci.yaml"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("cometlocal: error: --pytest-arg 'ci.yaml' is not an option")
+    assert not (suite / "cometlocal-fix-runs").exists()  # refused before anything ran
