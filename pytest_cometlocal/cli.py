@@ -270,6 +270,10 @@ def cmd_fix(args: argparse.Namespace) -> int:
         raise UsageError(f"no such suite root: {root}")
     if args.dry_run and not args.verify:
         raise UsageError("--dry-run applies to --verify's reruns; add --verify")
+    loose = [a for a in args.pytest_arg or () if not a.startswith("-")]
+    if loose:  # the inner pytest would take it for a test path, and could miss the suite's ini file for it
+        raise UsageError(f"--pytest-arg {loose[0]!r} is not an option: give each option with its value in one "
+                         "argument, e.g. --pytest-arg=--cometlocal-config=ci.yaml or --pytest-arg=-pno:xdist")
     verify = VerifyOptions(root, Path(args.verify_output), args.timeout, args.dry_run, tuple(args.pytest_arg or ()),
                            tuple(runs)) if args.verify else None
     return run_fix(FixRequest(runs, root, Path(args.output) if args.output else None, verify))
@@ -357,12 +361,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="rerun each plan with the fix in a scratch copy of the suite (replays its side effects)")
     fx.add_argument("--root", help="the suite's rootdir, which plan paths in run folders are relative to (default: here)")
     fx.add_argument("--verify-output", default="cometlocal-fix-runs",
-                    help="where --verify keeps its run folders, one folder per round (default: cometlocal-fix-runs)")
+                    help="where --verify keeps its run folders: a new folder per invocation, in it one per round "
+                         "(default: cometlocal-fix-runs)")
     fx.add_argument("--timeout", type=float, default=600.0, help="hard limit in seconds of each pytest rerun (default 600)")
     fx.add_argument("--dry-run", action="store_true",
                     help="rerun with --cometlocal-dry-run: critical steps are blocked, not performed")
     fx.add_argument("--pytest-arg", action="append", metavar="ARG",
-                    help="one more argument for the pytest reruns (repeatable), e.g. --pytest-arg=--cometlocal-config=ci.yaml")
+                    help="one more argument for the pytest reruns (repeatable), an option with its value in one: "
+                         "--pytest-arg=--cometlocal-config=ci.yaml")
     fx.set_defaults(func=cmd_fix)
     m = sub.add_parser("mcp", help="serve the executor to an agent over MCP on stdio (extra: mcp)")
     m.add_argument("--workdir", default=".", help="where run folders and saved plans go (default: here)")
@@ -376,7 +382,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="v1.1 (default); v1 leaves out v1.1's kinds, keys and conditions, for tools that must refuse them")
     s.set_defaults(func=cmd_schema)
     return parser
-
 
 
 def main(argv: Sequence[str] | None = None) -> int:

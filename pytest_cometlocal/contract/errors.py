@@ -24,6 +24,7 @@ those). The whole tree::
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
     ├── EventOutOfOrder             (RuntimeError) a step event out of the journal's order (a fault of this plugin)
     │   runs/errors.py: reading finished run folders
     ├── RunFolderError              a path that cannot be read as a run folder
@@ -42,6 +43,7 @@ those). The whole tree::
     │   fixing/: cometlocal fix
     ├── NotFixable                  a failed run that gets no fix; one line saying why
     │   └── NothingToFix            a run that did not fail (passed, stopped, blocked): counted only
+    │       └── EndedAsExpected     a negative plan's run that failed as its ``expect`` asks: counted only
     ├── NodeError                   (ValueError) a plan or group file that cannot be read as YAML nodes
     │   cli.py
     └── UsageError                  bad arguments or nothing to do: exit code 2

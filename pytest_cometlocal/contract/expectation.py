@@ -1,14 +1,19 @@
 """``expect``: when is a raised error the one a negative plan asked for?
 
-Shared by the pytest outcome and ``cometlocal validate`` so both agree on
-which invalid plans are invalid *as expected*.
+Shared by the pytest outcome, ``cometlocal validate`` and the readers of run
+folders (``show``, ``fix``), so all agree on which failures a negative plan
+asked for. A run manifest records the plan's ``expect`` (:func:`expect_record`)
+so a run folder read alone still tells an expected error from a real failure.
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
-from pytest_cometlocal.contract.model.plan import Expect
+if TYPE_CHECKING:
+    from pytest_cometlocal.contract.model.plan import Expect
+
+__all__ = ["expect_record", "expectation_met", "recorded_expectation_met"]
 
 
 def expectation_met(expect: Expect, error_code: str | None, action_id: str | None, problem_steps: Iterable[str] = ()) -> bool:
@@ -17,8 +22,26 @@ def expectation_met(expect: Expect, error_code: str | None, action_id: str | Non
     For INVALID_ACTIONSPEC there is no single failing step; the expectation
     holds when any validation problem lies in the expected step.
     """
-    if error_code != expect.error_code:
+    return _met(expect.error_code, expect.step, error_code, action_id, problem_steps)
+
+
+def _met(code: str, step: str | None, error_code: str | None, action_id: str | None,
+         problem_steps: Iterable[str]) -> bool:
+    if error_code != code:
         return False
-    if expect.step is None:
-        return True
-    return action_id == expect.step or expect.step in set(problem_steps)
+    return step is None or action_id == step or step in set(problem_steps)
+
+
+def expect_record(expect: Expect | None) -> dict[str, Any]:
+    """The ``expect`` entry of a run manifest's ``plan`` (empty for a plan that expects no error)."""
+    return {} if expect is None else {"expect": {"error_code": expect.error_code, "step": expect.step}}
+
+
+def recorded_expectation_met(plan: Mapping[str, Any], error_code: str | None, action_id: str | None,
+                             problem_steps: Iterable[str] = ()) -> bool:
+    """:func:`expectation_met` for the ``expect`` a run manifest's ``plan`` records; False without one."""
+    expect = plan.get("expect")
+    if not isinstance(expect, Mapping) or not isinstance(expect.get("error_code"), str):
+        return False
+    step = expect.get("step")
+    return _met(expect["error_code"], step if isinstance(step, str) else None, error_code, action_id, problem_steps)

@@ -15,6 +15,7 @@ is built; the run folder and the browser have their own::
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
+    ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
     └── EventOutOfOrder             (RuntimeError) a step event out of the journal's order: a fault of this plugin
 
 Playwright's public classes say what they can (``playwright.sync_api.Error``
@@ -34,6 +35,7 @@ from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.records import ExecutorError
 
 __all__ = [
+    "BrowserLaunchFailed",
     "CallTimedOut",
     "CheckedStateNotReached",
     "EventOutOfOrder",
@@ -136,6 +138,10 @@ class ChromiumNotFound(RuntimeError, CometLocalError):
 
 class RemoteBrowserUnavailable(RuntimeError, CometLocalError):
     """A remote endpoint could not be reached or gave no browser; the message is one line."""
+
+
+class BrowserLaunchFailed(RuntimeError, CometLocalError):
+    """Chromium cannot start here as asked (a headed one with no display); the message is one line with the way out."""
 
 
 _CRASH_MARKERS = (

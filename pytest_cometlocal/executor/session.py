@@ -17,11 +17,13 @@ itself calls ``Executor.start`` and ``Executor.finish``.
 
 from __future__ import annotations
 
+import hashlib
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
+from pytest_cometlocal.contract.expectation import expect_record
 from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
@@ -47,6 +49,12 @@ TraceListener = Callable[[TraceEvent], None]
 RunFinisher = Callable[[ExecutorError | None, EvidenceStore], list[EvidenceRef]]
 
 
+def plan_sha256(plan: Any) -> str:
+    """The plan as it ran (step groups expanded, defaults applied, a row's vars in; secrets stay
+    placeholders), hashed: ``cometlocal diff`` tells two runs of a changed plan by it."""
+    return "sha256:" + hashlib.sha256(plan.model_dump_json().encode("utf-8")).hexdigest()
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """What a run's manifest says it is: its name, its ``plan`` entry, its execution profile
@@ -68,7 +76,8 @@ class RunRecord:
         plan = eff.plan
         row = {"row_id": plan.row.id, "row": dict(plan.row.values)} if plan.row else {}
         info = {"file": plan.source.file, "name": plan.name, "line": plan.source.mark.line,
-                "doc_index": plan.source.doc_index, **row, **(extra_info or {})}
+                "doc_index": plan.source.doc_index, **row, "sha256": plan_sha256(plan.plan),
+                **expect_record(plan.plan.expect), **(extra_info or {})}
         return cls(plan.item_name, info, dict(profile or {}), {"configuration": eff.configuration(), **(extra or {})},
                    (profile or {}).get("connection"), tuple(format_versions(plan.plan.all_steps())))
 

@@ -48,5 +48,7 @@ def run_fix(request: FixRequest, err: TextIO | None = None) -> int:
     for u in unfixed:
         log(f"no {'verified ' if request.verify else ''}fix: {u.label}: {u.reason}")
     where = f" -> {request.output}" if request.output else ""
-    log(f"{len(request.runs)} runs ({gathered.passed} did not fail): {len(fixes)} fixes, {len(unfixed)} without{where}")
+    expected = f", {gathered.expected} failed as their plan expects" if gathered.expected else ""
+    log(f"{len(request.runs)} runs ({gathered.passed} did not fail{expected}): {len(fixes)} fixes, "
+        f"{len(unfixed)} without{where}")
     return 1 if unfixed else 0

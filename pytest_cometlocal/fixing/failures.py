@@ -6,7 +6,9 @@ or several (``TARGET_NOT_FOUND``, ``TARGET_NOT_UNIQUE``; a drag's ``to`` with
 ``details.which: "to"``), or an ``element_*`` condition whose target did. Where
 the step is written comes from the trace: ``proposal_received.metadata.source``
 (the plan line, then the step-group lines for a group's step), repeated in an
-error's ``details.source``. Everything else a run is, is a one-line reason.
+error's ``details.source``. A negative plan's run that ended with the error its
+``expect`` asks for needs no fix (the manifest records the ``expect``).
+Everything else a run is, is a one-line reason.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import RunRecord, read_run
 
-__all__ = ["Failure", "NotFixable", "failure_of", "read_failure"]
+__all__ = ["EndedAsExpected", "Failure", "NotFixable", "failure_of", "read_failure"]
 
 TARGET_CODES = frozenset({"TARGET_NOT_FOUND", "TARGET_NOT_UNIQUE"})
 PHASE_KEYS = {"pre": ("preconditions",), "post": ("postconditions",), "assert": ("postconditions", "conditions")}
@@ -31,6 +33,10 @@ class NotFixable(CometLocalError):
 
 class NothingToFix(NotFixable):
     """A run that did not fail: it passed, stopped as its plan asked, or was blocked by a dry run."""
+
+
+class EndedAsExpected(NothingToFix):
+    """A negative plan's run that failed with the error its ``expect`` asks for: pytest passed it."""
 
 
 # Run statuses that are not failures (RunStatus): counted, never listed as unfixed.
@@ -124,6 +130,8 @@ def failure_of(record: RunRecord) -> Failure:
         raise NothingToFix(f"{status}: nothing to fix")
     if status != "failed" or not record.errors:
         raise NotFixable(f"{status or 'unfinished'}: nothing to fix")
+    if record.ended_as_expected:
+        raise EndedAsExpected(f"{record.manifest.get('error_code')}, as its plan expects: nothing to fix")
     error = record.errors[-1]
     details = error.get("details") if isinstance(error.get("details"), dict) else {}
     code = str(error.get("error_code"))

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 from pytest_cometlocal.contract.load.paths import shown_path
 from pytest_cometlocal.fixing.edit import TextEdit, apply
-from pytest_cometlocal.fixing.failures import Failure, NotFixable, NothingToFix, read_failure
+from pytest_cometlocal.fixing.failures import EndedAsExpected, Failure, NotFixable, NothingToFix, read_failure
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
 from pytest_cometlocal.fixing.patch import unified_patch
 
@@ -51,7 +51,8 @@ class Gathered:
 
     located: list[tuple[Failure, Site]] = field(default_factory=list)
     unfixed: list[Unfixed] = field(default_factory=list)
-    passed: int = 0
+    passed: int = 0                # runs that did not fail
+    expected: int = 0              # negative plans' runs that failed as their ``expect`` asks
 
 
 def _latest(failures: Iterable[Failure]) -> list[Failure]:
@@ -71,6 +72,8 @@ def gather(runs: Sequence[Path], files: SourceFiles) -> Gathered:
     for run in runs:
         try:
             failures.append(read_failure(run))
+        except EndedAsExpected:
+            out.expected += 1
         except NothingToFix:
             out.passed += 1
         except NotFixable as exc:

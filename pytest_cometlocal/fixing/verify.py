@@ -5,8 +5,13 @@ config, step groups, storage-state makers and uploads come along), and each
 round writes the candidate edits into the copy and reruns the affected plan
 items under pytest in a subprocess, with a hard timeout and the settings the
 failed run recorded (``--base-url``, ``--cometlocal-profile`` when they came
-from the command line, ``--cometlocal-dry-run`` for a dry run). Every round's
-run folders are kept under the verification output folder.
+from the command line, ``--cometlocal-dry-run`` for a dry run). Every option
+goes to the inner pytest as one argument (``--opt=value``): pytest looks for its
+ini file before plugins register their options, and a value given apart, an
+existing folder, would be taken for a test path and the suite's ini file
+missed. The copy's ini file is named with ``-c`` and the copy is the rootdir.
+Each invocation keeps its rounds' run folders in a folder of its own under the
+verification output folder, so a patch cites only runs of its own invocation.
 
 Per plan item, a round ends one of four ways: it passed (every fix in its
 chain is verified by it); it failed again at the same place (that candidate
@@ -31,12 +36,17 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Sequence
 
+from pytest_cometlocal.contract.errors import RootdirError
 from pytest_cometlocal.contract.load.paths import shown_path
+from pytest_cometlocal.contract.load.rootdir import config_names, holds_pytest_config
 from pytest_cometlocal.fixing.edit import apply
 from pytest_cometlocal.fixing.failures import Failure, NotFixable, failure_of
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
@@ -91,9 +101,9 @@ def _settings(manifest: dict[str, Any], dry_run: bool) -> tuple[str, ...]:
     sources, effective = conf.get("sources") or {}, conf.get("effective") or {}
     args: list[str] = []
     if sources.get("base_url") == "cli" and effective.get("base_url"):
-        args += ["--base-url", str(effective["base_url"])]
+        args.append(f"--base-url={effective['base_url']}")
     if sources.get("profile") == "cli" and effective.get("profile"):
-        args += ["--cometlocal-profile", str(effective["profile"])]
+        args.append(f"--cometlocal-profile={effective['profile']}")
     if dry_run or manifest.get("execution_mode") == "dry_run":
         args.append("--cometlocal-dry-run")
     return tuple(args)
@@ -144,10 +154,8 @@ class _Scratch:
     def run(self, nodeids: Sequence[str], settings: tuple[str, ...], out: Path) -> dict[tuple[str, str], str]:
         out.mkdir(parents=True, exist_ok=True)
         junit = out / "junit.xml"
-        # The run folders' node ids are relative to the suite's rootdir: the copy is it, ini file or not.
-        cmd = [sys.executable, "-m", "pytest", *nodeids, "-q", "-p", "no:cacheprovider", "--rootdir", str(self.root),
-               "--cometlocal-output",
-               str(out.resolve()), f"--junitxml={junit.resolve()}", *settings, *self.options.pytest_args]
+        cmd = [sys.executable, "-m", "pytest", *nodeids, *self.base_args(), f"--cometlocal-output={out.resolve()}",
+               f"--junitxml={junit.resolve()}", *settings, *self.options.pytest_args]
         try:
             subprocess.run(cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            timeout=self.options.timeout_s, check=False)
@@ -155,8 +163,47 @@ class _Scratch:
             return {}
         return _junit_outcomes(junit)
 
+    def base_args(self) -> list[str]:
+        """The run folders' node ids are relative to the suite's rootdir: the copy is it, and its ini file
+        (when it has one) is named, unless ``--pytest-arg`` names a configuration file or a rootdir itself."""
+        mine = [a for a in self.options.pytest_args if a.split("=", 1)[0] in ("-c", "--config-file", "--rootdir")
+                or (a.startswith("-c") and not a.startswith("--"))]
+        args = ["-q", "-p", "no:cacheprovider"]
+        if mine:
+            return args
+        ini = ini_file(self.root)
+        return args + [f"--rootdir={self.root}"] + ([f"--config-file={ini}"] if ini else [])
+
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def ini_file(root: Path) -> Path | None:
+    """The file in ``root`` pytest would read its configuration from (pytest's own order), or None."""
+    try:
+        major = int(version("pytest").split(".")[0])
+    except (PackageNotFoundError, ValueError):
+        major = 9
+    for name in config_names(major):
+        path = root / name
+        try:
+            if path.is_file() and holds_pytest_config(path, major):
+                return path
+        except RootdirError:
+            return None  # pytest says what is wrong with it, in the rerun's own terms
+    return None
+
+
+def invocation_folder(output: Path) -> Path:
+    """A new folder under ``output`` for this invocation's rounds: a rerun never lands among an earlier one's."""
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    while True:
+        folder = output / f"{stamp}-{uuid.uuid4().hex[:6]}"
+        try:
+            folder.mkdir(parents=True)
+            return folder
+        except FileExistsError:  # pragma: no cover - two invocations in one second with the same six hex digits
+            continue
 
 
 def _new_runs(out: Path) -> dict[str, Path]:
@@ -175,7 +222,7 @@ def _new_runs(out: Path) -> dict[str, Path]:
         except RunFolderError:
             continue
         if isinstance(plan, dict) and plan.get("nodeid") and not plan.get("purpose"):
-            found.setdefault(plan["nodeid"], run)
+            found[plan["nodeid"]] = run  # the latest (folders sort by start time): a rerun plugin's retry counts
     return found
 
 
@@ -190,12 +237,13 @@ def verify_fixes(located: Sequence[tuple[Failure, Site]], files: SourceFiles,
         items.append(_Item(failure, [site.key], {site.key: failure.step_id}))
     unfixed: list[Unfixed] = []
     scratch = _Scratch(options, files)
+    here = invocation_folder(options.output)
     try:
         for round_no in range(1, MAX_ROUNDS + 1):
             pending = [i for i in items if not i.done]
             if not pending:
                 break
-            _round(round_no, pending, sites, scratch, options, files, unfixed, log)
+            _round(here / f"round-{round_no}", pending, sites, scratch, options, files, unfixed, log)
         for item in items:
             if not item.done:
                 unfixed.append(Unfixed(item.failure.run, item.failure.label, f"still failing after {MAX_ROUNDS} rounds"))
@@ -219,7 +267,7 @@ def _live(pending: list[_Item], sites: dict[Any, _SiteState]) -> set[Any]:
     return {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
 
 
-def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], scratch: _Scratch,
+def _round(out: Path, pending: list[_Item], sites: dict[Any, _SiteState], scratch: _Scratch,
            options: VerifyOptions, files: SourceFiles, unfixed: list[Unfixed], log: Any) -> None:
     for key in _live(pending, sites):  # a candidate that cannot be edited in is dropped like one that failed
         while not sites[key].exhausted:
@@ -237,17 +285,32 @@ def _round(round_no: int, pending: list[_Item], sites: dict[Any, _SiteState], sc
     groups: dict[tuple[str, ...], list[_Item]] = {}
     for item in pending:
         groups.setdefault(_settings(item.failure.manifest, options.dry_run), []).append(item)
-    out = options.output / f"round-{round_no}"
     for number, (settings, group) in enumerate(groups.items(), 1):
         where = out if len(groups) == 1 else out / f"set-{number}"
         if log:
-            log(f"round {round_no}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown_path(where)}")
+            log(f"{out.name.replace('-', ' ')}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown_path(where)}")
         outcomes = scratch.run([i.failure.nodeid for i in group], settings, where)
         new_runs = _new_runs(where)
         for item in group:
             item.runs += 1
             _judge(item, outcomes.get(_junit_key(item.failure.nodeid)), new_runs.get(item.failure.nodeid),
                    sites, files, unfixed, options.dry_run)
+
+
+def _how_far(record: Any, item: _Item) -> str:
+    """How the rerun ended, by how far it got: past every fixed step, at one of them, or before them
+    (the fix was never tried: an earlier step, or the plan itself, failed)."""
+    failed_step, manifest = record.manifest.get("failed_step"), record.manifest
+    ended = f"{manifest.get('status')} {manifest.get('error_code') or ''}".rstrip()
+    at = f"at step '{failed_step}'" if failed_step else "before its first step"
+    passed = {step.step_id for step in record.steps if step.outcome == "passed"}
+    fixed = set(item.steps.values())
+    if fixed <= passed:
+        return f"past the fixed step(s), then {ended} {at} with no suggested target"
+    if failed_step in fixed:
+        return f"{ended} at the fixed step '{failed_step}' itself, with no suggested target"
+    missed = ", ".join(f"'{sid}'" for sid in sorted(fixed - passed))
+    return f"{ended} {at}, before the fixed step(s) {missed}: the fix was not tried"
 
 
 def _give_up(item: _Item, unfixed: list[Unfixed], reason: str) -> None:
@@ -287,8 +350,7 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
     failed_key = site.key if site is not None else next((k for k, sid in item.steps.items() if sid == failed_step), None)
     if failed_key is None or failed_key not in item.chain:
         if site is None:
-            _give_up(item, unfixed, f"past the fixed step(s), then {status} {record.manifest.get('error_code') or ''} "
-                     f"at step '{failed_step}' with no suggested target [{shown_path(run)}]")
+            _give_up(item, unfixed, f"{_how_far(record, item)} [{shown_path(run)}]")
         elif item.runs >= MAX_ROUNDS:
             _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} [{shown_path(run)}]")
         else:

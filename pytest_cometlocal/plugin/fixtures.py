@@ -25,7 +25,7 @@ from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
-from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
+from pytest_cometlocal.executor.errors import BrowserLaunchFailed, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.session import (
     RunFinisher,
@@ -70,7 +70,7 @@ def cometlocal_browser(cometlocal_browser_manager: BrowserManager) -> Browser:
     """The session's Chromium (a new one if the previous one crashed)."""
     try:
         return cometlocal_browser_manager.browser()
-    except RemoteBrowserUnavailable as exc:
+    except (RemoteBrowserUnavailable, BrowserLaunchFailed) as exc:
         message = str(exc)
     pytest.fail(message, pytrace=False)  # one line naming the endpoint, not a traceback
 
@@ -171,7 +171,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,
-                      finishers=finishers, on_step=step_printer(pytestconfig)) as executor:
+                      finishers=finishers, on_step=step_printer(pytestconfig, plan)) as executor:
             item.cometlocal_run_dir = executor.run.path
             result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid,
                                                             **started_from(cometlocal_storage_state)})

@@ -24,6 +24,7 @@ from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.profiles import PROFILES
+from pytest_cometlocal.executor.browser.chromium import display_problem
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
 from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
@@ -174,7 +175,7 @@ class Settings:
             default_base_url=ini_base or None,
             testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
             chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
-            headed=bool(config.getoption("cometlocal_headed", False)),
+            headed=_headed(config),
             slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
             tracing=_tracing_mode(config),
             remote=_remote_target(config),
@@ -234,6 +235,15 @@ def _remote_target(config: pytest.Config) -> RemoteTarget | None:
         return RemoteTarget(connection, pick_endpoint(endpoints, worker),
                             executable if connection == PLAYWRIGHT_SERVER else None)
     return None
+
+
+def _headed(config: pytest.Config) -> bool:
+    """``--cometlocal-headed``, refused in one line where no display can show it (a remote browser has its own)."""
+    headed = bool(config.getoption("cometlocal_headed", False))
+    problem = display_problem(not headed) if headed and _remote_target(config) is None else None
+    if problem:
+        raise pytest.UsageError(f"cometlocal: --cometlocal-headed: {problem}")
+    return headed
 
 
 def _guard_host(config: pytest.Config) -> str:

@@ -73,19 +73,28 @@ def suggested_fix_summary(reports: list[pytest.TestReport], output: Path, cwd: P
     return f"{count} {noun} suggested targets: {fix_command(shown)}"
 
 
-def step_printer(config: pytest.Config) -> Callable[[StepResult], None] | None:
-    """With ``-v``, one line per step as it finishes: status, step id, kind, duration."""
+def step_columns(plan: ValidPlan | None) -> tuple[int, int]:
+    """The widths of the step id and kind columns: the plan's longest (its groups' steps and recovery
+    steps included), at least 24 and 9, so every line of a plan aligns however long its ids are."""
+    steps = plan.plan.all_steps() if plan is not None else []
+    return max([24, *(len(s.id) for s in steps)]), max([9, *(len(s.kind) for s in steps)])
+
+
+def step_printer(config: pytest.Config, plan: ValidPlan | None = None) -> Callable[[StepResult], None] | None:
+    """With ``-v``, one line per step as it finishes: status, step id, kind, duration, in columns."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if reporter is None or config.getoption("verbose", 0) < 1 or hasattr(config, "workerinput"):
         return None
 
     capture = config.pluginmanager.get_plugin("capturemanager")
+    width_id, width_kind = step_columns(plan)
 
     def show(result: StepResult) -> None:
         status = "ok  " if result.ok else "FAIL"
         tail = f"  {result.error}" if result.error else ""
         retries = f" ({result.attempts} attempts)" if result.attempts > 1 else ""
-        line = f"    {status} {result.step_id:<24} {result.kind:<9} {result.duration_ms:>6} ms{retries}{tail[:120]}"
+        line = (f"    {status} {result.step_id:<{width_id}} {result.kind:<{width_kind}} {result.duration_ms:>6} ms"
+                f"{retries}{tail[:120]}")
         # Output capture is suspended for the line, so it reaches the terminal as the step ends.
         with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
             reporter.ensure_newline()

@@ -8,6 +8,8 @@ there, without re-running anything. Pure Python: reads two run folders
 (:mod:`pytest_cometlocal.runs.reader`), no browser.
 
 Durations are shown but never count as a divergence: they always differ.
+A plan edited between the runs (the manifests' ``plan.sha256`` differ) is
+said first, in a note: the runs may then differ because the plan does.
 Output folders (each plan's runs on two sides, paired) are compared by
 :mod:`pytest_cometlocal.runs.diff_folders`, one plan at a time through here.
 The JSON structure (``--json``) is documented in docs/triage.md; its
@@ -89,6 +91,12 @@ class RunDiff:
     def match(self) -> bool:
         return self.first_divergence is None and self.status_differs is None
 
+    @property
+    def plan_changed(self) -> bool | None:
+        """The plan ran in two versions (the manifests' ``plan.sha256`` differ); None when a run does not say."""
+        hashes = [run.plan.get("sha256") for run in (self.a, self.b)]
+        return None if not all(isinstance(h, str) for h in hashes) else hashes[0] != hashes[1]
+
 
 def _outcome(step: StepRecord | None) -> str:
     if step is None:
@@ -126,8 +134,18 @@ def changed_parts(sig_a: dict[str, Any] | None, sig_b: dict[str, Any] | None,
     return changed
 
 
+def plan_change_note(a: RunRecord, b: RunRecord) -> str | None:
+    """``the plan changed between the runs: ...`` when their manifests record two versions of the plan."""
+    hash_a, hash_b = a.plan.get("sha256"), b.plan.get("sha256")
+    if not isinstance(hash_a, str) or not isinstance(hash_b, str) or hash_a == hash_b:
+        return None
+    short = lambda h: h.removeprefix("sha256:")[:12]  # noqa: E731
+    return (f"the plan changed between the runs: sha256 {short(hash_a)} in A, {short(hash_b)} in B "
+            "(steps, step groups or settings were edited): a difference may be the plan's, not the page's")
+
+
 def _notes(a: RunRecord, b: RunRecord) -> list[str]:
-    notes = []
+    notes = [note] if (note := plan_change_note(a, b)) else []
     for label, run in (("A", a), ("B", b)):
         if run.truncated:
             notes.append(f"run {label}: the trace's last line is cut off (a crash); compared up to the line before")
@@ -204,6 +222,7 @@ def render_json(diff: RunDiff) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "match": diff.match,
         "plan": diff.a.plan_identity(),
+        "plan_changed": diff.plan_changed,
         "runs": {"a": diff.a.summary(), "b": diff.b.summary()},
         "steps": [
             {"step_id": s.step_id, "recovery": s.recovery,
@@ -272,8 +291,9 @@ def render_text(diff: RunDiff) -> str:
     if first is None and diff.status_differs:
         lines.append(f"first divergence: the run's status: {diff.status_differs} (no step differs)")
     elif first is None:
+        changed = "; but the plan changed between the runs (note above)" if diff.plan_changed else ""
         lines.append(f"the runs match: {len(diff.steps)} steps, same outcomes, attempts and page states "
-                     "(durations are not compared)")
+                     f"(durations are not compared){changed}")
     else:
         count = sum(1 for s in diff.steps if s.diverges)
         lines.append(f"first divergence: {first.describe()}  ({count} of {len(diff.steps)} steps differ)")

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from pytest_cometlocal.runs.diff import SCHEMA_VERSION, RunDiff, diff_runs, first_json, render_json, render_text
+from pytest_cometlocal.runs.diff import (SCHEMA_VERSION, RunDiff, diff_runs, first_json, plan_change_note, render_json,
+                                         render_text)
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
 from pytest_cometlocal.runs.reader import find_runs, is_run_folder, plan_identity, read_manifest, read_run
 
@@ -179,6 +180,8 @@ def compare_sides(side_a: Sequence[Path], side_b: Sequence[Path], plan: str | No
         run_b = _latest(b[key], "B", notes) if key in b else None
         manifest = (a.get(key) or b[key])[0][1]
         diff = diff_runs(run_a, run_b) if run_a is not None and run_b is not None else None
+        if diff is not None and diff.plan_changed:
+            notes.append(f"{shown_plan(plan_identity(manifest))}: {plan_change_note(diff.a, diff.b)}")
         pairs.append(PlanPair(plan_identity(manifest), run_a, run_b, diff))
     return FolderDiff(list(side_a), list(side_b), {"a": count_a, "b": count_b}, pairs, notes)
 
@@ -229,7 +232,7 @@ def render_folders_json(diff: FolderDiff) -> dict[str, Any]:
         "sides": {"a": {"paths": list(map(str, diff.side_a)), "runs": diff.counts["a"]},
                   "b": {"paths": list(map(str, diff.side_b)), "runs": diff.counts["b"]}},
         "plans": [{"plan": pair.identity, "result": pair.result, "a": summary(pair.a, pair, "a"),
-                   "b": summary(pair.b, pair, "b"),
+                   "b": summary(pair.b, pair, "b"), "plan_changed": pair.diff.plan_changed if pair.diff else None,
                    "first_divergence": first_json(pair.diff) if pair.diff is not None else None}
                   for pair in diff.pairs],
         "notes": diff.notes,

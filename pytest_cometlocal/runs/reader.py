@@ -31,12 +31,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Mapping, Sequence
 
+from pytest_cometlocal.contract.expectation import recorded_expectation_met
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
 from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
 from pytest_cometlocal.runs.events import Event
 from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "find_runs", "is_run_folder", "plan_identity",
+__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
+           "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
            "runs_in"]
 
@@ -213,6 +215,11 @@ class RunRecord:
         profile = self.manifest.get("execution_profile")
         return profile.get("base_url") if isinstance(profile, dict) else None
 
+    @property
+    def ended_as_expected(self) -> bool:
+        """A negative plan's run that ended with the error its ``expect`` asks for: pytest passed it."""
+        return ended_as_expected(self.manifest, self.errors)
+
     def plan_identity(self) -> dict[str, Any]:
         """The plan as it is named: file, name, and the row of a parametrized plan.
 
@@ -238,6 +245,19 @@ def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     if plan.get("row_id") is not None:
         identity["row_id"] = plan.get("row_id")
     return identity
+
+
+def ended_as_expected(manifest: Mapping[str, Any], errors: Sequence[Mapping[str, Any]] = ()) -> bool:
+    """The run failed with the error its plan's ``expect`` (recorded in the manifest's ``plan``) asks for,
+    as the pytest outcome judges it: an expected error, not a failure. ``errors`` (the trace's) give the
+    steps an invalid plan's problems lie in; a run whose plan expects nothing is never expected."""
+    plan = manifest.get("plan")
+    if manifest.get("status") != "failed" or not isinstance(plan, Mapping):
+        return False
+    details = errors[-1].get("details") if errors else None
+    steps = details.get("steps") if isinstance(details, Mapping) else None
+    return recorded_expectation_met(plan, manifest.get("error_code"), manifest.get("failed_step"),
+                                    [str(s) for s in steps] if isinstance(steps, list) else ())
 
 
 def _read_manifest(path: Path) -> dict[str, Any]:

@@ -9,7 +9,8 @@ YAML to paste, worded by
 Allure word them. After the runs (timelines or ``--list`` lines alike), the
 failed runs whose error has suggested targets, one line each (step, code,
 top target and score), and the ``cometlocal fix`` command that turns them into
-one patch. Pure Python: no browser, no pytest.
+one patch. A negative plan's run that failed as its ``expect`` asks is shown
+as ``expected``, never as a failure to fix. Pure Python: no browser, no pytest.
 """
 
 from __future__ import annotations
@@ -20,9 +21,13 @@ from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
-from pytest_cometlocal.runs.reader import Event, plan_identity, read_manifest, read_run, read_trace
+from pytest_cometlocal.runs.reader import Event, ended_as_expected, plan_identity, read_manifest, read_run, read_trace
 
 __all__ = ["fixes_block", "list_line", "show_run", "suggested_fix", "suggested_lines"]
+
+
+# How a failed condition's phase reads: an assert step's conditions are checks, not "assertconditions".
+PHASES = {"pre": "precondition", "post": "postcondition", "assert": "assert check"}
 
 
 def _short(value: Any, limit: int = 140) -> str:
@@ -54,25 +59,32 @@ def show_run(run_dir: Path) -> str:
     run = read_run(run_dir)
     manifest = run.manifest
     plan = manifest.get("plan") if isinstance(manifest.get("plan"), dict) else {}
+    expected = f" ({manifest.get('error_code')}, as the plan expects)" if run.ended_as_expected else ""
     lines = [
         f"run {manifest.get('run_id')}  plan: {plan.get('name')}  "
-        f"mode: {manifest.get('execution_mode')}  status: {manifest.get('status')}",
+        f"mode: {manifest.get('execution_mode')}  status: {manifest.get('status')}{expected}",
         f"  started {manifest.get('started_at')}  finished {manifest.get('finished_at')}",
         f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
     ]
     lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
     lines.append("  steps:")
-    for step in run.steps:
+    statuses = [_status(step.events) for step in run.steps]
+    # The columns are as wide as this run's longest status and step id (at least 28), so every line aligns.
+    width_status = max([28, *map(len, statuses)])
+    width_id = max([28, *(len(step.step_id) for step in run.steps)])
+    for status, step in zip(statuses, run.steps):
         duration = step.duration_ms
-        lines.append(f"    {_status(step.events):<28} {step.step_id:<28} {'-' if duration is None else duration:>6} ms")
+        lines.append(f"    {status:<{width_status}} {step.step_id:<{width_id}} "
+                     f"{'-' if duration is None else duration:>6} ms")
         if what := step.what:
-            lines.append(f"    {'':<28} {_short(what, 100)}")
+            lines.append(f"    {'':<{width_status}} {_short(what, 100)}")
     error = run.errors[-1] if run.errors else None
     if error:
         lines.append(f"  error: {error.get('error_code')} at step {error.get('action_id')} ({error.get('stage')}): "
                      f"{error.get('message')}")
         for fc in error.get("failed_conditions") or []:
-            lines.append(f"    failed {fc['phase']}condition {fc['kind']} {_short(fc.get('args'))} "
+            phase = PHASES.get(fc.get("phase"), f"{fc.get('phase')} condition")
+            lines.append(f"    failed {phase} {fc.get('kind')} {_short(fc.get('args'))} "
                          f"observed {_short(fc.get('observed'))}")
         for key, value in (error.get("details") or {}).items():
             lines.append(f"    {key}: {_short(value)}")
@@ -87,9 +99,18 @@ def list_line(run_dir: Path) -> str:
     """``show --list``: one line per run from its manifest alone: status and error code, the plan, the folder."""
     manifest = read_manifest(run_dir)
     ident = plan_identity(manifest)
-    end = " ".join(str(v) for v in (manifest.get("status"), manifest.get("error_code")) if v) or "?"
+    status = "expected" if _expected(run_dir, manifest) else manifest.get("status")
+    end = " ".join(str(v) for v in (status, manifest.get("error_code")) if v) or "?"
     row = f"[{ident['row_id']}]" if "row_id" in ident else ""
     return f"{end:<26} {ident.get('file')}::{ident.get('name')}{row}  {run_dir}"
+
+
+def _expected(run_dir: Path, manifest: dict[str, Any]) -> bool:
+    """The run failed as its negative plan expects; the trace is read only for a plan that expects an error."""
+    plan = manifest.get("plan")
+    if manifest.get("status") != "failed" or not isinstance(plan, dict) or "expect" not in plan:
+        return False
+    return ended_as_expected(manifest, read_trace(run_dir / TRACE).errors)
 
 
 def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:
@@ -101,9 +122,12 @@ def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> lis
 def suggested_fix(run_dir: Path) -> str | None:
     """``<run>  step 'send' TARGET_NOT_FOUND: <top target> (score 0.77)`` for a failed run whose error has
     suggested targets, else None. A run whose manifest does not say failed is not read further."""
-    if read_manifest(run_dir).get("status") != "failed":
+    manifest = read_manifest(run_dir)
+    if manifest.get("status") != "failed":
         return None
     errors = read_trace(run_dir / TRACE).errors
+    if ended_as_expected(manifest, errors):  # a negative plan's expected error: nothing to fix
+        return None
     error = errors[-1] if errors else {}
     found = (error.get("details") or {}).get("suggestions")
     if not isinstance(found, list) or not found or not isinstance(found[0], dict) or "target" not in found[0]:

@@ -20,6 +20,7 @@ Django server outlives them all.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -151,7 +152,9 @@ def test_fix_verify_writes_one_patch_that_makes_the_stale_plans_pass(tmp_path: P
     assert "'a removed button' (plans/gone.actions.yaml)" in err and "gone.actions.yaml b/" not in patch
     assert patch.count("diff --git a/groups/login.steps.yaml") == 1
     assert patch.count("diff --git a/plans/view_site.actions.yaml") == 1  # two rows, one fix
-    assert "not verified" not in patch and patch.count("#   verified: ../verify-runs/round-") == len(CHANGED)
+    # each cites a round of this invocation's own folder (verify-runs/<UTC start>-<6 hex>/round-N)
+    cited = re.findall(r"^#   verified: \.\./verify-runs/(\d{8}T\d{6}Z-[0-9a-f]{6})/round-\d/", patch, re.M)
+    assert "not verified" not in patch and len(cited) == len(CHANGED) and len(set(cited)) == 1, patch
     subprocess.run(["git", "init", "-q"], cwd=root, check=True, timeout=30)
     subprocess.run(["git", "apply", "--check", "../fixes.patch"], cwd=root, check=True, timeout=30)
     subprocess.run(["git", "apply", "../fixes.patch"], cwd=root, check=True, timeout=30)

@@ -5,6 +5,7 @@ downloaded build, then a system Chromium (Debian's ``/usr/bin/chromium`` and
 the usual names on PATH). The launch flags keep Chromium from phoning home,
 which on a closed network otherwise means a stream of refused connections,
 and keep WebRTC from sending UDP around the allowlist proxy (channels.py).
+A headed launch with no display is refused in one line (:func:`display_problem`).
 No pytest here.
 """
 
@@ -12,8 +13,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Mapping
 
 from pytest_cometlocal.executor.browser.channels import WEBRTC_FLAGS
 from pytest_cometlocal.executor.errors import ChromiumNotFound
@@ -74,3 +76,30 @@ def find_chromium(playwright: Playwright, explicit: str | None = None) -> str | 
         "no Chromium found: run `playwright install chromium`, install a system Chromium "
         "(Debian: apt-get install chromium), or set --cometlocal-chromium / COMETLOCAL_CHROMIUM"
     )
+
+
+HEADED_HINT = ("a headed Chromium needs a display: set DISPLAY (an X server) or WAYLAND_DISPLAY, "
+               "run under xvfb-run, or run headless")
+# What Chromium (and Playwright's banner) say when a headed launch finds no display to open.
+NO_DISPLAY_MARKERS = ("Missing X server", "without having a XServer", "cannot open display")
+
+
+def display_problem(headless: bool, env: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
+    """Why a headed Chromium cannot start here, before launching it (None: it can, or it is headless).
+
+    On Linux a headed browser needs an X server or a Wayland compositor; with
+    neither variable set, Chromium exits at once and Playwright raises a
+    40-line error. macOS and Windows always have a display.
+    """
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if headless or not platform.startswith("linux") or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
+        return None
+    return f"{HEADED_HINT} (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+
+
+def launch_problem(headless: bool, message: str) -> str | None:
+    """The one line to say instead of Playwright's launch error, when it is a headed launch with no display."""
+    if headless or not any(marker in message for marker in NO_DISPLAY_MARKERS):
+        return None
+    return f"{HEADED_HINT} (Chromium found no display: {os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY') or 'none set'})"

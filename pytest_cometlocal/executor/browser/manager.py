@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.browser.channels import mark_flagged
-from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, find_chromium
+from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, display_problem, find_chromium, launch_problem
 from pytest_cometlocal.executor.browser.remote import RemoteTarget, connect_browser
-from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
+from pytest_cometlocal.executor.errors import BrowserLaunchFailed, RemoteBrowserUnavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -37,6 +37,7 @@ class BrowserManager:
         self.explicit_path = explicit_path
         self.remote = remote
         self._remote_failure: str | None = None
+        self._launch_failure: str | None = None  # a headed launch that found no display: not retried
         self.testid_attribute = testid_attribute
         # Playwright's sync API allows one instance per thread: a caller that already
         # has one (pytest-playwright's session `playwright`) passes it in, and it is
@@ -48,6 +49,7 @@ class BrowserManager:
         self.launches = 0
 
     def browser(self) -> Browser:
+        from playwright.sync_api import Error as PlaywrightError
         from playwright.sync_api import sync_playwright
 
         if self._browser is not None and self._browser.is_connected():
@@ -60,12 +62,22 @@ class BrowserManager:
                 self._playwright.selectors.set_test_id_attribute(self.testid_attribute)
         if self.remote is not None:
             return self._connect()
+        headless = bool(self.launch_kwargs.get("headless", True))
+        problem = self._launch_failure or display_problem(headless)
+        if problem:
+            raise BrowserLaunchFailed(problem)
         path = find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
         kwargs["args"] = LAUNCH_ARGS + list(kwargs.get("args") or [])
         if path:
             kwargs["executable_path"] = path
-        self._browser = self._playwright.chromium.launch(**kwargs)
+        try:
+            self._browser = self._playwright.chromium.launch(**kwargs)
+        except PlaywrightError as exc:
+            self._launch_failure = launch_problem(headless, str(exc))  # the same for every later caller
+            if self._launch_failure is None:
+                raise
+            raise BrowserLaunchFailed(self._launch_failure) from None
         if not any(str(arg).startswith("--webrtc-ip-handling-policy") for arg in self.launch_kwargs.get("args") or []):
             mark_flagged(self._browser)  # a user's own policy, later on the line, would win over ours
         self.launches += 1

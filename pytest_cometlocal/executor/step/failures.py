@@ -18,6 +18,7 @@ from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
+from pytest_cometlocal.contract.expectation import expect_record
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.policy import Policy
@@ -215,7 +216,7 @@ def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") 
     run = RunFolder.create(
         output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
         plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
-                   "doc_index": invalid.source.doc_index},
+                   "doc_index": invalid.source.doc_index, **expect_record(invalid.expect)},
         format_versions=(),  # no step of an invalid plan was validated: it uses no format for sure
     )
     journal = StepJournal(run.trace)
