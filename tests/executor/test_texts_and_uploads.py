@@ -1,0 +1,200 @@
+"""Text read as Playwright reads it, and uploads held to their requests, in a real Chromium.
+
+Pages served here reproduce what a Gradio file widget does: a file name drawn in
+two spans (also as flex children, blocks, nested inline elements, with extra
+whitespace and ``&nbsp;``); a transient ``Uploading 1 file... po-1234.txt`` row
+shown while the upload request is in flight, then replaced by the final row; an
+upload whose request fails; a widget that removes its file input once the file
+is sent. Each text condition reads an element's text as ``toContainText`` does
+(docs/executor.md, "Text"), a failure shows the text it read, and
+``upload_completed`` holds only once the page's requests for the file ended.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socketserver
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from pytest_cometlocal.executor.page.texts import SEEN_LIMIT
+from tests.support import opened
+
+pytestmark = pytest.mark.browser
+
+TEXTS = """<title>Texts</title>
+<div id="inline"><span>po-1234</span><span>.txt</span></div>
+<div id="flex" style="display: flex; gap: 8px"><span>po-1234</span><span>.txt</span></div>
+<div id="blocks"><span style="display: block">po-1234</span><span style="display: block">.txt</span></div>
+<div id="nested"><b>po-<i>1234</i></b><span>.<u>txt</u></span></div>
+<div id="spaced">
+    Invoice
+       <span>po-1234.txt</span>
+</div>
+<div id="nbsp">Total:&nbsp;42</div>
+<div id="hidden">Total <span style="display: none">(draft)</span>42</div>
+<div id="br">line one<br>line two</div>
+<div id="upper" style="text-transform: uppercase">Saved</div>
+<div id="script">Ready<script>var notText = "not text";</script><style>.x { color: red }</style></div>
+<input id="go" type="submit" value="Send now">
+<div id="soft">po&shy;1234&#8203;.txt</div>
+<div role="status" id="toast" style="display: flex"><span>po-1234</span><span>.txt</span>&nbsp;uploaded</div>
+"""
+
+SECRET = "Zebra-7731-qx"
+LONG = f"<title>Long</title><div id='long'>{('po-1234 ' + SECRET + ' ') * 200}</div>"
+
+# A file widget as Gradio draws one: the name in two spans, a transient row while the file is sent.
+# ``?mode=`` is passed on to the upload endpoint (hold, delay, fail); ``remove`` drops the input once sent.
+WIDGET = """<title>Upload</title>
+<label for="file">Upload file</label> <input id="file" type="file">
+<div id="files"></div>
+<script>
+const mode = new URLSearchParams(location.search).get("mode") || "delay";
+const input = document.getElementById("file"), files = document.getElementById("files");
+const name = (f) => { const dot = f.name.lastIndexOf(".");
+  return `<span class="stem">${f.name.slice(0, dot)}</span><span class="ext">${f.name.slice(dot)}</span>`; };
+input.addEventListener("change", async () => {
+  const f = input.files[0];
+  files.innerHTML = `<div class="row" style="display: flex">Uploading 1 file... ${name(f)}</div>`;
+  const body = new FormData(); body.append("files", f);
+  if (mode === "remove") input.remove();
+  const response = await fetch("/upload?mode=" + mode, {method: "POST", body});
+  files.innerHTML = response.ok
+    ? `<table><tr><td class="name" style="display: flex">${name(f)}</td><td>1 KB</td></tr></table><p id="done">Uploaded</p>`
+    : `<p id="done">Upload error</p>`;
+});
+</script>
+"""
+
+
+class UploadSite:
+    """The pages above and ``POST /upload``: ``hold`` answers only when released, ``delay`` after
+    0.8 s, ``fail`` with a 500, anything else at once. Each answered upload is counted."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.answered: list[str] = []
+        site = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                return
+
+            def _send(self, status: int, body: str, kind: str = "text/html; charset=utf-8") -> None:
+                data = body.encode()
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                page = {"/texts": TEXTS, "/widget": WIDGET, "/long": LONG}.get(self.path.split("?")[0])
+                self._send(200 if page else 404, page or "<title>Not found</title>")
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                mode = self.path.partition("mode=")[2]
+                if mode == "hold":
+                    site.release.wait(20)
+                elif mode == "delay":
+                    site.release.wait(0.8)
+                site.answered.append(mode)
+                self._send(500 if mode == "fail" else 200, '{"ok": true}', "application/json")
+
+        self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+
+@contextmanager
+def upload_site() -> Iterator[UploadSite]:
+    site = UploadSite()
+    try:
+        yield site
+    finally:
+        site.release.set()
+        site.server.shutdown()
+        site.server.server_close()
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[UploadSite]:
+    (tmp_path / "plans").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "plans" / "po-1234.txt").write_text("purchase order 1234\n")
+    with upload_site() as s:
+        yield s
+
+
+def failed(r, kind: str) -> list[dict]:
+    return [c.model_dump(mode="json") for c in r.error.failed_conditions if c.kind == kind]
+
+
+def text_condition(selector: str, text: str) -> str:
+    return f"{{kind: element_text_contains, args: {{target: {{type: css, selector: '{selector}'}}, text: {json.dumps(text)}}}}}"
+
+
+def assert_step(conditions: list[str], timeout_ms: int = 3000) -> str:
+    """An ``assert`` step named ``read`` with these postconditions, as plan text."""
+    return (f"- id: read\n  kind: assert\n  timeout_ms: {timeout_ms}\n  postconditions:\n"
+            + "".join(f"    - {c}\n" for c in conditions))
+
+
+# -- reading text ----------------------------------------------------------------
+
+# Each (element, text) holds: a name split over inline elements, flex children, blocks or nested
+# elements reads as one word; whitespace (newlines, runs, &nbsp;) is one space on both sides; hidden
+# text is read (textContent), <script>/<style> are not; a submit input reads as its value; soft
+# hyphens and zero-width spaces are dropped; CSS text-transform is not applied.
+HOLDS = [
+    ("#inline", "po-1234.txt"), ("#flex", "po-1234.txt"), ("#blocks", "po-1234.txt"), ("#nested", "po-1234.txt"),
+    ("#spaced", "Invoice po-1234.txt"), ("#spaced", "Invoice\n   po-1234.txt"), ("#nbsp", "Total: 42"),
+    ("#hidden", "(draft)"), ("#br", "line oneline two"), ("#upper", "Saved"), ("#script", "Ready"),
+    ("#go", "Send now"), ("#soft", "po1234.txt"),
+]
+
+
+def test_text_conditions_read_text_as_playwrights_to_contain_text(run, site):
+    conditions = [text_condition(sel, text) for sel, text in HOLDS]
+    r = run(opened(site.url + "/texts", assert_step([*conditions, "{kind: toast_contains, args: {text: po-1234.txt uploaded}}"])))
+    assert r.result.status == "passed", r.error and r.error.message
+
+
+# What a v1 plan read differently before (innerText): each does not hold now, and shows what it read.
+CHANGED = [
+    ("#hidden", "Total 42", "Total (draft)42"),  # hidden text is read
+    ("#br", "line one line two", "line oneline two"),  # <br> is no text
+    ("#upper", "SAVED", "Saved"),  # text-transform is not applied
+    ("#script", "not text", "Ready"),  # a script's source is no text
+]
+
+
+def test_a_text_that_reads_otherwise_now_fails_and_shows_what_was_read(run, site):
+    r = run(opened(site.url + "/texts", assert_step([text_condition(sel, text) for sel, text, _ in CHANGED], 400)))
+    assert r.code == "POSTCONDITION_FAILED", r.error and r.error.message
+    seen = [(c["args"]["target"]["selector"], c["observed"]) for c in failed(r, "element_text_contains")]
+    assert seen == [(sel, {"count": 1, "text": read}) for sel, _, read in CHANGED]
+
+
+def test_a_failed_text_condition_shows_the_text_masked_and_cut_at_2_kb(run, site):
+    r = run(opened(site.url + "/long", """\
+        - id: read
+          kind: assert
+          timeout_ms: 400
+          postconditions:
+            - {kind: element_text_contains, args: {target: {type: css, selector: "#long"}, text: "${secrets.tok} absent"}}
+        """, extra="secrets: {tok: {env: S_TOK}}\n"), env={"S_TOK": SECRET})
+    assert r.code == "POSTCONDITION_FAILED"
+    (cond,) = failed(r, "element_text_contains")
+    text = cond["observed"]["text"]
+    assert text.startswith("po-1234 *** po-1234") and text.endswith("\n... (truncated)") and SECRET not in text
+    assert 1800 < len(text.encode("utf-8")) <= SEEN_LIMIT
+    for name, data in r.files().items():
+        assert SECRET.encode() not in data, name
