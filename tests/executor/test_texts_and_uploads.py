@@ -198,3 +198,94 @@ def test_a_failed_text_condition_shows_the_text_masked_and_cut_at_2_kb(run, site
     assert 1800 < len(text.encode("utf-8")) <= SEEN_LIMIT
     for name, data in r.files().items():
         assert SECRET.encode() not in data, name
+
+
+# -- uploads ---------------------------------------------------------------------
+
+
+def upload_step(postconditions: list[str], timeout_ms: int = 3000) -> str:
+    return (f"- id: attach\n  kind: upload\n  timeout_ms: {timeout_ms}\n"
+            "  target: {type: label, text: Upload file, exact: true}\n  file_ref: po-1234.txt\n  postconditions:\n"
+            + "".join(f"    - {c}\n" for c in postconditions))
+
+
+UPLOADED = "{kind: upload_completed, args: {text: po-1234.txt}}"
+# Looked at once, right after the required conditions held: the final row must be there by then.
+FINAL_ROW = "{kind: element_text_contains, severity: warning, args: {target: {type: css, selector: '#files'}, text: Uploaded}}"
+
+
+def test_upload_completed_does_not_hold_while_the_upload_request_is_in_flight(run, site):
+    # The server never answers within the step: the transient row shows the name the whole time.
+    r = run(opened(site.url + "/widget?mode=hold", upload_step([UPLOADED], timeout_ms=1500)))
+    assert r.code == "UPLOAD_FAILED", r.error and r.error.message
+    (cond,) = failed(r, "upload_completed")
+    observed = cond["observed"]
+    assert observed["text"] == "Upload file Uploading 1 file... po-1234.txt"  # the name was there, split in two
+    assert observed["requests"] == [{"method": "POST", "url": site.url + "/upload?mode=hold", "state": "pending"}]
+    assert observed["problem"] == "1 of the upload's 1 request(s) still in flight"
+    assert site.answered == []
+
+
+def test_upload_completed_holds_once_the_upload_request_finished(run, site):
+    r = run(opened(site.url + "/widget?mode=delay", upload_step([UPLOADED, FINAL_ROW])))
+    assert r.result.status == "passed", r.error and r.error.message
+    assert site.answered == ["delay"]
+    # The warning looked once, when upload_completed held: the final row had replaced the transient one.
+    warned = [e["metadata"]["warnings"] for e in r.events if e["step_id"] == "attach" and "warnings" in e["metadata"]]
+    assert warned == []
+
+
+def test_upload_completed_does_not_hold_when_the_upload_request_fails(run, site):
+    r = run(opened(site.url + "/widget?mode=fail", upload_step([UPLOADED], timeout_ms=1500)))
+    assert r.code == "UPLOAD_FAILED", r.error and r.error.message
+    (cond,) = failed(r, "upload_completed")
+    assert cond["observed"]["requests"] == [
+        {"method": "POST", "url": site.url + "/upload?mode=fail", "state": "failed", "status": 500}]
+    assert cond["observed"]["problem"] == "1 of the upload's 1 request(s) failed"
+
+
+def test_a_failed_upload_text_shows_the_text_it_read(run, site):
+    r = run(opened(site.url + "/widget?mode=now", upload_step(["{kind: upload_completed, args: {text: po-9999.txt}}"],
+                                                               timeout_ms=1500)))
+    assert r.code == "UPLOAD_FAILED"
+    (cond,) = failed(r, "upload_completed")
+    assert cond["observed"]["text"] == "Upload file po-1234.txt1 KBUploaded"  # table cells, <p>: no spaces added
+    assert cond["observed"]["requests"][0]["state"] == "finished" and cond["observed"]["toasts"] == []
+
+
+def test_upload_completed_without_text_after_the_input_was_removed_says_the_target_matches_nothing(run, site):
+    r = run(opened(site.url + "/widget?mode=remove", upload_step(["{kind: upload_completed}"], timeout_ms=1500)))
+    assert r.code == "UPLOAD_FAILED", r.error and r.error.message
+    (cond,) = failed(r, "upload_completed")
+    assert cond["observed"]["count"] == 0 and cond["observed"]["problem"] == "the target now matches nothing"
+    assert "Timeout" not in str(r.error.model_dump(mode="json"))
+
+
+# Element conditions on the step's own target, which its action removed: a count, not a timeout.
+GONE = [
+    "{kind: element_text_contains, args: {text: x}}", "{kind: element_enabled}", "{kind: element_visible}",
+    "{kind: element_exists}", "{kind: element_attr_equals, args: {attr: id, value: file}}",
+    "{kind: element_value_equals, args: {value: x}}", "{kind: element_focused}",
+]
+
+
+def test_element_conditions_on_a_removed_step_target_say_it_matches_nothing(run, site):
+    r = run(opened(site.url + "/widget?mode=remove", upload_step(GONE, timeout_ms=1200)))
+    assert r.code == "POSTCONDITION_FAILED", r.error and r.error.message
+    observed = [c["observed"] for c in r.error.model_dump(mode="json")["failed_conditions"]]
+    assert observed == [{"count": 0, "problem": "the target now matches nothing"}] * len(GONE)
+
+
+# -- AUTH_FAILED names the signal that matched -------------------------------------
+
+
+@pytest.mark.parametrize(("secret", "said"), [
+    (None, "the page shows the text 'Upload error'"),
+    ("Upload error", "the page shows the text '***'"),  # a signal that is a secret's value is masked
+])
+def test_auth_failed_names_the_text_that_matched(run, site, secret, said):
+    extra = "auth_signals: {texts: [Upload error]}\n" + ("secrets: {tok: {env: S_TOK}}\n" if secret else "")
+    r = run(opened(site.url + "/widget?mode=fail", upload_step([UPLOADED], timeout_ms=1500), extra=extra),
+            env={"S_TOK": secret} if secret else None)
+    assert r.code == "AUTH_FAILED", r.error and r.error.message
+    assert r.error.message == f"authentication failed: {said}"

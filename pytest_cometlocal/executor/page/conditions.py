@@ -180,13 +180,15 @@ def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[boo
 def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]]) -> Evaluator:
     """An element condition: its element resolved first (exactly one), then ``check`` looks at it.
 
-    When the look fails or does not hold, the locator is counted again: an element the page
-    removed since (the step's own target after its action) is ``{count: 0, problem}``.
+    The step's own element (resolved before its action) is counted first, and any element again
+    when the look fails or does not hold: one the page removed since is ``{count: 0, problem}``.
     """
     def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         locator, found = _target_locator(ctx, cond.args.target)
         if locator is None:
             return False, found or {"count": 0}
+        if found == {} and (gone := matches_now(locator)) is not None:
+            return False, gone  # the step's element, resolved before its action: counted now, without a wait
         try:
             ok, observed = check(locator, cond.args, ctx)
         except Exception as exc:
