@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cometlocal.executor.page.texts import SEEN_LIMIT
+from pytest_cometlocal.executor.page.texts import SEEN_LIMIT, element_text, normalize
 from tests.support import opened
 
 pytestmark = pytest.mark.browser
@@ -44,6 +44,9 @@ TEXTS = """<title>Texts</title>
 <input id="go" type="submit" value="Send now">
 <div id="soft">po&shy;1234&#8203;.txt</div>
 <div role="status" id="toast" style="display: flex"><span>po-1234</span><span>.txt</span>&nbsp;uploaded</div>
+<table id="row"><tr><td>po-1234.txt</td><td>1 KB</td></tr></table>
+<div id="shadow"></div>
+<script>document.getElementById("shadow").attachShadow({mode: "open"}).innerHTML = "<b>po-1234</b>.txt";</script>
 """
 
 SECRET = "Zebra-7731-qx"
@@ -157,8 +160,26 @@ HOLDS = [
     ("#inline", "po-1234.txt"), ("#flex", "po-1234.txt"), ("#blocks", "po-1234.txt"), ("#nested", "po-1234.txt"),
     ("#spaced", "Invoice po-1234.txt"), ("#spaced", "Invoice\n   po-1234.txt"), ("#nbsp", "Total: 42"),
     ("#hidden", "(draft)"), ("#br", "line oneline two"), ("#upper", "Saved"), ("#script", "Ready"),
-    ("#go", "Send now"), ("#soft", "po1234.txt"),
+    ("#go", "Send now"), ("#soft", "po1234.txt"), ("#row", "po-1234.txt1 KB"), ("#shadow", "po-1234.txt"),
 ]
+ELEMENTS = sorted({sel for sel, _ in HOLDS} | {"#toast"})
+
+
+def test_the_reading_is_playwrights_own(chromium, site):
+    """Playwright's to_have_text is the oracle: it accepts, for each element, exactly the text read."""
+    from playwright.sync_api import expect
+
+    context = chromium.browser().new_context()
+    try:
+        page = context.new_page()
+        page.goto(site.url + "/texts")
+        for selector in ELEMENTS:
+            locator = page.locator(selector)
+            read = element_text(locator)
+            expect(locator).to_have_text(read, timeout=1000)
+            assert read == normalize(locator.evaluate("(e) => e.textContent")) or selector in ("#go", "#script", "#shadow")
+    finally:
+        context.close()
 
 
 def test_text_conditions_read_text_as_playwrights_to_contain_text(run, site):
