@@ -304,6 +304,7 @@ def test_auth_failed_wins_over_the_postcondition_it_causes(run):
     error = assert_typed_error(r, "AUTH_FAILED", "submit", "postcondition")
     assert error["details"]["auth_signal"]["type"] == "text"
     assert error["details"]["auth_signal"]["text"] == "Invalid credentials"
+    assert error["message"] == "authentication failed: the page shows the text 'Invalid credentials'"
 
 
 def test_auth_failed_on_http_401(run):
@@ -311,6 +312,7 @@ def test_auth_failed_on_http_401(run):
                  extra="auth_signals: {status: [401]}\n"))
     error = assert_typed_error(r, "AUTH_FAILED", "open", "postcondition")
     assert error["details"]["auth_signal"]["status"] == 401
+    assert error["message"] == f"authentication failed: status 401 for {error['details']['auth_signal']['url']}"
 
 
 def test_navigation_failed_on_refused_connection(run):

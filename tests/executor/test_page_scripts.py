@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.executor.browser.channels import page_script
-from pytest_cometlocal.executor.page import conditions, controls, dropdowns, locators, observation, screenshots
+from pytest_cometlocal.executor.page import conditions, controls, dropdowns, locators, observation, screenshots, texts
 from pytest_cometlocal.executor.suggest import suggester
 
 pytestmark = pytest.mark.browser
@@ -28,6 +28,8 @@ BUILT = {
     "COUNT_JS": locators._COUNT_JS,
     "HIT_TEST_JS": conditions.HIT_TEST_JS,
     "VISIBLE_TEXTS_JS": conditions.VISIBLE_TEXTS_JS,
+    "ELEMENT_TEXT_JS": texts.ELEMENT_TEXT_JS,
+    "SHOWN_TEXTS_JS": texts.SHOWN_TEXTS_JS,
     "caret off, then the fence": screenshots._CARET_OFF_JS + ";\n" + screenshots._FENCE_JS,
     "CARET_ON_JS": screenshots._CARET_ON_JS,
     "channel guard for an allowlist": page_script(["127.0.0.1", "*.example.com", 'a"b']),

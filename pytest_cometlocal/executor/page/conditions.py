@@ -4,6 +4,9 @@
 every non-warning condition holds or the step's ``timeout_ms`` runs out. There
 is no fixed sleep anywhere: the loop backs off from 20 ms to 200 ms between
 looks. What was observed (counts, texts, URLs) goes into the failed condition.
+Texts are read as Playwright's text assertions read them (page/texts.py); an
+element that vanished between its resolution and its look is reported as the
+count it has now, never as a raw Playwright timeout.
 """
 
 from __future__ import annotations
@@ -19,12 +22,17 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
-from pytest_cometlocal.executor.page.events import NetworkTracker
-from pytest_cometlocal.executor.page.locators import compile_target, pause, resolve_now
+from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
+from pytest_cometlocal.executor.page.locators import compile_target, matches_now, pause, resolve_now
+from pytest_cometlocal.executor.page.texts import clip_utf8, element_text, first_lines, normalize, seen, shown_texts
+from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
+
+__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "evaluate", "first_lines", "look",
+           "poll", "required_of"]
 
 # What covers an element's centre, if anything but the element (scripts/hit_test.js).
 HIT_TEST_JS = load_script(__package__, "hit_test.js")
@@ -40,7 +48,6 @@ ARIA_LOOK_MS = 10
 
 # The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
 ACTUAL_LIMIT = 20 * 1024
-TRUNCATED = "\n... (truncated)"
 
 
 @dataclass
@@ -57,6 +64,8 @@ class CheckContext:
     requested_url: str | None = None
     downloads: Callable[[], list[Download]] = lambda: []  # the step's downloads so far (they arrive late)
     network: NetworkTracker | None = None
+    # The requests with a body since the last upload action, and when it ended (page/upload_check.py).
+    upload_requests: Callable[[], tuple[list[SentRequest], float]] = lambda: ([], 0.0)
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
@@ -141,9 +150,9 @@ def _network_idle(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 
 
 def _toast_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    texts = ctx.page.evaluate(VISIBLE_TEXTS_JS, [ctx.toast_selector])
-    wanted = ctx.resolve_text(cond.args.text)
-    return any(wanted in t for t in texts), {"toasts": texts}
+    wanted = normalize(ctx.resolve_text(cond.args.text))
+    texts = shown_texts(ctx.page, ctx.toast_selector, None)["toasts"]
+    return any(wanted in t for t in texts), {"toasts": [seen(t, ctx.mask_text) for t in texts]}
 
 
 def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -169,17 +178,37 @@ def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[boo
 
 
 def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]]) -> Evaluator:
-    """An element condition: its element resolved first (exactly one), then ``check`` looks at it."""
+    """An element condition: its element resolved first (exactly one), then ``check`` looks at it.
+
+    The step's own element (resolved before its action) is counted first, and any element again
+    when the look fails or does not hold: one the page removed since is ``{count: 0, problem}``.
+    """
     def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-        locator, seen = _target_locator(ctx, cond.args.target)
+        locator, found = _target_locator(ctx, cond.args.target)
         if locator is None:
-            return False, seen or {"count": 0}
-        return check(locator, cond.args, ctx)
+            return False, found or {"count": 0}
+        if found == {} and (gone := matches_now(locator)) is not None:
+            return False, gone  # the step's element, resolved before its action: counted now, without a wait
+        try:
+            ok, observed = check(locator, cond.args, ctx)
+        except Exception as exc:
+            if _is_fatal(exc):
+                raise
+            gone = matches_now(locator)
+            if gone is None:
+                raise
+            return False, gone
+        if ok:
+            return ok, observed
+        gone = matches_now(locator)
+        return False, observed if gone is None else gone
     return evaluate_element
 
 
 def _exists(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    return True, {"count": 1}
+    """The step's resolved element too is counted now: the action may have removed it."""
+    count = locator.count()
+    return count == 1, {"count": count}
 
 
 def _visible(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
@@ -200,8 +229,9 @@ def _clickable(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, An
 
 
 def _text_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    content = locator.inner_text(timeout=1000)
-    return ctx.resolve_text(args.text) in content, {"count": 1, "text": content[:500]}
+    """As ``toContainText``: the element's text and the wanted text both normalized (page/texts.py)."""
+    content = element_text(locator)
+    return normalize(ctx.resolve_text(args.text)) in content, {"count": 1, "text": seen(content, ctx.mask_text)}
 
 
 def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
@@ -249,25 +279,14 @@ def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bo
         if _is_fatal(exc):
             raise
         return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
-    actual, truncated = clip_utf8(ctx.mask_text(locator.aria_snapshot(timeout=1000)), ACTUAL_LIMIT)
+    try:
+        snapshot = locator.aria_snapshot(timeout=1000)
+    except Exception as exc:
+        if _is_fatal(exc) or (gone := matches_now(locator)) is None:
+            raise
+        return False, gone
+    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
     return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
-
-
-def first_lines(text: str, limit: int) -> tuple[str, bool]:
-    """``text``'s whole lines that fit in ``limit`` UTF-8 bytes (a first line too long for it is cut
-    at a character); and whether anything was left out. The MCP server's aria view uses it too."""
-    data = text.encode("utf-8")
-    if len(data) <= limit:
-        return text, False
-    head = data[:limit].decode("utf-8", "ignore")
-    return (head[:head.rfind("\n") + 1] if "\n" in head else head), True
-
-
-def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
-    """``text`` cut to at most ``limit`` UTF-8 bytes, at the end of a line when it has several, and
-    marked as cut; and whether it was."""
-    head, cut = first_lines(text, limit - len(TRUNCATED.encode()))
-    return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
 
 
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -295,22 +314,15 @@ def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         locator.scroll_into_view_if_needed(timeout=1000)
         hit = locator.evaluate(HIT_TEST_JS, timeout=1000)
     except Exception as exc:
-        return False, {"error": type(exc).__name__}
+        if _is_fatal(exc):
+            raise
+        return False, matches_now(locator) or {"error": type(exc).__name__}
     return bool(hit.get("clear")), hit
 
 
 def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    wanted = cond.args.text
-    if wanted is not None:
-        wanted = ctx.resolve_text(wanted)
-        toasts = ctx.page.evaluate(VISIBLE_TEXTS_JS, [ctx.toast_selector])
-        body = ctx.page.inner_text("body", timeout=1000)
-        return any(wanted in t for t in toasts) or wanted in body, {"toasts": toasts}
-    locator, seen = _target_locator(ctx, cond.args.target)
-    if locator is None:
-        return False, seen
-    files = locator.evaluate("(el) => Array.from(el.files || []).map(f => f.name)", timeout=1000)
-    return bool(files), {"files": files}
+    """The upload's requests settled, then the text or the files (page/upload_check.py)."""
+    return upload_completed(cond, ctx, _target_locator)
 
 
 # One row per condition kind of the contract (contract/model/conditions.py).

@@ -47,6 +47,26 @@ class Marks:
     statuses: int = 0
     downloads: int = 0
     blocked: int = 0
+    sent: int = 0
+
+
+# Methods whose requests carry no body: they never carry a file (an upload's progress stream is one).
+BODILESS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass
+class SentRequest:
+    """A request with a body (a POST of a file, a form), followed until it ends: upload_completed waits for it."""
+
+    method: str
+    url: str
+    started: float = field(default_factory=time.monotonic)
+    ended: float | None = None
+    status: int | None = None  # the response's, once it came
+    failure: str | None = None  # Chromium's net:: error, when it failed
+
+    def failed(self) -> bool:
+        return self.failure is not None or (self.status is not None and self.status >= 400)
 
 
 @dataclass(frozen=True)
@@ -66,10 +86,13 @@ class PageEvents:
         self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
         self.content_types: dict[str, str] = {}  # navigations (downloads among them): url -> Content-Type
         self.downloads: list[Download] = []
+        self.sent: list[SentRequest] = []  # requests with a body, in the order they started
+        self._open: dict[Any, SentRequest] = {}  # Playwright's request -> its SentRequest, until it ends
+        self.upload: tuple[int, float] | None = None  # the last upload action: (len(sent) before it, when it ended)
         self.crashed = False
         self._blocked_reported = 0
         context.on("request", self._on_request)
-        context.on("requestfinished", self.network.ended)
+        context.on("requestfinished", self._on_request_finished)
         context.on("requestfailed", self._on_request_failed)
         context.on("response", self._on_response)
         self._attach(page)
@@ -77,7 +100,19 @@ class PageEvents:
 
     def mark(self) -> Marks:
         return Marks(len(self.requests), len(self.doc_statuses), len(self.downloads),
-                     len(self.guard.blocked) if self.guard else 0)
+                     len(self.guard.blocked) if self.guard else 0, len(self.sent))
+
+    def note_upload(self, sent_before: int) -> None:
+        """An upload action set its files: the requests with a body started since ``sent_before`` are its own."""
+        self.upload = (sent_before, time.monotonic())
+
+    def upload_requests(self, marks: Marks) -> tuple[list[SentRequest], float]:
+        """The requests with a body started since the run's last upload action (none yet: since ``marks``),
+        and when that action ended (else when the marks were taken, approximately: now)."""
+        if self.upload is None:
+            return self.sent[marks.sent:], 0.0
+        first, at = self.upload
+        return self.sent[first:], at
 
     def requests_since(self, marks: Marks) -> list[Request]:
         return self.requests[marks.requests:]
@@ -124,9 +159,23 @@ class PageEvents:
             # A popup's first navigation is issued before its frame exists.
             main = navigation
         self.requests.append(Request(request.url, navigation, main))
+        if request.method not in BODILESS:
+            sent = SentRequest(request.method, request.url)
+            self.sent.append(sent)
+            self._open[request] = sent
+
+    def _on_request_finished(self, request: PlaywrightRequest) -> None:
+        self.network.ended()
+        sent = self._open.pop(request, None)
+        if sent is not None:
+            sent.ended = time.monotonic()
 
     def _on_request_failed(self, request: PlaywrightRequest) -> None:
         self.network.ended()
+        sent = self._open.pop(request, None)
+        if sent is not None:
+            sent.ended = time.monotonic()
+            sent.failure = request.failure or "failed"
         failure = request.failure or ""
         if "ERR_INVALID_AUTH_CREDENTIALS" in failure and request.is_navigation_request():
             self.doc_statuses.append((request.url, 401))
@@ -134,6 +183,9 @@ class PageEvents:
     def _on_response(self, response: Response) -> None:
         try:
             request = response.request
+            sent = self._open.get(request)
+            if sent is not None:
+                sent.status = response.status
             if request.is_navigation_request():
                 # headers: what arrived with the response, no round trip to the browser.
                 self.content_types[response.url] = response.headers.get("content-type", "")

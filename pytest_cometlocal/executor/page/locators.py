@@ -287,3 +287,19 @@ def poll_until(page: Page, deadline: float, look: Callable[[], bool]) -> bool:
 def call_ms(deadline: float) -> float:
     """How long a Playwright call may take to end by ``deadline``; a last call still gets MIN_MATCH_BOUND_MS."""
     return max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000)
+
+
+def matches_now(locator: Locator) -> dict[str, Any] | None:
+    """What a condition that could not read its element finds now: None while the locator still
+    matches one element, else its count and a sentence (the element vanished, or it is ambiguous),
+    for ``observed`` instead of a raw Playwright timeout."""
+    try:
+        count = locator.count()
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        return None
+    if count == 1:
+        return None
+    return {"count": count, "problem": "the target now matches nothing" if count == 0
+            else f"the target now matches {count} elements"}

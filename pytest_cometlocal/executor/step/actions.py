@@ -163,7 +163,9 @@ class Actions:
 
     def _upload(self, attempt: StepAttempt) -> dict[str, Any]:
         paths = self.inspect_uploads(attempt)
+        sent_before = len(self.ctx.events.sent)  # the requests the page starts for the files follow
         self._locator(attempt).set_input_files(paths, timeout=attempt.spec.timeout_ms)
+        self.ctx.events.note_upload(sent_before)
         return {}
 
     def _scroll(self, attempt: StepAttempt) -> dict[str, Any]:

@@ -67,6 +67,7 @@ class StepContext:
             requested_url=attempt.requested_url,
             downloads=lambda: self.events.downloads_since(attempt.marks),
             network=self.events.network,
+            upload_requests=lambda: self.events.upload_requests(attempt.marks),
             resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
             mask_name=self.run.redactor.file_name,
             mask_text=self.run.redactor.text,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.allowlist import url_allowed, url_host
@@ -19,6 +19,14 @@ from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.page.watchdog import PROBE_MS, call
+
+
+# What each kind of auth signal says in AUTH_FAILED's message: the signal that matched (the failure masks secrets).
+AUTH_SIGNAL_SAYS: dict[str, Callable[[dict[str, Any]], str]] = {
+    "status": lambda s: f"status {s['status']} for {s['url']}",
+    "url_pattern": lambda s: f"the URL {s['url']} matches {s['pattern']!r}",
+    "text": lambda s: f"the page shows the text {s['text']!r}",
+}
 
 
 @dataclass
@@ -48,7 +56,7 @@ class Safety:
         signal = self.auth_signal(attempt)
         if signal is not None:
             raise self.failures.fail(attempt, ErrorCode.AUTH_FAILED, "postcondition",
-                                     f"authentication failed: {signal['type']}",
+                                     f"authentication failed: {AUTH_SIGNAL_SAYS[signal['type']](signal)}",
                                      details={"auth_signal": signal})
 
     def auth_signal(self, attempt: StepAttempt) -> dict[str, Any] | None:
