@@ -6,13 +6,12 @@ with ``settings(config)``.
 
 Option names are prefixed ``--cometlocal-`` so they never clash with
 pytest-playwright's (``--browser``, ``--headed``, ...). ``--base-url`` and the
-``base_url`` ini key belong to pytest-base-url when it is installed; only
-without it does this plugin register them itself, with the same meaning.
+``base_url`` ini key belong to whichever of pytest-base-url, pytest-playwright
+and this plugin registers them (``neighbours``); they mean the same in each.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,14 +25,11 @@ from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+from pytest_cometlocal.plugin.neighbours import pytest_base_url_loaded
 from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
-
-
-def _base_url_plugin_installed() -> bool:
-    return importlib.util.find_spec("pytest_base_url") is not None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -119,9 +115,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=list(DEFAULT_GLOBS))
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
-    if not _base_url_plugin_installed():
-        group.addoption("--base-url", metavar="URL", default=None, help="base URL for relative plan URLs")
-        parser.addini("base_url", "base URL for relative plan URLs", default=None)
 
 
 @dataclass(frozen=True)
@@ -186,14 +179,15 @@ class Settings:
 
 
 def _cli_base_url(config: pytest.Config) -> str | None:
-    """``--base-url`` as given on the command line (or COMETLOCAL_BASE_URL).
+    """``--base-url`` as given on the command line (or PYTEST_BASE_URL, else COMETLOCAL_BASE_URL).
 
     pytest-base-url copies the ini ``base_url`` into the option when none was
     given; that copy is the suite default, below a plan's own base_url, so it
     only counts as the command line when ``--base-url`` was really passed.
+    (pytest-playwright's and this plugin's own option make no such copy.)
     """
     value = config.getoption("base_url", None)
-    if value and _base_url_plugin_installed():
+    if value and pytest_base_url_loaded(config):
         passed = list(config.invocation_params.args) + os.environ.get("PYTEST_ADDOPTS", "").split()
         given = any(str(a) == "--base-url" or str(a).startswith("--base-url=") for a in passed)
         if not given and not os.environ.get("PYTEST_BASE_URL"):
