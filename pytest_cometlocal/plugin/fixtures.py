@@ -35,8 +35,7 @@ from pytest_cometlocal.executor.session import (
     open_run,
     started_from,
 )
-from pytest_cometlocal.plugin.options import settings
-from pytest_cometlocal.plugin.neighbours import pytest_playwright_loaded
+from pytest_cometlocal.plugin.options import pytest_playwright_loaded, settings
 from pytest_cometlocal.plugin.allure_report import AllureSteps, allure_active, label_item
 from pytest_cometlocal.plugin.pwtrace import PlaywrightTrace
 from pytest_cometlocal.plugin.report import failure_text, step_printer

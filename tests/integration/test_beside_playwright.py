@@ -2,7 +2,7 @@
 
 Who registers ``--base-url`` depends on what is installed: pytest-base-url,
 else pytest-playwright 0.10+ (after every plugin is loaded), else this plugin
-(plugin/neighbours.py). Two registrations end every pytest run before
+(plugin/options.py). Two registrations end every pytest run before
 collection, and the test extras install pytest-base-url, so only fresh venvs
 show the combinations users have: the newest pytest-playwright alone and with
 pytest-base-url, an old pytest-playwright (which requires pytest-base-url), and

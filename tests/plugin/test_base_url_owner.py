@@ -1,12 +1,12 @@
 """Who owns ``--base-url`` beside pytest-base-url and pytest-playwright, in any load order, and ``-n`` without
-pytest-xdist (plugin/neighbours.py). Fresh venvs with other combinations: tests/integration/test_beside_playwright.py.
+pytest-xdist (plugin/options.py). Fresh venvs with other combinations: tests/integration/test_beside_playwright.py.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.plugin.neighbours import _is_xdist_flag
+from pytest_cometlocal.plugin.options import _is_xdist_flag
 
 pytest.importorskip("pytest_playwright")
 pytest.importorskip("pytest_base_url")
