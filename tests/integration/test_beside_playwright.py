@@ -50,8 +50,8 @@ def _env(**extra: str) -> dict[str, str]:
 def _newest(package: str) -> str:
     """The newest release on the package index, or skip: this test needs a registry."""
     try:
-        found = subprocess.run([sys.executable, "-m", "pip", "index", "versions", package],
-                               capture_output=True, text=True, timeout=120, env=_env())
+        found = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "--retries", "2", "--timeout", "30",
+                                package], capture_output=True, text=True, timeout=120, env=_env())
     except subprocess.TimeoutExpired:
         pytest.skip(f"package registry did not answer for {package} within 120 s")
     match = re.search(rf"^{re.escape(package)} \(([^)]+)\)", found.stdout, re.M)
