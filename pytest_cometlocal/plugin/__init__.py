@@ -3,7 +3,9 @@
 It reads options (``options``), turns plan files into items (``collection``),
 provides the fixtures a plan item uses (``fixtures``) and turns executor
 outcomes into pytest outcomes (``outcome``, ``errors``), markers and report
-properties; ``hooks`` and ``interrupts`` hold the session-level hooks. Every
+properties; ``hooks`` and ``interrupts`` hold the session-level hooks.
+``options`` also settles who owns ``--base-url`` beside pytest-base-url and
+pytest-playwright, and says how to get pytest-xdist when ``-n`` has no owner. Every
 hook is imported here, so the entry point registers this package as one
 plugin. Contract rules live in ``contract/``; running (and the session's
 browser, ``executor.browser.manager.BrowserManager``) lives in ``executor/``.
@@ -25,7 +27,7 @@ from pytest_cometlocal.plugin.fixtures import (
 )
 from pytest_cometlocal.plugin.hooks import pytest_collection, pytest_configure, pytest_runtest_call, pytest_sessionfinish, pytest_terminal_summary
 from pytest_cometlocal.plugin.interrupts import pytest_sessionstart, pytest_unconfigure
-from pytest_cometlocal.plugin.options import pytest_addoption
+from pytest_cometlocal.plugin.options import pytest_addoption, pytest_load_initial_conftests
 
 __all__ = [
     "PlanFile",
@@ -46,6 +48,7 @@ __all__ = [
     "pytest_collection_modifyitems",
     "pytest_collection",
     "pytest_configure",
+    "pytest_load_initial_conftests",
     "pytest_runtest_call",
     "pytest_sessionfinish",
     "pytest_sessionstart",

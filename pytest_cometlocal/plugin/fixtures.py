@@ -35,7 +35,7 @@ from pytest_cometlocal.executor.session import (
     open_run,
     started_from,
 )
-from pytest_cometlocal.plugin.options import settings
+from pytest_cometlocal.plugin.options import pytest_playwright_loaded, settings
 from pytest_cometlocal.plugin.allure_report import AllureSteps, allure_active, label_item
 from pytest_cometlocal.plugin.pwtrace import PlaywrightTrace
 from pytest_cometlocal.plugin.report import failure_text, step_printer
@@ -57,7 +57,7 @@ def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pyt
                                cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
     opts = settings(pytestconfig)
     shared = None
-    if pytestconfig.pluginmanager.has_plugin("playwright"):  # pytest-playwright: share its Playwright
+    if pytest_playwright_loaded(pytestconfig):  # pytest-playwright: share its Playwright
         shared = request.getfixturevalue("playwright")
     manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute, playwright=shared,
                              remote=opts.remote)

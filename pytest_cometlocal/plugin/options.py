@@ -5,15 +5,26 @@ into ``Settings`` (``store_settings``), which the rest of the plugin gets
 with ``settings(config)``.
 
 Option names are prefixed ``--cometlocal-`` so they never clash with
-pytest-playwright's (``--browser``, ``--headed``, ...). ``--base-url`` and the
-``base_url`` ini key belong to pytest-base-url when it is installed; only
-without it does this plugin register them itself, with the same meaning.
+pytest-playwright's (``--browser``, ``--headed``, ...).
+
+``--base-url`` / ini ``base_url`` can come from three places: pytest-base-url
+(its ``pytest_addoption``), pytest-playwright 0.10+ (which adds them itself,
+after every plugin and initial conftest is loaded, when pytest-base-url is not
+in use) or this plugin. Two registrations of one option end every pytest run
+with ``ValueError: option dest 'base_url' already used``, so this plugin
+registers its own last of all (the outermost wrapper of
+``pytest_load_initial_conftests``, the last point before the command line is
+parsed) and only when nobody else did. Whoever owns it, plans read the same
+``config.option.base_url``. The same wrapper turns ``-n`` without pytest-xdist
+into a one-line hint instead of pytest's bare "unrecognized arguments".
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import sys
+from collections.abc import Generator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +42,6 @@ from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
-
-
-def _base_url_plugin_installed() -> bool:
-    return importlib.util.find_spec("pytest_base_url") is not None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -120,9 +127,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=list(DEFAULT_GLOBS))
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
-    if not _base_url_plugin_installed():
-        group.addoption("--base-url", metavar="URL", default=None, help="base URL for relative plan URLs")
-        parser.addini("base_url", "base URL for relative plan URLs", default=None)
+
+
+# The flags pytest-xdist adds; given without it, pytest only says "unrecognized arguments".
+_XDIST_FLAGS = ("-n", "--numprocesses", "--maxprocesses", "--dist")
+XDIST_HINT = "pip install 'pytest-cometlocal[xdist]' (or pytest-xdist)"
+
+
+def _loaded(config: pytest.Config, module_name: str) -> bool:
+    """The plugin module is registered, under its entry-point name or its module name (``-p module``)."""
+    module = sys.modules.get(module_name)
+    return module is not None and config.pluginmanager.is_registered(module)
+
+
+def pytest_base_url_loaded(config: pytest.Config) -> bool:
+    return _loaded(config, "pytest_base_url.plugin")
+
+
+def pytest_playwright_loaded(config: pytest.Config) -> bool:
+    """pytest-playwright is in use (its session ``playwright`` fixture is then the one to share)."""
+    return _loaded(config, "pytest_playwright.pytest_playwright")
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser,
+                                  args: list[str]) -> Generator[None, None, None]:
+    # tryfirst makes this the outermost wrapper: the code after ``yield`` runs after every other
+    # plugin's, pytest-playwright's own late --base-url included.
+    result = yield
+    if not hasattr(early_config.option, "base_url"):  # every registered option sets its default there
+        _own_base_url(parser)
+    _hint_missing_xdist(early_config, parser, args)
+    return result
+
+
+def _own_base_url(parser: pytest.Parser) -> None:
+    """``--base-url`` and ini ``base_url`` as pytest-base-url and pytest-playwright define them."""
+    parser.addini("base_url", "base URL for relative plan URLs", default=None)
+    parser.getgroup("cometlocal").addoption(
+        "--base-url",
+        metavar="URL",
+        default=os.environ.get("PYTEST_BASE_URL") or None,
+        help="base URL for relative plan URLs (default: PYTEST_BASE_URL)",
+    )
+
+
+def _hint_missing_xdist(config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """``-n 2`` that no plugin understands: say where pytest-xdist comes from, in one line."""
+    if getattr(config.known_args_namespace, "help", False):
+        return
+    _, unknown = parser.parse_known_and_unknown_args(args)
+    flags = [a for a in unknown if _is_xdist_flag(a)]
+    if not flags:
+        return
+    why = ("installed but not loaded (-p no:xdist or PYTEST_DISABLE_PLUGIN_AUTOLOAD?)"
+           if importlib.util.find_spec("xdist") else f"not installed: {XDIST_HINT}")
+    raise pytest.UsageError(f"{flags[0]} needs pytest-xdist, which is {why}")
+
+
+def _is_xdist_flag(arg: str) -> bool:
+    """``-n``, ``-n2``, ``-nauto``, ``--numprocesses=2``, ``--dist load``..."""
+    if arg.startswith("-n") and not arg.startswith("--"):
+        return arg[2:].lstrip("=").isalnum() or arg == "-n"
+    return any(arg == flag or arg.startswith(flag + "=") for flag in _XDIST_FLAGS if flag.startswith("--"))
 
 
 @dataclass(frozen=True)
@@ -187,14 +254,15 @@ class Settings:
 
 
 def _cli_base_url(config: pytest.Config) -> str | None:
-    """``--base-url`` as given on the command line (or COMETLOCAL_BASE_URL).
+    """``--base-url`` as given on the command line (or PYTEST_BASE_URL, else COMETLOCAL_BASE_URL).
 
     pytest-base-url copies the ini ``base_url`` into the option when none was
     given; that copy is the suite default, below a plan's own base_url, so it
     only counts as the command line when ``--base-url`` was really passed.
+    (pytest-playwright's and this plugin's own option make no such copy.)
     """
     value = config.getoption("base_url", None)
-    if value and _base_url_plugin_installed():
+    if value and pytest_base_url_loaded(config):
         passed = list(config.invocation_params.args) + os.environ.get("PYTEST_ADDOPTS", "").split()
         given = any(str(a) == "--base-url" or str(a).startswith("--base-url=") for a in passed)
         if not given and not os.environ.get("PYTEST_BASE_URL"):
