@@ -41,5 +41,5 @@ def pytest_terminal_summary(terminalreporter):
             shown.append(report.nodeid.split("::")[0])
     if shown:
         terminalreporter.write_line(
-            f"(expected: {', '.join(shown)} show{'s' if len(shown) == 1 else ''} a recovery on purpose: "
-            "the example plans tagged 'recovery'; README, 'Set up and run')")
+            f"(expected: {', '.join(shown)}, tagged 'recovery', show{'s' if len(shown) == 1 else ''} "
+            "a recovery on purpose; README, 'Set up and run')")

@@ -7,7 +7,7 @@
 #     which only the report-rendering tests use.
 # Run by scripts/test.sh, scripts/demo.sh and scripts/bench.sh; safe to run again.
 # Each stage says what it does, how long it usually takes the first time, and how
-# long it took: a first set-up downloads ~200 MB of wheels and packages.
+# long it took: a first set-up downloads about 300 MB (Python packages and a Chromium).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
