@@ -3,6 +3,7 @@ and one negative plan per canonical error code. (scripts/demo.sh runs it in Chro
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, CLICK_KEYS
@@ -100,3 +101,11 @@ def test_one_negative_example_per_v1_1_failure_path():
         if step is not None and V1_1_FAILURE_PATHS.get(step.kind) == expect.error_code:
             seen.add(step.kind)
     assert seen == set(V1_1_FAILURE_PATHS)
+
+
+def test_the_readme_names_the_demo_s_item_count():
+    """The README tells a newcomer how many items the demo runs and that they all pass: the count stays true."""
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    found = re.findall(r"example plans \((\d+) items\)|ends with `(\d+) passed`", readme)
+    said = {int(number) for pair in found for number in pair if number}
+    assert said == {len(list(_plans()))}
