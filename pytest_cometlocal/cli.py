@@ -171,10 +171,23 @@ def cmd_schema(args: argparse.Namespace) -> int:
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
     text = json.dumps(make(args.format_version), indent=2)
     if args.output:
-        Path(args.output).write_text(text + "\n", encoding="utf-8")
+        try:
+            _output_file(args.output).write_text(text + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{args.output}: cannot write the schema: {exc.strerror or exc}") from None
     else:
         print(text)
     return 0
+
+
+def _output_file(value: str) -> Path:
+    """An ``-o`` file in a folder that does not exist is a usage error before any work (fix --verify takes minutes)."""
+    path = Path(value)
+    if path.is_dir():
+        raise UsageError(f"{value}: a folder, not a file")
+    if not path.parent.is_dir():
+        raise UsageError(f"{value}: the folder {path.parent} does not exist")
+    return path
 
 
 def _run_folders(paths: Sequence[str]) -> list[Path]:
@@ -264,6 +277,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     from pytest_cometlocal.fixing.command import FixRequest, run_fix
     from pytest_cometlocal.fixing.verify import VerifyOptions
 
+    output = _output_file(args.output) if args.output else None
     runs = _run_folders(args.runs)
     root = Path(args.root or ".")
     if not root.is_dir():
@@ -276,7 +290,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
                          "argument, e.g. --pytest-arg=--cometlocal-config=ci.yaml or --pytest-arg=-pno:xdist")
     verify = VerifyOptions(root, Path(args.verify_output), args.timeout, args.dry_run, tuple(args.pytest_arg or ()),
                            tuple(runs)) if args.verify else None
-    return run_fix(FixRequest(runs, root, Path(args.output) if args.output else None, verify))
+    return run_fix(FixRequest(runs, root, output, verify))
 
 
 def cmd_import(args: argparse.Namespace) -> int:

@@ -118,3 +118,15 @@ def test_schema_format_versions(suite: Path) -> None:
     assert "ElementChecked" in new["$defs"] and "ElementChecked" not in old["$defs"]
     assert "element_checked" not in json.dumps(old)
     assert new["$id"] != old["$id"] and old["$id"].endswith("plan-format-v1.json")
+
+
+@pytest.mark.parametrize("command", [["schema"], ["fix", "runs"]])
+def test_an_output_file_that_cannot_be_written_is_a_usage_error(command: list[str], suite: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """`-o` into a missing folder, or onto a folder, is one line and exit 2 (no traceback), before fix reads a run."""
+    (suite / "runs").mkdir()
+    assert main([*command, "-o", "nodir/out.txt"]) == 2
+    assert capsys.readouterr().err == "cometlocal: error: nodir/out.txt: the folder nodir does not exist\n"
+    assert main([*command, "-o", "plans"]) == 2
+    assert capsys.readouterr().err == "cometlocal: error: plans: a folder, not a file\n"
+    assert not (suite / "nodir").exists()
