@@ -71,7 +71,6 @@ class Executor:
                  listeners: Iterable[Callable[[TraceEvent], None]] = (),
                  finishers: Iterable[Callable[[ExecutorError | None], list[EvidenceRef]]] = (),
                  storage: StorageStates | None = None):
-        self.page = page
         self.on_step = on_step  # told about every finished step (a reporter's hook)
         # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
         self.finishers = tuple(finishers)
@@ -92,6 +91,11 @@ class Executor:
         self.safety = Safety(ctx, self.failures)
         self.conditions = StepConditions(ctx, self.failures, self.safety)
         self.actions = Actions(ctx, self.failures, self.safety)
+
+    @property
+    def page(self) -> Page:
+        """The active page (v1.2: steps may open, switch to and close pages; ``ctx.pages`` holds them)."""
+        return self.ctx.page
 
     # -- the run -------------------------------------------------------------
 
@@ -386,6 +390,8 @@ class Executor:
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
         late = ctx.events.take_blocked()  # refused after action_executed: a page's late requests
+        if ctx.pages.ever_several:  # v1.2: the pages opened since (a v1 run never has a second)
+            journal.pages_opened(ctx.pages)
         journal.postconditions_checked(kind.post_phase, late)
         self._passed(attempt)
 

@@ -20,19 +20,27 @@ from pydantic import BeforeValidator, Field
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
+from pytest_cometlocal.contract.model.pages import Opens, PageSpec
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
     "press", "hover", "check", "uncheck", "drag", "scroll",  # v1.1
+    "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
-EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS
+# v1.2 additions (docs/plan-format.md, "v1.2"): its action kinds, step keys and condition kinds.
+V12_KINDS: frozenset[str] = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
+V12_STEP_KEYS: frozenset[str] = frozenset({"opens", "page"})
+V12_CONDITION_KINDS: frozenset[str] = frozenset({"page_count_equals"})
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
+# (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
+PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
 # What same-state revisits count (a step that changes, or may change, the page).
-SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS
-# Kinds whose target may be left out: press acts on what has focus, scroll on the page.
-TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
+SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | V12_KINDS
+# Kinds whose target may be left out: press acts on what has focus, scroll on the page (and v1.2's page kinds).
+TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 # wait_for and assert have no side effect to do again: retry_on never repeats them.
@@ -83,6 +91,9 @@ class ActionSpec(ContractModel):
     button: MouseButton | None = None
     click_count: Literal[1, 2, 3] | None = None
     modifiers: list[Modifier] | None = None
+    # v1.2 keys: ``opens`` on click and press (the action must open a new page), ``page`` on switch_page.
+    opens: Opens | None = None
+    page: PageSpec | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -128,15 +139,18 @@ def describe_step(step: ActionSpec) -> str:
     ``drag testid=a to testid=b``, ``scroll down in css=.grid``, ``click testid=go (right button)``."""
     target = describe_target(step.target) if step.target is not None else None
     if step.kind == "press":
-        return f"press {step.key}" + (f" on {target}" if target else "")
+        return f"press {step.key}" + (f" on {target}" if target else "") + (" (opens a page)" if step.opens else "")
     if step.kind == "drag":
         return f"drag {target} to {describe_target(step.to) if step.to is not None else '?'}"
     if step.kind == "scroll":
         return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
-    text = step.kind + (f" {target}" if target else "")
+    if step.kind == "switch_page" and step.page is not None:
+        return f"switch to {step.page.describe()}"
+    text = step.kind.replace("_", " ") if step.kind in PAGE_KINDS else step.kind + (f" {target}" if target else "")
     how = [f"{step.button} button"] if step.button not in (None, "left") else []
     how += [f"{step.click_count} clicks"] if step.click_count not in (None, 1) else []
     how += ["+".join(step.modifiers)] if step.modifiers else []
+    how += ["opens a page"] if step.opens else []
     return text + (f" ({', '.join(how)})" if how else "")
 
 

@@ -81,6 +81,10 @@ class AriaSnapshotArgs(ContractModel):
     snapshot: NonEmpty
 
 
+class PageCountArgs(ContractModel):  # v1.2
+    count: Annotated[int, Field(ge=0)]
+
+
 class _Condition(ContractModel):
     severity: Severity = "error"
 
@@ -185,11 +189,17 @@ class AriaSnapshotMatches(_Condition):  # v1.1
     args: AriaSnapshotArgs
 
 
+class PageCountEquals(_Condition):  # v1.2
+    kind: Literal["page_count_equals"]
+    args: PageCountArgs
+
+
 _CONDITION_MODELS = Union[
     UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
     ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
     DownloadStarted, UploadCompleted, ElementChecked, ElementFocused, AriaSnapshotMatches,
+    PageCountEquals,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 

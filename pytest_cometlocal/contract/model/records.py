@@ -152,7 +152,8 @@ MANDATORY_EVENTS: tuple[str, ...] = (
     "postconditions_checked", "assert_checked", "retry_scheduled", "backoff_applied",
     "recovery_started", "recovery_finished", "policy_halt", "evidence_captured", "error_raised",
 )
-EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished")
+# (v1.2) page_opened: a page a step opened (a popup, a new tab), its URL masked.
+EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished", "page_opened")
 
 EventType = Literal[MANDATORY_EVENTS + EXTENSION_EVENTS]  # type: ignore[valid-type]
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import (
-    CLICK_KEYS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, format_version,
+    CLICK_KEYS, PAGE_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, format_version,
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
@@ -190,6 +190,8 @@ _KEY_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "to": (frozenset({"drag"}), True),
     "direction": (frozenset({"scroll"}), False),
     **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
+    "opens": (frozenset({"click", "press"}), False),  # v1.2
+    "page": (frozenset({"switch_page"}), True),  # v1.2
 }
 
 
@@ -211,6 +213,13 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
             add(loc + ("key",), problem, "KEY")
     if step.modifiers is not None and len(set(step.modifiers)) < len(step.modifiers):
         add(loc + ("modifiers",), "a modifier is listed twice", "INPUTS")
+    if kind in PAGE_KINDS and step.target is not None:  # v1.2: they act on the run's pages
+        add(loc + ("target",), f"'{kind}' takes no target (it acts on the active page)", "INPUTS")
+    if step.page is not None and step.page.url_matches is not None:
+        try:
+            re.compile(step.page.url_matches)
+        except re.error as exc:
+            add(loc + ("page", "url_matches"), f"invalid regular expression: {exc}", "REGEX")
 
 
 def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:

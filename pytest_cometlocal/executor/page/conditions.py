@@ -23,6 +23,7 @@ from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
+from pytest_cometlocal.executor.page.pages import page_count_equals
 from pytest_cometlocal.executor.page.locators import compile_target, matches_now, pause, resolve_now
 from pytest_cometlocal.executor.page.texts import clip_utf8, element_text, first_lines, normalize, seen, shown_texts
 from pytest_cometlocal.executor.page.upload_check import upload_completed
@@ -347,6 +348,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
     "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
+    "page_count_equals": page_count_equals,  # v1.2
 }
 
 

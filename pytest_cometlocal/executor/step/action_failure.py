@@ -12,7 +12,8 @@ Order of the rules, first match wins:
 
 1. the page or the browser died -> BROWSER_CRASHED (never retried);
 2. the page stopped answering -> PAGE_UNRESPONSIVE (never retried);
-3. a ``navigate``: a timeout -> NAVIGATION_TIMEOUT, else NAVIGATION_FAILED with its net:: error;
+3. a ``navigate`` (or v1.2's ``go_back``, ``go_forward``, ``reload``): a timeout -> NAVIGATION_TIMEOUT,
+   else NAVIGATION_FAILED with its net:: error;
 4. an action done whose navigation never came -> NAVIGATION_TIMEOUT (not retried);
 5. another element intercepts the pointer -> OVERLAY_BLOCKING;
 6. an actionability check Playwright waited on, or a timeout -> PRECONDITION_FAILED naming the check;
@@ -103,6 +104,10 @@ def navigation_pending(text: str) -> bool:
     return bool(lines) and lines[-1].endswith("waiting for scheduled navigations to finish")
 
 
+# The kinds that are one navigation of the page: navigate, and v1.2's history moves and reload.
+NAVIGATING_KINDS = frozenset({"navigate", "go_back", "go_forward", "reload"})
+
+
 @dataclass(frozen=True)
 class ActionFacts:
     """What is known when an action raised."""
@@ -136,7 +141,7 @@ def classify_action(f: ActionFacts) -> Classified:
                           {"during": f.kind}, retryable=False, observe_after=False)
     if f.unresponsive is not None:
         return unresponsive(f.unresponsive)
-    if f.kind == "navigate":
+    if f.kind in NAVIGATING_KINDS:
         if f.timed_out:
             return Classified(ErrorCode.NAVIGATION_TIMEOUT, f"navigation did not finish within {f.timeout_ms} ms",
                               {"timeout_ms": f.timeout_ms, "wait_condition": "load", "url": f.url}, stop_loading=True)

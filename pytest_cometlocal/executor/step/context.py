@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.page.pages import Pages
 from pytest_cometlocal.executor.page.watchdog import PageWatch
 from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
@@ -29,11 +30,10 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class StepContext:
-    page: Page
+    pages: Pages  # the run's pages; every part works on the active one (``page``)
     run: RunFolder
     settings: ExecutorSettings
     events: PageEvents  # what the browser reported (requests, downloads, a crash)
-    watch: PageWatch  # probes a page that stopped answering, lets go of it
     observer: Observer  # the looks before and after each step
     policy: PolicyState  # the run's anti-loop counters
     retry: RetryRule
@@ -45,14 +45,25 @@ class StepContext:
         """The context of one executor: its page's events and watch, its observer, counters and journal."""
         events = PageEvents(page.context, page, guard)
         profile = profile_row(settings.profile)
+        pages = Pages(page)
         return cls(
-            page=page, run=run, settings=settings, events=events, watch=PageWatch(page, events),
-            observer=Observer(page, events, tuple(v for v in settings.secrets.values() if v), profile),
+            pages=pages, run=run, settings=settings, events=events,
+            observer=Observer(pages, events, tuple(v for v in settings.secrets.values() if v), profile),
             policy=PolicyState(settings.policy, pictures_optional=profile.decisive_pictures),
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
         )
+
+    @property
+    def page(self) -> Page:
+        """The active page (v1.2: a step may open, switch to or close pages; v1 has one)."""
+        return self.pages.active
+
+    @property
+    def watch(self) -> PageWatch:
+        """Probes the active page when it stops answering, lets go of it (its crash is in ``events``)."""
+        return PageWatch(self.pages.active, self.events)
 
     def check_context(self, attempt: StepAttempt) -> CheckContext:
         """What the conditions of ``attempt`` look at: checkpoints' polls, and scroll's loop between scrolls."""

@@ -41,6 +41,7 @@ ATTEMPT_ORDER = (
     "action_executed",
     "postconditions_warned",
     "download_failed",  # a download that could not be kept, when the step does not expect one
+    "page_opened",  # (v1.2) each page opened since the last step's: a popup, a new tab
     "postconditions_checked",  # or assert_checked
     "evidence_captured",
 )
@@ -202,6 +203,17 @@ class StepJournal:
 
     def action_executed(self, metadata: dict[str, Any]) -> None:
         self._step_event("action_executed", "action_executed", metadata=metadata)
+
+    def pages_opened(self, pages: Any) -> None:
+        """(v1.2) A page_opened event for each page opened since the last (``Pages.take_opened``); its URL is
+        masked with the rest of the line. Whether it became the active page (``opens: page``) is said."""
+        opened = pages.take_opened()
+        if not opened:
+            return
+        attempt = self._at("page_opened", again=True)
+        for page in opened:
+            self.trace.emit("page_opened", attempt.spec.id, metadata={
+                "page": pages.index(page), "url": page.url, "active": page is pages.active})
 
     def download_failed(self, problem: str) -> None:
         """A download that could not be kept, at a step that does not expect one: noted, not failed."""

@@ -27,6 +27,8 @@ from pytest_cometlocal.executor.step.budget import counted
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
+    from pytest_cometlocal.executor.page.pages import Pages
+
 
 
 @dataclass(frozen=True)
@@ -71,16 +73,27 @@ CARRIED = "as the previous observation: the page is unchanged since"
 
 
 class Observer:
-    def __init__(self, page: Page, events: PageEvents, secrets: tuple[str, ...],
+    def __init__(self, pages: Pages, events: PageEvents, secrets: tuple[str, ...],
                  profile: ProfileRow = PROFILE_ROWS["balanced"]):
-        self.page = page
+        self.pages = pages  # looks are always at the active page
         self.events = events
         self.secrets = secrets
         self.profile = profile
         self.last: Observation | None = None
         self.seen: set[str] = set()  # the DOM-derived keys counted steps of this run started from (fast)
         # The last step's "after" with the request and download counts when it was taken.
-        self._carry: tuple[Observation, int, int, float] | None = None
+        self._carry: tuple[Observation, int, int, float, Page] | None = None
+
+    @property
+    def page(self) -> Page:
+        return self.pages.active
+
+    def _named(self, observation: Observation) -> Observation:
+        """(v1.2) Once the run has several pages, the signature names the active page's index."""
+        extra = self.pages.signature_metadata()
+        if extra:
+            observation.signature.metadata.update(extra)
+        return observation
 
     def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None,
                 visit: bool = False, before: bool = False) -> Observation:
@@ -92,7 +105,7 @@ class Observer:
             observation = self._decisive(previous, full, seen, visit, before)
         else:
             observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen)
-        self.last = observation
+        self.last = self._named(observation)
         return observation
 
     def _decisive(self, previous: Observation | None, full: bool, seen: Look | None, visit: bool,
@@ -154,7 +167,7 @@ class Observer:
             if self.events.crashed:
                 raise Crashed("page crashed")
             ahead.metadata["screenshot_from"] = "previous_observation"
-            self.last = finish(ahead, previous.screenshot, None, previous.signature.algorithm_version)
+            self.last = self._named(finish(ahead, previous.screenshot, None, previous.signature.algorithm_version))
             return self.last, True
         seen = fresh() if fresh is not None and not self.events.crashed else None
         visit = counted(attempt.spec.kind, attempt.attempt == 1, attempt.recovery)
@@ -181,11 +194,11 @@ class Observer:
                 except BaseException:
                     pending.cancel()
                     raise
-            observation = self.last = stuck or pending.result()
+            observation = self.last = self._named(stuck or pending.result())
         else:
             observation = self.observe(full=self._full(attempt))
             counts = len(self.events.requests), len(self.events.downloads)
-        self._carry = (observation, *counts, time.monotonic())
+        self._carry = (observation, *counts, time.monotonic(), self.page)
         return observation, done
 
     def look_ahead(self) -> Look:
@@ -207,7 +220,9 @@ class Observer:
         carry, self._carry = self._carry, None
         if carry is None or self._full(attempt) or attempt.attempt > 1 or attempt.recovery:
             return None
-        observation, requests, downloads, taken = carry
+        observation, requests, downloads, taken, page = carry
+        if page is not self.page:  # the active page changed since (a popup that closed itself)
+            return None
         if requests != len(self.events.requests) or downloads != len(self.events.downloads):
             return None
         if time.monotonic() - taken > CARRY_MAX_AGE_S:
