@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
@@ -85,11 +85,24 @@ class _Mapper:
         if not call.chain:
             if call.action == "goto":
                 return self.navigate(call)
+            if call.action == "opens_page":
+                return self.opens_page()
+            page_step = PAGE_STEPS.get(call.action)
+            if page_step is not None:
+                return page_step(call)
             if call.action == "wait_for_timeout":
                 raise CannotMap("a fixed wait does not map: a plan never sleeps; each step waits for its target "
                                 "and its postconditions (add one where the page needs time)")
             raise CannotMap(f"page.{call.action}() does not map")
         return action_step(call)
+
+    def opens_page(self) -> None:
+        """(v1.2) The action just mapped waited for a popup (``expect_popup``): it takes ``opens: page``."""
+        step = self.out.steps[-1] if self.out.steps and self.last_mapped else None
+        if step is None or step["kind"] not in ("click", "press"):
+            raise CannotMap("expect_popup() maps around a click or a key press only (opens: page)")
+        step["opens"] = "page"
+        return None
 
     def check(self, call: Recorded) -> None:
         if call.action == "download_started" and not self.last_mapped:
@@ -102,6 +115,24 @@ class _Mapper:
         step = self.out.steps[-1]
         step.setdefault("_checks", []).append(condition)
         add_rationale(step, rationale)
+
+
+def _no_args(kind: str) -> Callable[[Recorded], dict[str, Any]]:
+    def step(call: Recorded) -> dict[str, Any]:
+        if call.args:
+            raise CannotMap(f"{call.action}() maps without arguments")
+        return {"kind": kind}
+    return step
+
+
+# (v1.2) A row per call on the page itself (and per step the reader adds as it follows the pages: codegen_pages.py).
+PAGE_STEPS: dict[str, Callable[[Recorded], dict[str, Any]]] = {
+    "go_back": _no_args("go_back"),
+    "go_forward": _no_args("go_forward"),
+    "reload": _no_args("reload"),
+    "switch_page": lambda call: {"kind": "switch_page", "page": {"index": call.args[0]}},
+    "close_page": lambda call: {"kind": "close_page"},
+}
 
 
 def map_calls(calls: list[Recorded | Unmapped], base_url: str | None = None) -> Mapped:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
+from pytest_cometlocal.planners.codegen_pages import PageBooks
 from pytest_cometlocal.planners.errors import NotAScript
 
 # Calls that open or close the browser, context or page: codegen's boilerplate.
@@ -90,6 +91,8 @@ class _Reader:
         self.text = text
         self.pages: set[str] = set()
         self.main_page: str | None = None
+        self.books = PageBooks()  # (v1.2) the open pages and the active one
+        self.popup_infos: set[str] = set()  # the names bound by a mapped ``expect_popup() as NAME``
         self.downloads: set[str] = set()  # the names bound by a mapped ``expect_download() as NAME``
         self.out: list[Recorded | Unmapped] = []
 
@@ -140,6 +143,8 @@ class _Reader:
                 continue
             if name == "expect_download" and len(stmt.items) == 1 and self.download_block(stmt, item):
                 return
+            if name == "expect_popup" and len(stmt.items) == 1 and self.popup_block(stmt, item):
+                return
             # expect_popup / expect_navigation / a download around several statements: no v1 step waits so.
             self.unmapped(stmt, f"'with {self.src(call)}' waits for an event a plan step cannot wait for; "
                                 "its body is imported, the wait is not")
@@ -163,6 +168,23 @@ class _Reader:
             self.downloads.add(item.optional_vars.id)
         return True
 
+    def popup_block(self, stmt: ast.With | ast.AsyncWith, item: ast.withitem) -> bool:
+        """(v1.2) ``with page.expect_popup() as p:`` around one action: that action with ``opens: page``."""
+        call = item.context_expr
+        on_page = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+            isinstance(call.func.value, ast.Name) and call.func.value.id in self.pages
+        if not on_page or len(stmt.body) != 1 or not isinstance(item.optional_vars, ast.Name):
+            return False
+        before = len(self.out)
+        self.block(stmt.body)
+        added = [r for r in self.out[before:] if isinstance(r, Recorded) and r.action != "switch_page"]
+        if len(added) != 1 or added[0].check:
+            del self.out[before:]
+            return False
+        self.out.append(Recorded(stmt.lineno, "opens_page", (), (), {}, source=self.src(call)))
+        self.popup_infos.add(item.optional_vars.id)
+        return True
+
     def assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         value = stmt.value
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
@@ -180,6 +202,10 @@ class _Reader:
         if isinstance(value, ast.Attribute) and value.attr == "value":
             if isinstance(value.value, ast.Name) and value.value.id in self.downloads:
                 return  # ``download = download_info.value``: the download step checks it
+            if isinstance(value.value, ast.Name) and value.value.id in self.popup_infos and len(names) == 1:
+                self.pages.add(names[0])  # ``page1 = page1_info.value``: the popup, active from now on
+                self.books.popup(names[0])
+                return
             self.unmapped(stmt, "a popup page or a download is not mapped (one page per plan in v1)")
             return
         self.unmapped(stmt, "an assignment is not a step")
@@ -188,6 +214,7 @@ class _Reader:
         self.pages.add(name)
         if self.main_page is None:
             self.main_page = name
+            self.books.first(name)
 
     # -- expressions --------------------------------------------------------
 
@@ -237,9 +264,20 @@ class _Reader:
         if root is None:
             self.unmapped(stmt, "not a call on the page")
             return
-        if root != self.main_page and root in self.pages:
-            self.unmapped(stmt, f"a call on a second page ({root}): one page per plan in v1")
+        if root in self.pages and not chain and not check and action == "close":
+            if root in self.books.open and len(self.books.open) > 1:  # a popup or tab it closes: close_page (v1.2)
+                switch = self.books.switch(root)
+                if switch is not None:
+                    self.out.append(Recorded(stmt.lineno, "switch_page", (), (switch,), {}, source=self.src(stmt)))
+                self.books.close(root)
+                self.out.append(Recorded(stmt.lineno, "close_page", (), (), {}, source=self.src(stmt)))
             return
+        if root in self.pages and root not in self.books.open:
+            self.unmapped(stmt, f"a call on {root}, which is not an open page of the plan")
+            return
+        switch = self.books.switch(root) if root in self.pages else None
+        if switch is not None:  # a call on another open page: switch to it first (v1.2)
+            self.out.append(Recorded(stmt.lineno, "switch_page", (), (switch,), {}, source=self.src(stmt)))
         if root not in self.pages:
             if not chain and action in _SETUP_CALLS:
                 return  # context.close(), browser.close()
@@ -258,7 +296,7 @@ class _Reader:
             return _literal(node)
         except _Literal:
             root, chain = self.chain(node)
-            if root is None or root != self.main_page or not chain:
+            if root is None or root != self.books.active or not chain:
                 raise
             return LocatorArg(tuple(chain))
 

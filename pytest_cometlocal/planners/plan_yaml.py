@@ -18,7 +18,7 @@ DEFAULTS: dict[str, Any] = {
     "preconditions": [{"kind": "host_in_allowlist"}],
     "postconditions": [{"kind": "host_in_allowlist"}],
 }
-_FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref")
+_FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref", "page")
 _FLOW_LIST_KEYS = ("modifiers",)  # a short list of words, on one line: modifiers: [Control, Shift]
 
 
