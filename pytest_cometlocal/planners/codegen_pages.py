@@ -3,7 +3,7 @@
 codegen names each page it records on: the first (``page``), and a popup it
 waited for (``with page.expect_popup() as page1_info:`` around a click, then
 ``page1 = page1_info.value``). The plan has one active page at a time; here
-the reader keeps the same books the executor keeps (executor/page/pages.py):
+the reader keeps the same books the executor keeps (executor/pages/pages.py):
 the open pages in the order they were opened, the active one, and each
 popup's opener, so that a call on another page than the active one becomes a
 ``switch_page`` step (by index) and ``page1.close()`` a ``close_page`` step

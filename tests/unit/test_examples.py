@@ -81,13 +81,32 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
                 assert expect.step is not None, f"{plan.name}: negative examples name the failing step"
     # PAGE_UNRESPONSIVE, the one extension a demo page can show (a handler that never returns);
     # a second TARGET_NOT_FOUND: the stale-target demo, whose failure suggests a target (issue 13);
-    # one per failure path v1.1 adds (see the next test).
+    # one per failure path v1.1 adds (see the next test); one per failure path of v1.2's pages.
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
-                                       "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values()])
+                                       "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
+                                       *V1_2_PAGES_FAILURE_PATHS.values()])
 
 
 # v1.1's failure paths (plan format v1.1): an invalid key, check on what is not checkable, a scroll to the end.
 V1_1_FAILURE_PATHS = {"KEY": "INVALID_ACTIONSPEC", "check": "PRECONDITION_FAILED", "scroll": "POSTCONDITION_FAILED"}
+
+
+# v1.2's page failure paths: no history, switch_page matching no page, opens: page opening none.
+V1_2_PAGES_FAILURE_PATHS = {"go_back": "PRECONDITION_FAILED", "switch_page": "TARGET_NOT_FOUND",
+                            "opens": "POSTCONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v1_2_pages_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        expect = plan.plan.expect if isinstance(plan, ValidPlan) else None
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None) \
+            if isinstance(plan, ValidPlan) else None
+        if step is not None:
+            path = "opens" if step.opens else step.kind
+            if V1_2_PAGES_FAILURE_PATHS.get(path) == expect.error_code:
+                seen.add(path)
+    assert seen == set(V1_2_PAGES_FAILURE_PATHS)
 
 
 def test_one_negative_example_per_v1_1_failure_path():

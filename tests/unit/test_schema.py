@@ -8,7 +8,8 @@ from typing import Any, Iterator
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, ActionSpec
+from pytest_cometlocal.contract.model.actionspec import (
+    ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, ActionSpec)
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.plan import PLAN_KEYS
 from pytest_cometlocal.contract.model.schema import plan_json_schema
@@ -72,7 +73,7 @@ def test_plan_is_closed(schema):
 def test_action_spec_is_closed(schema):
     action = schema["$defs"]["ActionSpec"]
     assert action["additionalProperties"] is False
-    assert set(action["properties"]) == set(ActionSpec.model_fields)
+    assert set(action["properties"]) == set(ActionSpec.model_fields) - V12_STEP_KEYS  # v1.2's: its own schema
 
 
 def test_action_spec_requires_only_id_and_kind(schema):
@@ -102,7 +103,7 @@ V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert
 
 def test_all_action_kinds(schema):
     kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
-    assert kinds == list(ACTION_KINDS)
+    assert kinds == [k for k in ACTION_KINDS if k not in V12_KINDS]  # v1.2's kinds: its own schema
     assert kinds == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
     assert plan_json_schema("v1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"] == V1_KINDS
 
@@ -124,7 +125,7 @@ def test_all_target_types(schema):
 @pytest.mark.parametrize("version", ["v1", "v1.1"])
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
-    expected = set(CONDITION_KINDS)
+    expected = set(CONDITION_KINDS) - V12_CONDITION_KINDS  # v1.2's: its own schema
     assert len(expected) == 20
     if version == "v1":
         expected -= {"element_checked", "element_focused", "aria_snapshot_matches"}

@@ -12,6 +12,7 @@ import pytest
 
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
+from pytest_cometlocal.contract.model.actionspec import V12_CONDITION_KINDS
 from tests.support import col_of, line_of, only, only_problems, only_valid, plan
 
 
@@ -213,7 +214,7 @@ VALID_CONDITIONS = [
     ("element_focused", None, "click"),
     ("element_focused", "{target: {type: label, text: Search, exact: true}}", "click"),
     ("aria_snapshot_matches", "{snapshot: '- heading \"Products\"'}", "click"),
-    ("aria_snapshot_matches", "{snapshot: '- button /Save \\d+/', target: {type: testid, id: form}}", "click"),
+    ("aria_snapshot_matches", "{snapshot: '- button /Save \\d+/', target: {type: testid, id: form}}", "click"),    ("page_count_equals", "{count: 2}", "click"),  # v1.2
 ]
 
 
@@ -245,9 +246,9 @@ def test_valid_condition(validate, kind, args, step_kind, phase):
 
 def test_every_condition_kind_is_covered():
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS)
-    assert len(C.CONDITION_KINDS) == 20
-    # v1's 17 kinds, and the three v1.1 adds.
-    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS) == 17
+    assert len(C.CONDITION_KINDS) == 21
+    # v1's 17 kinds, the three v1.1 adds, and v1.2's page_count_equals.
+    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}
 
 

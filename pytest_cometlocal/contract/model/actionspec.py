@@ -20,8 +20,7 @@ from pydantic import BeforeValidator, Field
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
-from pytest_cometlocal.contract.model.pages import Opens, PageSpec
-from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
+from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",

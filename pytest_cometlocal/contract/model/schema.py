@@ -18,7 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS
+from pytest_cometlocal.contract.model.actionspec import (
+    ACTION_KINDS, DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS, V12_KINDS, V12_STEP_KEYS)
 from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
 
 FormatVersion = Literal["v1", "v1.1"]
@@ -38,6 +39,8 @@ TITLES = {
 }
 # The $defs only v1.1 has: its condition kinds and their args.
 _EXTENSION_DEFS = frozenset({"ElementChecked", "ElementFocused", "AriaSnapshotMatches", "CheckedArgs", "AriaSnapshotArgs"})
+# The $defs of v1.2's pages (their kinds, step keys and condition); v1 and v1.1 leave them out.
+_V12_PAGE_DEFS = frozenset({"PageSpec", "PageCountEquals", "PageCountArgs"})
 
 
 def plan_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
@@ -67,26 +70,29 @@ def _schema(model: type[BaseModel], kind: str, format_version: FormatVersion) ->
             f"One step (ActionSpec {format_version}). criticality, timeout_ms, preconditions and postconditions "
             "may come from the plan's `defaults`."
         )
+    if format_version in ("v1", "v1.1"):
+        schema = _without(schema, set(ACTION_KINDS) - V12_KINDS, V12_STEP_KEYS, _V12_PAGE_DEFS)
     if format_version == "v1":
-        schema = _without_extension(schema)
+        schema = _without(schema, V1_KINDS, EXTENSION_KEYS, _EXTENSION_DEFS)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = SCHEMA_IDS[(kind, format_version)]
     schema["title"] = TITLES[kind].format(version=format_version)
     return schema
 
 
-def _without_extension(schema: dict[str, Any]) -> dict[str, Any]:
-    """The v1 schema: v1.1's kinds, step keys and condition kinds taken out."""
+def _without(schema: dict[str, Any], kinds: Any, keys: Any, def_names: Any) -> dict[str, Any]:
+    """An older schema: only ``kinds`` kept, the step ``keys`` and the $defs ``def_names`` (and every
+    reference to them) taken out."""
     defs = schema.get("$defs", {})
     action = defs.get("ActionSpec")
     if action is not None:
         kind = action["properties"]["kind"]
-        kind["enum"] = [k for k in kind["enum"] if k in V1_KINDS]
-        for key in EXTENSION_KEYS:
+        kind["enum"] = [k for k in kind["enum"] if k in kinds]
+        for key in keys:
             action["properties"].pop(key, None)
-    for name in _EXTENSION_DEFS:
+    for name in def_names:
         defs.pop(name, None)
-    refs = {f"#/$defs/{name}" for name in _EXTENSION_DEFS}
+    refs = {f"#/$defs/{name}" for name in def_names}
 
     def prune(node: Any) -> None:
         if isinstance(node, dict):

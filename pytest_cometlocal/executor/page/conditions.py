@@ -23,7 +23,6 @@ from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
-from pytest_cometlocal.executor.page.pages import page_count_equals
 from pytest_cometlocal.executor.page.locators import compile_target, matches_now, pause, resolve_now
 from pytest_cometlocal.executor.page.texts import clip_utf8, element_text, first_lines, normalize, seen, shown_texts
 from pytest_cometlocal.executor.page.upload_check import upload_completed
@@ -326,6 +325,12 @@ def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, A
     return upload_completed(cond, ctx, _target_locator)
 
 
+def _page_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """(v1.2) The run's context has ``count`` open pages; seen: their number and URLs, masked."""
+    pages = ctx.page.context.pages
+    return len(pages) == cond.args.count, {"count": len(pages), "urls": [ctx.mask_text(p.url) for p in pages]}
+
+
 # One row per condition kind of the contract (contract/model/conditions.py).
 EVALUATORS: dict[str, Evaluator] = {
     "url_is": _url_is,
@@ -348,7 +353,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
     "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
-    "page_count_equals": page_count_equals,  # v1.2
+    "page_count_equals": _page_count_equals,  # v1.2
 }
 
 

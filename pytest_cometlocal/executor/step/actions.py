@@ -1,5 +1,5 @@
 """A step's one side effect: navigate, click, fill, select, upload (and v1.1's press, hover, check,
-uncheck, drag; v1.2's page actions, in page_actions.py); and the downloads it caused.
+uncheck, drag; v1.2's page actions, in pages/actions.py); and the downloads it caused.
 
 One row of ``ACTIONS`` per action kind of the contract: its side effect, and
 what the step's flow does for it (resolve its element, make its URL
@@ -39,7 +39,7 @@ from pytest_cometlocal.executor.errors import (
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
-from pytest_cometlocal.executor.step import page_actions
+from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_until
@@ -363,7 +363,7 @@ ACTIONS: dict[str, ActionKind] = {
     "assert": ActionKind(Actions._none, post_phase="assert"),
     "stop": ActionKind(Actions._none, ends_run=True),
     "scroll": ActionKind(Actions._scroll, resolves_target=True),  # v1.1; its target is optional
-    # v1.2: the run's pages (step/page_actions.py); no target, the active page.
+    # v1.2: the run's pages (pages/actions.py); no target, the active page.
     "go_back": ActionKind(page_actions.go_back),
     "go_forward": ActionKind(page_actions.go_forward),
     "reload": ActionKind(page_actions.reload),

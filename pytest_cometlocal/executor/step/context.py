@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
-from pytest_cometlocal.executor.page.pages import Pages
+from pytest_cometlocal.executor.pages.pages import Pages
 from pytest_cometlocal.executor.page.watchdog import PageWatch
 from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder

@@ -41,7 +41,7 @@ ATTEMPT_ORDER = (
     "action_executed",
     "postconditions_warned",
     "download_failed",  # a download that could not be kept, when the step does not expect one
-    "page_opened",  # (v1.2) each page opened since the last step's: a popup, a new tab
+    "pages_opened",  # (v1.2) page_opened events: each page opened since the last report (a popup, a new tab)
     "postconditions_checked",  # or assert_checked
     "evidence_captured",
 )
@@ -210,7 +210,7 @@ class StepJournal:
         opened = pages.take_opened()
         if not opened:
             return
-        attempt = self._at("page_opened", again=True)
+        attempt = self._at("pages_opened", again=True)
         for page in opened:
             self.trace.emit("page_opened", attempt.spec.id, metadata={
                 "page": pages.index(page), "url": page.url, "active": page is pages.active})

@@ -27,7 +27,7 @@ from pytest_cometlocal.executor.step.budget import counted
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_cometlocal.executor.page.pages import Pages
+    from pytest_cometlocal.executor.pages.pages import Pages
 
 
 

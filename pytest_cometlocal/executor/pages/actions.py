@@ -1,7 +1,7 @@
 """(v1.2) The actions on the run's pages: history, reload, switch and close, and ``opens: page``.
 
-Each kind is a row of ``actions.ACTIONS``; each function here is one row's
-side effect, made on the active page (``page/pages.py``).
+Each kind is a row of ``step/actions.py``'s ``ACTIONS``; each function here is one
+row's side effect, made on the active page (``pages.py``).
 
 Whether there is history in a direction is asked of the page before moving
 (``HISTORY_JS``): the Navigation API's ``canGoBack``/``canGoForward`` is a
@@ -28,17 +28,16 @@ from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.executor.errors import is_timeout
 from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_cometlocal.executor.step.actions import Actions
+# ``actions``: the step room's Actions (its ctx, its failures); not imported here, the step room imports this one.
+Actions = Any
 
-# What the page knows of its session history: the Navigation API's directions (null without it), and its length.
-HISTORY_JS = """() => {
-  const nav = globalThis.navigation;
-  return {back: nav ? nav.canGoBack : null, forward: nav ? nav.canGoForward : null, length: history.length};
-}"""
+# What the page knows of its session history (scripts/history.js).
+HISTORY_JS = load_script(__package__, "history.js")
 
 # How often switch_page looks again at the open pages while none (or several) match.
 SWITCH_POLL_MS = 100

@@ -1,5 +1,7 @@
 """(v1.2) The run's pages and the active one: the one place that says which page a step works on.
 
+``StepContext`` (step/context.py) holds one ``Pages`` per run.
+
 Every part of a step (observations, conditions, actions, evidence, the
 watchdog) reads ``StepContext.page``, which is ``Pages.active``; nothing else
 holds a page of its own. The open pages are Playwright's ``context.pages``
@@ -119,9 +121,3 @@ def _title(page: Page) -> str:
     except Exception:
         return ""
 
-
-def page_count_equals(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
-    """(v1.2) The ``page_count_equals`` row of ``conditions.EVALUATORS``: the run's context has ``count`` open
-    pages; what was seen is their number and URLs, masked."""
-    pages = ctx.page.context.pages
-    return len(pages) == cond.args.count, {"count": len(pages), "urls": [ctx.mask_text(p.url) for p in pages]}
