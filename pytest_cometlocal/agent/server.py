@@ -36,7 +36,7 @@ INSTRUCTIONS = (
     "(id, kind, target, value, ...); criticality, timeout_ms and the host_in_allowlist conditions are filled in. "
     "Give secrets as ${secrets.NAME}. save_plan writes the steps that passed as a plan file pytest runs."
 )
-# Every kind a proposal may have, with the keys that only it takes (plan format v1.1; docs/plan-format.md).
+# Every kind a proposal may have, with the keys that only it takes (plan format v1.2; docs/plan-format.md).
 PROPOSE_DESCRIPTION = (
     "Validate one step (plan file keys) and run it; returns ok, the typed error when not ok, and the page after. "
     "kind: navigate (target {type: url, url}), click, fill (value), select (value), upload (file_ref), wait_for, "
@@ -44,7 +44,10 @@ PROPOSE_DESCRIPTION = (
     "without one the key goes to what has focus), hover, check, uncheck, drag (to: a target), scroll "
     "(direction: down, up, right or left; target optional: the page). click also takes button (left, right, "
     "middle), click_count (1, 2 or 3) and modifiers (Alt, Control, ControlOrMeta, Meta, Shift). Conditions "
-    "(v1.1) include element_checked, element_focused and aria_snapshot_matches."
+    "(v1.1) include element_checked, element_focused and aria_snapshot_matches. (v1.2) Pages: go_back, "
+    "go_forward, reload, close_page (no target), switch_page (page: {index: N} | {url_matches: REGEX} | "
+    "{title_contains: TEXT}); click and press take opens: page when they open a popup or tab, which becomes "
+    "the active page; condition page_count_equals (count)."
 )
 
 
