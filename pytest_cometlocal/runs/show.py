@@ -115,7 +115,8 @@ def _expected(run_dir: Path, manifest: dict[str, Any]) -> bool:
 
 def suggested_lines(errors: Iterable[dict[str, Any]], indent: str = "  ") -> list[str]:
     """The "suggested targets:" block of the last error that got suggestion work (none without one)."""
-    error = next((e for e in reversed(tuple(errors)) if "suggestions" in (e.get("details") or {})), None)
+    error = next((e for e in reversed(tuple(errors))
+                  if {"suggestions", "page_suggestions"} & set(e.get("details") or {})), None)  # pages: v1.2
     return suggestion_lines((error or {}).get("details"), indent)
 
 

@@ -93,6 +93,9 @@ def test_switch_page_none_or_several_is_typed_and_lists_the_pages_masked(run):
 """, extra="policy: {same_state_revisits: 3}\n"))  # three steps start from /tabs
     assert (r.code, r.error.action_id, r.error.details["count_observed"]) == ("TARGET_NOT_UNIQUE", "to_help", 2)
     assert [p["index"] for p in r.error.details["pages_seen"]] == [0, 1, 2]
+    # Suggested pages, one naming each open page alone: the two tabs share URL and title, so by index.
+    assert [p["page"] for p in r.error.details["page_suggestions"]] == [
+        {"url_matches": "/tabs$"}, {"index": 1}, {"index": 2}]
 
 
 def test_opens_page_with_no_new_page_is_postcondition_failed_page_opened(run):

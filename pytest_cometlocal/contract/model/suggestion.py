@@ -29,6 +29,15 @@ class Suggestion(TypedDict):
     rationale: NotRequired[str]  # an nth target's metadata.target_rationale (rule U3)
 
 
+def _page_lines(suggestions: list[Any], indent: str) -> list[str]:
+    """(v1.2) One ``page:`` line per open page of the run, each naming that page alone."""
+    lines = [indent + "suggested pages:", f"{indent}  # never applied: paste one into the switch_page step, in place of its page"]
+    for s in suggestions:
+        if isinstance(s, Mapping) and "page" in s:
+            lines.append(f"{indent}  page: {flow_yaml(s['page'])}  # {_one_line(s.get('matched', ''))}")
+    return lines
+
+
 def fix_command(*paths: Any) -> str:
     """The command that turns the suggested targets of these runs into one reviewable patch (``cometlocal fix``):
     written the same way under a failure, in the terminal summary and by ``cometlocal show``."""
@@ -46,7 +55,10 @@ def _one_line(text: Any) -> str:
 
 
 def suggestion_lines(details: Mapping[str, Any] | None, indent: str = "  ") -> list[str]:
-    """The "suggested targets:" block of a failure's text; none when the failure got no suggestion work."""
+    """The "suggested targets:" block of a failure's text; none when the failure got no suggestion work.
+    (v1.2) A ``switch_page`` that found no page, or several, gets a "suggested pages:" block instead."""
+    if details and isinstance(details.get("page_suggestions"), list):
+        return _page_lines(details["page_suggestions"], indent)
     if not details or not isinstance(details.get("suggestions"), list):
         return []
     suggestions = details["suggestions"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import time
+from urllib.parse import urlsplit
 from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -104,11 +105,30 @@ def switch_page(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
             attempt, code, "precondition",
             f"switch_page: {len(found)} open pages match {want.describe()}; requires exactly 1",
             details={"which": "page", "page": want.model_dump(exclude_none=True), "count_observed": len(found),
-                     "pages_seen": ctx.pages.describe(ctx.run.redactor.text)})
+                     "pages_seen": ctx.pages.describe(ctx.run.redactor.text),
+                     "page_suggestions": page_suggestions(ctx.pages.open)})
     page = found[0]
     ctx.pages.activate(page)
     page.bring_to_front()
     return {"page": ctx.pages.index(page)}
+
+
+def page_suggestions(pages: list[Page]) -> list[dict[str, Any]]:
+    """A ``page`` for each open page that names it alone, never applied: its URL's path (a regex anchored at
+    the end), else its title, else its index; with what it matched (``page N: URL``)."""
+    titles = [_title(p) for p in pages]
+    out = []
+    for i, page in enumerate(pages):
+        parts = urlsplit(page.url)
+        pattern = re.escape(parts.path or "/") + "$" if parts.scheme in ("http", "https") else None
+        if pattern and sum(1 for p in pages if re.search(pattern, p.url)) == 1:
+            spec: dict[str, Any] = {"url_matches": pattern}
+        elif titles[i] and sum(1 for t in titles if titles[i] in t) == 1:
+            spec = {"title_contains": titles[i]}
+        else:
+            spec = {"index": i}
+        out.append({"page": spec, "matched": f"page {i}: {page.url}"})
+    return out
 
 
 def _page_matcher(want: Any, resolve: Callable[[str], str]) -> Callable[[int, Page], bool]:
