@@ -98,6 +98,12 @@ def test_switch_page_none_or_several_is_typed_and_lists_the_pages_masked(run):
         {"url_matches": "/tabs$"}, {"index": 1}, {"index": 2}]
 
 
+def test_close_page_refuses_to_close_the_runs_only_page(run):
+    r = run(opened("/chapters/1", "- {id: close, kind: close_page}\n"))
+    assert (r.code, r.error.action_id, [fc.kind for fc in r.error.failed_conditions]) == (
+        "PRECONDITION_FAILED", "close", ["another_page_open"])
+
+
 def test_opens_page_with_no_new_page_is_postcondition_failed_page_opened(run):
     r = run(example("negative/pages_opens_nothing.actions.yaml"))
     assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "no_popup", "postcondition")

@@ -149,8 +149,15 @@ def _title(page: Page) -> str:
 
 
 def close_page(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
-    """Close the active page; its opener (else the first open page) becomes active."""
+    """Close the active page; its opener (else the first open page) becomes active. The run's last open page is
+    not closed: nothing would be left to act on or to observe (PRECONDITION_FAILED, ``another_page_open``)."""
     pages = actions.ctx.pages
+    if len(pages.open) < 2:
+        failed = FailedCondition(kind="another_page_open", args={}, phase="pre",
+                                 observed={"open_pages": len(pages.open), "url": actions.ctx.page.url})
+        raise actions.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "precondition",
+                                    "close_page: the active page is the run's only open page",
+                                    failed_conditions=[failed], retryable=False)
     closed = pages.index()
     now = pages.close_active()
     return {"closed_page": closed, "page": pages.index(now)}
