@@ -32,6 +32,8 @@ from pytest_cometlocal.contract.load.interpolation import interpolate
 from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, load_documents
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
+from pytest_cometlocal.contract.validate.internal import internal_problem
+from pytest_cometlocal.contract.model.problems import Mark
 from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import STATE_NAME, Expect
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, Row, ValidationContext, file_stem, raw_tags, usable_name
@@ -65,11 +67,13 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
     """The items of a plan file's bytes; an InvalidPlan for a file that does not parse or holds no plan."""
     try:
         docs = load_documents(data, file, positions=False)
-    except YamlError:
+    except Exception:
         try:  # loaded again with every position, so the problem is located exactly
             load_documents(data, file, positions=True)
         except YamlError as exc:
             return [InvalidPlan.unparsable(file, exc.problem)]
+        except Exception as exc:  # the last line of defence (contract/validate/internal.py)
+            return [InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))]
         raise  # pragma: no cover - the quick load never fails where the full one passes
     if not docs:
         return [InvalidPlan.no_plan(file)]
@@ -78,7 +82,12 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
     multi = len(docs) > 1
     for doc in docs:
         fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
-        for outline in _document(doc, ctx, file, fallback):
+        try:
+            found = _document(doc, ctx, file, fallback)
+        except Exception:  # one item; validating it when it runs reports the problem (INTERNAL at worst)
+            found = [PlanOutline(fallback, doc.index, None, getattr(doc.value, "mark", doc.mark).line,
+                                 (), None, None, ())]
+        for outline in found:
             if first_doc.setdefault(outline.name, doc.index) != doc.index:
                 # UNIQUE_NAME, as validation names it: the item fails with that problem when it runs.
                 outline = replace(outline, name=f"{outline.name}@doc{doc.index + 1}")
