@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import (
-    CLICK_KEYS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, format_version,
+    CLICK_KEYS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
@@ -311,7 +311,8 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     for i, code in enumerate(plan.policy.retry_on):
         if code in NOT_RECOVERABLE:
             add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
-    for where, problem in regex_problems(plan, (), skip=(ActionSpec,)):  # steps: check_step's
+    # Steps (defaults merged into them) are check_step's.
+    for where, problem in regex_problems(plan, (), skip=(ActionSpec, StepDefaults)):
         add(where, problem, "REGEX")
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")

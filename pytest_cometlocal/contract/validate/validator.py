@@ -99,7 +99,7 @@ class _PlanValidation:
     def blocks(self) -> None:
         """``vars``, ``secrets`` (their environment variables set) and ``defaults``: well formed."""
         raw, col = self.tree, self.col
-        malformed = False  # vars or secrets unusable: interpolating with them would only mislead
+        malformed = False  # vars, secrets or defaults unusable: the stages after would only mislead
         if "vars" in raw:
             try:
                 self.vars = _VARS.validate_python(raw["vars"], strict=True)
@@ -130,6 +130,7 @@ class _PlanValidation:
             except ValidationError as exc:
                 col.add_pydantic(exc, ("defaults",))
                 self.defaults = None
+                malformed = True  # its steps would only be told the keys it failed to give
         if malformed:
             raise _Stopped
 
