@@ -112,7 +112,7 @@ def _csv_table(spec: str, col: ProblemCollector, plan_dir: Path) -> list[dict[st
                 return None
             table.append(dict(row))
     except csv.Error as exc:  # a field over csv.field_size_limit(), a bad quote...
-        col.add(LOC, f"{spec}, line {reader.line_num}: {exc}", "PARAMETRIZE")
+        col.add(LOC, f"{spec}, line {reader.line_num + 1}: {exc}", "PARAMETRIZE")  # the line it was reading
         return None
     if not table:
         col.add(LOC, f"{spec} has no data rows", "PARAMETRIZE")
