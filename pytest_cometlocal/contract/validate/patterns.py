@@ -20,6 +20,7 @@ from typing import Any, Iterator
 
 from pydantic import BaseModel
 
+from pytest_cometlocal.contract.errors import PatternError
 from pytest_cometlocal.contract.model.conditions import DownloadArgs, PatternArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals
 from pytest_cometlocal.contract.model.problems import Loc
@@ -35,10 +36,6 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     DownloadArgs: ("filename",),     # download_started
     AuthSignals: ("url_pattern",),   # auth_signals
 }
-
-
-class PatternError(ValueError):
-    """A plan's pattern cannot be used: its message says why, in one line."""
 
 
 def _nesting(pattern: str) -> int:
