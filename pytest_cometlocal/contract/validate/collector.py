@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 from pytest_cometlocal.contract.validate.locate import locate
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import STEP_PATH
@@ -94,8 +95,6 @@ def close_hint(given: str, options: list[str], target_type: bool = False) -> str
 
 def _type_hint(node: Any) -> str:
     """For a target without ``type``: the key that looks like the type it meant (``{dropdown: X}``)."""
-    from pytest_cometlocal.contract.model.targets import TARGET_TYPES
-
     for key in node if isinstance(node, dict) else ():
         if key in TARGET_TYPES:
             return f"; did you mean {{type: {key}, ...}}?"
