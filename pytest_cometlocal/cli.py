@@ -2,8 +2,8 @@
 
 No command starts a browser, except ``fix --verify``, which reruns plans under pytest.
 
-Exit codes: 0 all valid, 1 some plan invalid, 2 usage error (bad arguments,
-missing path, nothing to validate). verify, show and diff take run folders or
+Exit codes of validate (``VALIDATE_EXIT_CODES``, also in ``cometlocal validate --help``): 0 all
+valid, 1 some plan invalid, 2 usage error (bad arguments, missing path, nothing to validate). verify, show and diff take run folders or
 output folders, several at once (the shards of one CI run).
 """
 
@@ -23,6 +23,8 @@ from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
+from pytest_cometlocal.contract.validate.internal import internal_problem
+from pytest_cometlocal.contract.model.problems import Mark
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
 from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
@@ -30,6 +32,13 @@ from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
 # verify/show (run folders) and schema import what they need when they run:
 # every start of the command pays for what it imports, and validate, the
 # command run most, needs none of it.
+
+
+VALIDATE_EXIT_CODES = (
+    "exit codes: 0 every plan is valid (or invalid as its expect: asks); 1 some plan is invalid, "
+    "an INTERNAL problem included; 2 usage error (bad arguments, a missing path, no plan file found), "
+    "printed on standard error"
+)
 
 
 class UsageError(CometLocalError):
@@ -113,7 +122,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         summary = f"{total} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
         if expected_count:
             summary += f", {expected_count} invalid as expected"
-        print(summary, file=sys.stderr if invalid_count else sys.stdout)
+        print(summary)  # where the problems go: one stream holds the whole report
     return 1 if invalid_count else 0
 
 
@@ -133,7 +142,12 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
         if ctx is None:
             ctx = contexts[real.parent] = ValidationContext(root=root, plan_path=real,
                                                             suite_config=configs.for_plan(real))
-        for result in validate_path(path, ctx, shown=_shown(path, real, cwd)):
+        shown = _shown(path, real, cwd)
+        try:
+            results = validate_path(path, ctx, shown=shown)
+        except Exception as exc:  # the last line of defence: this file is one invalid plan, the others go on
+            results = [InvalidPlan.unparsable(shown, internal_problem(shown, Mark(1, 1), exc, "reading this file"))]
+        for result in results:
             entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):
                 entry["valid"] = False
@@ -320,7 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cometlocal", description="Browser action plans for pytest.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    v = sub.add_parser("validate", help="validate plan files or folders (no browser)")
+    v = sub.add_parser("validate", help="validate plan files or folders (no browser)",
+                       description="Validate plan files, or the plan files under folders, without a browser. "
+                                   "Every problem is one line, file:line:col key.path: message [RULE], on "
+                                   "standard output, followed by the summary line (docs/validation-rules.md).",
+                       epilog=VALIDATE_EXIT_CODES)
     v.add_argument("paths", nargs="+", help="plan files or folders to search")
     v.add_argument("--root", help="folder that confines uploads_root (default: the rootdir `pytest PATHS` would use here)")
     v.add_argument("--base-url", help="the base URL a run would get from pytest's --base-url (reported with --format json)")

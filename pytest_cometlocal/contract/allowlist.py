@@ -34,7 +34,10 @@ def host_allowed(host: str, allowlist: tuple[str, ...] | list[str]) -> bool:
 
 def url_allowed(url: str, allowlist: tuple[str, ...] | list[str]) -> bool:
     """Non-network URLs (about:, data:, blob:) are always allowed: they leave no host."""
-    scheme = urlsplit(url).scheme.lower()
+    try:
+        scheme = urlsplit(url).scheme.lower()
+    except ValueError:  # a URL urllib cannot read has no host to allow
+        return False
     if scheme not in ("http", "https", "ws", "wss"):
         return True
     return host_allowed(url_host(url), allowlist)

@@ -12,6 +12,7 @@ those). The whole tree::
     ├── InterpolationError          (ValueError) a reference that cannot be resolved
     ├── ConfinementError            (ValueError) a path that would leave its root
     ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
+    ├── PatternError                (ValueError) a plan's regex that cannot be compiled within the limits
     │   executor/errors.py: running a plan
     ├── ExecutorFailure             carries a complete ExecutorError
     ├── Crashed                     the page or the browser died
@@ -59,7 +60,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.problems import Problem
 
-__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "RootdirError", "YamlError"]
+__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "PatternError", "RootdirError", "YamlError"]
 
 
 class CometLocalError(Exception):
@@ -84,3 +85,7 @@ class ConfinementError(ValueError, CometLocalError):
 
 class RootdirError(ValueError, CometLocalError):
     """A configuration file on the rootdir search that pytest would refuse too; the message names it."""
+
+
+class PatternError(ValueError, CometLocalError):
+    """A plan's regular expression cannot be compiled within the limits (contract/validate/patterns.py)."""

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -32,6 +32,7 @@ from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, reso
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+from pytest_cometlocal.contract.validate.urls import split_url
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (
@@ -411,15 +412,18 @@ class Executor:
 
     def _absolute(self, attempt: StepAttempt, url: str) -> str:
         url = resolve_secrets(url, self.settings.secrets)
-        if urlsplit(url).scheme:
+        parts = split_url(url)  # validated, but a secret's value can still break it (never shown)
+        if not isinstance(parts, str) and parts.scheme:
             return url
-        if not self.settings.base_url:
+        if isinstance(parts, str) or not self.settings.base_url:
+            why = ("cannot be read as a URL once its secrets are filled in" if isinstance(parts, str) else
+                   "needs a base URL: --base-url, the plan's base_url, ini base_url or a cometlocal_base_url fixture")
             raise self.failures.fail(
                 attempt, ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
-                f"relative URL {attempt.spec.target.url!r} needs a base URL: --base-url, the plan's base_url, "
-                "ini base_url or a cometlocal_base_url fixture",
+                f"{'URL' if isinstance(parts, str) else 'relative URL'} {attempt.spec.target.url!r} {why}",
                 details={"violated_rules": ["URL"], "validation_errors": [
-                    {"key_path": "target.url", "message": "relative URL without a base URL", "rule": "URL"}]},
+                    {"key_path": "target.url", "message": "unreadable URL" if isinstance(parts, str)
+                     else "relative URL without a base URL", "rule": "URL"}]},
                 retryable=False,
             )
         return urljoin(self.settings.base_url, url)

@@ -31,6 +31,7 @@ from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
+from pytest_cometlocal.contract.validate.internal import internal_problem
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
@@ -94,7 +95,11 @@ class PlanFile(pytest.File):
         except YamlError as exc:
             entries: list[PlanOutline | InvalidPlan] = [InvalidPlan.unparsable(self.shown, exc.problem)]
         else:
-            entries = outline_text(self.data, self.context, self.shown)
+            try:
+                entries = outline_text(self.data, self.context, self.shown)
+            except Exception as exc:  # never a collection error: that would interrupt the whole session
+                entries = [InvalidPlan.unparsable(self.shown, internal_problem(self.shown, Mark(1, 1), exc,
+                                                                               "reading this file"))]
         registered = self.config.stash.setdefault(_TAGS_KEY, set())
         for entry in entries:
             for tag in entry.tags:

@@ -43,7 +43,7 @@ def test_invalid_plan_exits_1_and_prints_located_problems(suite: Path, capsys: p
     line = VALID_PLAN.splitlines().index("    kind: click") + 1
     assert f"plans/b.actions.yaml:{line}:11 steps[1].kind: 'clack' is not one of the" in out.out
     assert "[SCHEMA]" in out.out
-    assert "2 plans in 2 files: 1 valid, 1 invalid" in out.err
+    assert "2 plans in 2 files: 1 valid, 1 invalid" in out.out  # the summary follows the problems
 
 
 def test_syntax_error_is_reported_not_raised(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:

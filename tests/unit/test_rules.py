@@ -413,7 +413,7 @@ REGEXES = [
           postconditions:
             - kind: url_matches
               args: {pattern: "/dash(board"}
-    """), "REGEX", "steps[0].postconditions[0].args", "{pattern",
+    """), "REGEX", "steps[0].postconditions[0].args.pattern", '"/dash(board"',
          "invalid regular expression: missing ), unterminated subpattern at position 5"),
     case("download-filename", plan("""\
         - id: go
@@ -422,7 +422,7 @@ REGEXES = [
           postconditions:
             - kind: download_started
               args: {filename: "[a-"}
-    """), "REGEX", "steps[0].postconditions[0].args", "{filename",
+    """), "REGEX", "steps[0].postconditions[0].args.filename", '"[a-"',
          "invalid regular expression: unterminated character set at position 0"),
     case("auth-signals", VALID_PLAN + 'auth_signals: {url_pattern: "(login", status: [401]}\n',
          "REGEX", "auth_signals.url_pattern", '"(login"', "invalid regular expression: missing ), unterminated subpattern at position 0"),
@@ -724,11 +724,11 @@ def test_merged_default_regex_error_points_at_defaults(validate):
     text = plan(GO + '- {id: go2, kind: click, target: {type: css, selector: "#go2"}}\n',
                 postconditions='[{kind: url_matches, args: {pattern: "(x"}}]')
     inv = only_problems(validate(text))
-    line, col = mark_at(text, '{pattern: "(x"}')
+    line, col = mark_at(text, '"(x"')
     message = "invalid regular expression: missing ), unterminated subpattern at position 0"
     assert [(p.rule, p.key_path, p.mark.line, p.mark.col, p.message) for p in inv.problems] == [
-        ("REGEX", "steps[0].postconditions[0].args", line, col, message),
-        ("REGEX", "steps[1].postconditions[0].args", line, col, message),
+        ("REGEX", "steps[0].postconditions[0].args.pattern", line, col, message),
+        ("REGEX", "steps[1].postconditions[0].args.pattern", line, col, message),
     ]
 
 

@@ -201,7 +201,7 @@ def test_v11_steps_and_conditions_that_are_valid(validate, step: str):
 
 @pytest.mark.parametrize("snapshot, message", [
     ("heading", "an aria snapshot is a YAML list of '- role \\\"name\\\"' entries"),
-    ("- [a", "the aria snapshot is not valid YAML: while parsing a flow sequence"),
+    ("- [a", "the aria snapshot is not valid YAML: while parsing a flow sequence; did not find expected ',' or ']'"),
 ])
 def test_an_aria_snapshot_that_is_no_template_is_refused(validate, snapshot: str, message: str):
     text = plan(f'- {{id: act, kind: assert, postconditions: [{{kind: aria_snapshot_matches, args: {{snapshot: "{snapshot}"}}}}]}}\n')

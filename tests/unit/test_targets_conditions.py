@@ -137,14 +137,16 @@ def test_unknown_target_type_lists_expected_types(validate):
     text = target_step('{type: csss, selector: "#a"}')
     inv = only_problems(validate(text))
     only(inv, "SCHEMA", "steps[0].target", line_of(text, "target:"))
-    assert inv.problems[0].message == "unknown target type 'csss'; expected one of: " + ", ".join(map(repr, T.TARGET_TYPES))
+    assert inv.problems[0].message == ("unknown target type 'csss'; did you mean 'css'?; expected one of: "
+                                       + ", ".join(map(repr, T.TARGET_TYPES)))
 
 
 def test_unknown_target_type_in_frame_inner(validate):
     text = target_step('{type: frame, selector: "#f", inner: {type: button}}')
     inv = only_problems(validate(text))
     only(inv, "SCHEMA", "steps[0].target.inner", line_of(text, "target:"), col_of(text, "{type: button}"),
-         "unknown target type 'button'; expected one of: " + ", ".join(map(repr, T.TARGET_TYPES)))
+         "unknown target type 'button'; did you mean role (role: button)?; expected one of: "
+         + ", ".join(map(repr, T.TARGET_TYPES)))
 
 
 def test_unknown_aria_role_gives_close_matches(validate):
@@ -342,7 +344,8 @@ def test_unknown_condition_kind(validate):
     text = condition_step("{kind: url_iss, args: {url: /x}}")
     inv = only_problems(validate(text))
     only(inv, "SCHEMA", "steps[0].postconditions[0]", line_of(text, "url_iss"))
-    assert inv.problems[0].message == "unknown kind 'url_iss'; expected one of: " + ", ".join(map(repr, C.CONDITION_KINDS))
+    assert inv.problems[0].message == ("unknown kind 'url_iss'; did you mean 'url_is'?; expected one of: "
+                                       + ", ".join(map(repr, C.CONDITION_KINDS)))
 
 
 def test_condition_without_kind(validate):
@@ -382,7 +385,8 @@ def test_bad_severity(validate, severity):
     text = condition_step(f"{{kind: url_is, args: {{url: /x}}, severity: {severity}}}")
     inv = only_problems(validate(text))
     only(inv, "SCHEMA", "steps[0].postconditions[0].severity", line_of(text, "severity:"))
-    assert inv.problems[0].message == "must be one of: 'warning', 'error' or 'critical'"
+    hint = "; did you mean 'error'?" if severity == "Error" else ""
+    assert inv.problems[0].message == "must be one of: 'warning', 'error' or 'critical'" + hint
 
 
 def test_bad_severity_in_defaults(validate):

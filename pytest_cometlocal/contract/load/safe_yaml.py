@@ -42,6 +42,7 @@ _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 from pytest_cometlocal.contract.model.problems import Mark, Problem, SourceMark
 from pytest_cometlocal.contract.errors import YamlError
+from pytest_cometlocal.contract.load.yaml_errors import problem_from_yaml_error
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -353,18 +354,6 @@ class _Builder:
                 frame[2] = frame[3] = None
 
 
-def _problem_from_yaml_error(path: str, exc: yaml.YAMLError) -> Problem:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    where = Mark(mark.line + 1, mark.column + 1) if mark is not None else Mark(1, 1)
-    parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
-    if any("nesting depth" in p for p in parts):
-        # libyaml's own depth limit (PyYAML 6.0.3+) can stop the parse before this
-        # loader's: the same problem, said the same way whichever limit came first.
-        return Problem(path, where, "", f"nesting deeper than {MAX_DEPTH} levels", rule="YAML")
-    message = "YAML syntax error: " + ("; ".join(parts) if parts else str(exc).splitlines()[0])
-    return Problem(path, where, "", message, rule="YAML")
-
-
 def load_documents(text: str | bytes, path: str = "<string>", positions: bool = True) -> list[Document]:
     """Parse every document of a plan file, or raise YamlError with its location.
 
@@ -409,7 +398,7 @@ def load_documents(text: str | bytes, path: str = "<string>", positions: bool = 
                 get_event()  # DocumentEndEvent
                 docs.append(Document(len(docs), value, start))
     except yaml.YAMLError as exc:
-        problem = _problem_from_yaml_error(path, exc)
+        problem = problem_from_yaml_error(path, exc, text, MAX_DEPTH)
         lines = text.splitlines()
         line = lines[problem.mark.line - 1] if 0 < problem.mark.line <= len(lines) else ""
         if "\t" in line[: problem.mark.col]:  # libyaml only says "cannot start any token"

@@ -150,6 +150,8 @@ class GroupExpander:
 
     def _use(self, item: YDict, loc: Loc, tree: Any, scope: _Scope) -> list[Any]:
         add = self.add
+        if self.count > MAX_EXPANDED_STEPS:
+            return []  # the limit is reported once: nothing more is read, copied or expanded
         ok = True
         for key in item:
             if key not in _USE_KEYS:
@@ -202,6 +204,11 @@ class GroupExpander:
             # Reported in the group file, with the chain that used it.
             problem_file_tree = YDict(SourceMark(p.mark.line, p.mark.col, shown, via))
             add((), p.message, p.rule, tree=problem_file_tree)
+            return []
+        planned = len(raw["steps"]) if isinstance(raw, YDict) and isinstance(raw.get("steps"), list) else 0
+        if self.count + planned > MAX_EXPANDED_STEPS:  # counted before the group is copied
+            self.count += planned
+            add(loc + ("use",), f"step groups expand to more than {MAX_EXPANDED_STEPS} steps", "GROUP", tree=tree)
             return []
         group = copy_tree(raw, file=shown, via=via)
         return self._group_steps(group, shown, path, via, with_values, prefix, scope)
@@ -299,7 +306,8 @@ class GroupExpander:
         expanded = self._expand(steps, ("steps",), group, _Scope(shown, path.parent, via, scope.chain + (path,)))
         self.count += len(expanded)
         if self.count > MAX_EXPANDED_STEPS:
-            add(("steps",), f"step groups expand to more than {MAX_EXPANDED_STEPS} steps", "GROUP", tree=group)
+            if self.count - len(expanded) <= MAX_EXPANDED_STEPS:  # reported once
+                add(("steps",), f"step groups expand to more than {MAX_EXPANDED_STEPS} steps", "GROUP", tree=group)
             return []
         nodes: list[Any] = []
         for node in expanded:

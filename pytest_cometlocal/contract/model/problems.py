@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -31,6 +32,13 @@ class SourceMark(NamedTuple):
 
 
 MAX_MESSAGE = 500
+# Characters that would break a problem's one line: C0/C1 controls, DEL, line and paragraph separators.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every control character escaped as Python writes it (``\\n``, ``\\x00``)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text) if _CONTROL.search(text) else text
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,10 @@ class Problem:
 
     def __post_init__(self) -> None:
         # Messages quote the offending value; a value of a megabyte must not make a
-        # message of a megabyte (reports show 25 problems, terminals wrap).
+        # message of a megabyte (reports show 25 problems, terminals wrap), and a
+        # value with a newline must not make a second line without a location.
+        object.__setattr__(self, "message", one_line(self.message))
+        object.__setattr__(self, "key_path", one_line(self.key_path))
         if len(self.message) > MAX_MESSAGE:
             half = (MAX_MESSAGE - 5) // 2
             object.__setattr__(self, "message", f"{self.message[:half]} […] {self.message[-half:]}")
@@ -62,7 +73,7 @@ class Problem:
         A problem inside a step group ends with the places that used it:
         ``(via plans/a.actions.yaml:12)``.
         """
-        where = f"{self.file}:{self.mark.line}:{self.mark.col}"
+        where = f"{one_line(self.file)}:{self.mark.line}:{self.mark.col}"
         tail = f" (via {' -> '.join(self.via)})" if self.via else ""
         if self.key_path:
             return f"{where} {self.key_path}: {self.message}{tail}"

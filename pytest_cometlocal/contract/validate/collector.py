@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 from pytest_cometlocal.contract.validate.locate import locate
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import STEP_PATH
@@ -74,6 +75,34 @@ def key_hint(unknown: str, mapping: Any) -> str | None:
     return hint[0] if hint else None
 
 
+# Words for a widget that are not target types, and the target that finds that widget.
+WIDGET_TARGETS = {
+    "dropdown": "role (role: combobox)", "select": "role (role: combobox)", "combobox": "role (role: combobox)",
+    "listbox": "role (role: listbox)", "button": "role (role: button)", "link": "role (role: link)",
+    "checkbox": "role (role: checkbox)", "radio": "role (role: radio)", "slider": "role (role: slider)",
+    "tab": "role (role: tab)", "textbox": "label or role (role: textbox)", "input": "label or role (role: textbox)",
+    "textarea": "label or role (role: textbox)", "id": "testid or css", "selector": "css", "placeholder": "label",
+}
+
+
+def close_hint(given: str, options: list[str], target_type: bool = False) -> str:
+    """``; did you mean 'x'?`` for the closest option (or the target type that finds a widget), else ''."""
+    if target_type and given.lower() in WIDGET_TARGETS:
+        return f"; did you mean {WIDGET_TARGETS[given.lower()]}?"
+    close = difflib.get_close_matches(given, options, n=1)
+    return f"; did you mean '{close[0]}'?" if close and close[0] != given else ""
+
+
+def _type_hint(node: Any) -> str:
+    """For a target without ``type``: the key that looks like the type it meant (``{dropdown: X}``)."""
+    for key in node if isinstance(node, dict) else ():
+        if key in TARGET_TYPES:
+            return f"; did you mean {{type: {key}, ...}}?"
+        if str(key).lower() in WIDGET_TARGETS:
+            return f"; '{key}' is not a target type: did you mean {WIDGET_TARGETS[str(key).lower()]}?"
+    return ""
+
+
 class ProblemCollector:
     """Accumulates problems for one document, located in its YAML tree.
 
@@ -116,6 +145,8 @@ class ProblemCollector:
         for err in exc.errors(include_url=False):
             loc = prefix + tuple(err["loc"])
             message, rule, key = describe(err)
+            if err["type"] == "union_tag_not_found" and "'type'" in str((err.get("ctx") or {}).get("discriminator")):
+                message += _type_hint(_node_at(self.root if tree is None else tree, loc))
             if err["type"] == "extra_forbidden":
                 hint = key_hint(str(loc[-1]), _node_at(self.root if tree is None else tree, loc[:-1]))
                 if hint:
@@ -149,14 +180,16 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
         expected = ctx.get("expected_tags", "")
         disc = str(ctx.get("discriminator", "")).strip("'")
         what = {"type": "target type", "kind": "kind"}.get(disc, disc)
-        return f"unknown {what} '{ctx.get('tag')}'; expected one of: {expected}", "SCHEMA", False
+        hint = close_hint(str(ctx.get("tag")), re.findall(r"'([^']*)'", str(expected)), disc == "type")
+        return f"unknown {what} '{ctx.get('tag')}'{hint}; expected one of: {expected}", "SCHEMA", False
     if kind == "union_tag_not_found":
         disc = str(ctx.get("discriminator", "")).strip("'")
         return f"'{disc}' is required here", "SCHEMA", False
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))
         if len(expected) <= 160:
-            return f"must be one of: {expected}", "SCHEMA", False
+            hint = close_hint(str(err.get("input")), re.findall(r"'([^']*)'", expected), last == "type")
+            return f"must be one of: {expected}{hint}", "SCHEMA", False
         options = re.findall(r"'([^']*)'", expected)
         close = difflib.get_close_matches(str(err.get("input")), options, n=3)
         hint = f"; close matches: {', '.join(close)}" if close else ""

@@ -45,13 +45,51 @@ def key_problem(key: str) -> str | None:
             "with optional modifiers joined by '+'")
 
 
+# An aria snapshot template's nesting: a page's accessibility tree is rarely 20 deep.
+MAX_SNAPSHOT_DEPTH = 64
+_Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def snapshot_problem(snapshot: str) -> str | None:
-    """Why an aria-snapshot template cannot be one (Playwright's templates are YAML lists)."""
+    """Why an aria-snapshot template cannot be one (Playwright's templates are YAML lists).
+
+    Only its structure is read, from the parser's events: no scalar is
+    resolved (``2024-02-30`` or a 5,000-digit number is text to Playwright,
+    not a date or an int to build) and nesting is counted, not recursed into.
+    """
+    depth = items = 0
+    top: type | None = None
+    anchors: set[str] = set()
     try:
-        tree = yaml.safe_load(snapshot)
+        for event in yaml.parse(snapshot, Loader=_Parser):
+            anchor = getattr(event, "anchor", None)
+            if isinstance(event, yaml.AliasEvent):
+                if anchor not in anchors:
+                    return f"the aria snapshot is not valid YAML: alias *{anchor} has no anchor before it"
+            elif anchor:
+                anchors.add(anchor)
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_SNAPSHOT_DEPTH:
+                    return f"the aria snapshot nests deeper than {MAX_SNAPSHOT_DEPTH} levels"
+                if top is None:
+                    top = type(event)
+                elif depth == 2:
+                    items += 1
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+            elif isinstance(event, (yaml.ScalarEvent, yaml.AliasEvent)):
+                if top is None:
+                    top = type(event)
+                elif depth == 1:
+                    items += 1
+            elif isinstance(event, yaml.DocumentStartEvent) and top is not None:
+                return "an aria snapshot is one YAML document"
     except yaml.YAMLError as exc:
-        return f"the aria snapshot is not valid YAML: {str(exc).splitlines()[0]}"
-    if not isinstance(tree, list) or not tree:
+        parts = [p for p in (getattr(exc, "context", None), getattr(exc, "problem", None)) if p]
+        return f"the aria snapshot is not valid YAML: {'; '.join(parts) if parts else str(exc).splitlines()[0]}"
+    except (ValueError, RecursionError, MemoryError) as exc:  # pragma: no cover - the parser is iterative
+        return f"the aria snapshot cannot be read: {type(exc).__name__}"
+    if top is not yaml.SequenceStartEvent or not items:
         return "an aria snapshot is a YAML list of '- role \"name\"' entries"
     return None
-

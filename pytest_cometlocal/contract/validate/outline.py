@@ -27,11 +27,13 @@ from typing import Any, Iterator, Mapping
 from pydantic import ValidationError
 
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
-from pytest_cometlocal.contract.load.step_groups import GROUP_CACHE, MAX_GROUP_DEPTH
+from pytest_cometlocal.contract.load.step_groups import GROUP_CACHE, MAX_EXPANDED_STEPS, MAX_GROUP_DEPTH
 from pytest_cometlocal.contract.load.interpolation import interpolate
 from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, load_documents
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
+from pytest_cometlocal.contract.validate.internal import internal_problem
+from pytest_cometlocal.contract.model.problems import Mark
 from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import STATE_NAME, Expect
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, Row, ValidationContext, file_stem, raw_tags, usable_name
@@ -65,11 +67,13 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
     """The items of a plan file's bytes; an InvalidPlan for a file that does not parse or holds no plan."""
     try:
         docs = load_documents(data, file, positions=False)
-    except YamlError:
+    except Exception:
         try:  # loaded again with every position, so the problem is located exactly
             load_documents(data, file, positions=True)
         except YamlError as exc:
             return [InvalidPlan.unparsable(file, exc.problem)]
+        except Exception as exc:  # the last line of defence (contract/validate/internal.py)
+            return [InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))]
         raise  # pragma: no cover - the quick load never fails where the full one passes
     if not docs:
         return [InvalidPlan.no_plan(file)]
@@ -78,7 +82,12 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
     multi = len(docs) > 1
     for doc in docs:
         fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
-        for outline in _document(doc, ctx, file, fallback):
+        try:
+            found = _document(doc, ctx, file, fallback)
+        except Exception:  # one item; validating it when it runs reports the problem (INTERNAL at worst)
+            found = [PlanOutline(fallback, doc.index, None, getattr(doc.value, "mark", doc.mark).line,
+                                 (), None, None, ())]
+        for outline in found:
             if first_doc.setdefault(outline.name, doc.index) != doc.index:
                 # UNIQUE_NAME, as validation names it: the item fails with that problem when it runs.
                 outline = replace(outline, name=f"{outline.name}@doc{doc.index + 1}")
@@ -103,7 +112,7 @@ def _document(doc: Document, ctx: ValidationContext, file: str, fallback: str) -
         vars_ = {**plan_vars, **row.values} if row is not None else plan_vars
         name = usable_name(_interpolated(raw.get("name"), vars_), fallback)
         state = _state_name(raw.get("storage_state"), vars_)
-        saves = tuple(_group_saves(raw.get("steps"), ctx.plan_dir, ctx.root, vars_, ()))
+        saves = tuple(_group_saves(raw.get("steps"), ctx.plan_dir, ctx.root, vars_, (), [MAX_EXPANDED_STEPS]))
         own = _state_name(raw.get("save_storage_state"), vars_)
         outlines.append(PlanOutline(
             name, doc.index, row.id if row is not None else None, line,
@@ -144,13 +153,19 @@ def _expect(value: Any, vars_: Mapping[str, Any]) -> Expect | None:
 
 
 def _group_saves(steps: Any, folder: Path, root: Path, vars_: Mapping[str, Any],
-                 chain: tuple[Path, ...]) -> Iterator[str]:
+                 chain: tuple[Path, ...], budget: list[int]) -> Iterator[str]:
     """The ``save_storage_state`` of the groups ``steps`` use, inner groups first (as expansion lists them).
 
     A group that cannot be read or used is skipped: the plan is invalid, and
-    says why when it runs.
+    says why when it runs. ``budget`` counts the steps walked, as expansion
+    does (``MAX_EXPANDED_STEPS``): a wide group nested deep is not walked
+    step by step (100 uses of 100 uses... would be 100^8), and its plan
+    fails validation with GROUP when it runs.
     """
     if not isinstance(steps, list):
+        return
+    budget[0] -= len(steps)
+    if budget[0] < 0:
         return
     for step in steps:
         use = _interpolated(step.get("use"), vars_) if isinstance(step, dict) else None
@@ -166,7 +181,9 @@ def _group_saves(steps: Any, folder: Path, root: Path, vars_: Mapping[str, Any],
         with_ = step.get("with")
         inner = {**_plain_vars(group.get("vars")),
                  **({k: _interpolated(v, vars_) for k, v in with_.items()} if isinstance(with_, dict) else {})}
-        yield from _group_saves(group.get("steps"), path.parent, root, inner, chain + (path,))
+        yield from _group_saves(group.get("steps"), path.parent, root, inner, chain + (path,), budget)
+        if budget[0] < 0:
+            return
         save = group.get("save_storage_state")
         if isinstance(save, str) and STATE_NAME.match(save):
             yield save

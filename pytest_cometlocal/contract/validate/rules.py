@@ -9,15 +9,13 @@ docstring names its rule ids, which docs/validation-rules.md lists.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import (
-    CLICK_KEYS, PAGE_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, format_version,
+    CLICK_KEYS, PAGE_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
@@ -26,6 +24,8 @@ from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
+from pytest_cometlocal.contract.validate.patterns import regex_problems
+from pytest_cometlocal.contract.validate.urls import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -75,11 +75,6 @@ def iter_targets(target: Any, loc: Loc) -> tuple[tuple[Any, Loc, int], ...]:
 
 
 _WRAPPERS = frozenset({"frame", "nth"})
-
-
-def is_absolute_http(url: str) -> bool:
-    parts = urlsplit(url)
-    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def _conditions(step: ActionSpec) -> list[tuple[Any, str, int, Any]]:
@@ -142,8 +137,10 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | 
             # The scheme and host are checked with any secret replaced by a
             # placeholder: a secret may sit in the path, never decide the scheme.
             url = SECRET_REFERENCE.sub("SECRET", target.url)
-            parts = urlsplit(url)
-            if parts.scheme and parts.scheme not in ("http", "https"):
+            parts = split_url(url)
+            if isinstance(parts, str):
+                add(loc + ("target", "url"), parts, "URL")
+            elif parts.scheme and parts.scheme not in ("http", "https"):
                 add(loc + ("target", "url"), f"scheme '{parts.scheme}' is not allowed; use http or https", "URL")
             elif not parts.scheme and parts.netloc:
                 add(loc + ("target", "url"), "scheme-relative URLs ('//host') are not allowed", "URL")
@@ -215,11 +212,9 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
         add(loc + ("modifiers",), "a modifier is listed twice", "INPUTS")
     if kind in PAGE_KINDS and step.target is not None:  # v1.2: they act on the run's pages
         add(loc + ("target",), f"'{kind}' takes no target (it acts on the active page)", "INPUTS")
-    if step.page is not None and step.page.url_matches is not None:
-        try:
-            re.compile(step.page.url_matches)
-        except re.error as exc:
-            add(loc + ("page", "url_matches"), f"invalid regular expression: {exc}", "REGEX")
+    if step.page is not None:  # v1.2: switch_page's url_matches (patterns.py's bounded compile)
+        for where, problem in regex_problems(step.page, loc + ("page",)):
+            add(where, problem, "REGEX")
 
 
 def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:
@@ -254,7 +249,7 @@ def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> Non
 
 
 def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[tuple[Any, str, int, Any]]) -> None:
-    """CONDITION_TARGET (an element condition needs a target), REGEX, U1 (a single-target kind
+    """CONDITION_TARGET (an element condition needs a target), URL (url_is), REGEX, ARIA_SNAPSHOT, U1 (a single-target kind
     cannot expect a count other than one)."""
     kind = step.kind
     step_has_element_target = step.target is not None and kind != "navigate"
@@ -262,17 +257,12 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
         ckind = cond.kind
         if ckind in C.ELEMENT_KINDS and ctarget is None and not step_has_element_target:
             add(loc + (phase, i), f"{ckind} needs args.target: this {kind} step has no element target", "CONDITION_TARGET")
-        if ckind == "url_matches":
-            pattern = field(cond.args, "pattern")
-        elif ckind == "download_started":
-            pattern = cond.args.filename
-        else:
-            pattern = None
-        if pattern is not None:
-            try:
-                re.compile(pattern)
-            except re.error as exc:
-                add(loc + (phase, i, "args"), f"invalid regular expression: {exc}", "REGEX")
+        if ckind == "url_is":
+            parts = split_url(SECRET_REFERENCE.sub("SECRET", cond.args.url))
+            if isinstance(parts, str):
+                add(loc + (phase, i, "args", "url"), parts, "URL")
+        for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):
+            add(where, problem, "REGEX")
         if ckind == "aria_snapshot_matches":
             problem = snapshot_problem(cond.args.snapshot)
             if problem:
@@ -307,8 +297,12 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     for i, tag in enumerate(plan.tags):
         if tag in RESERVED_TAGS:
             add(("tags", i), f"'{tag}' is one of pytest's own markers and cannot be a plan tag", "TAG_NAME")
-    if plan.base_url is not None and not is_absolute_http(plan.base_url):
-        add(("base_url",), "base_url must be an absolute http(s) URL", "URL")
+    if plan.base_url is not None:
+        parts = split_url(plan.base_url)
+        if isinstance(parts, str):
+            add(("base_url",), parts, "URL")
+        elif not is_absolute_http(plan.base_url):
+            add(("base_url",), "base_url must be an absolute http(s) URL", "URL")
     ids: dict[str, Loc] = {}
     steps = [(s, ("steps", i), False) for i, s in enumerate(plan.steps)]
     if plan.recovery:
@@ -324,11 +318,9 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     for i, code in enumerate(plan.policy.retry_on):
         if code in NOT_RECOVERABLE:
             add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")
-    if plan.auth_signals and plan.auth_signals.url_pattern is not None:
-        try:
-            re.compile(plan.auth_signals.url_pattern)
-        except re.error as exc:
-            add(("auth_signals", "url_pattern"), f"invalid regular expression: {exc}", "REGEX")
+    # Steps (defaults merged into them) are check_step's.
+    for where, problem in regex_problems(plan, (), skip=(ActionSpec, StepDefaults)):
+        add(where, problem, "REGEX")
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
 

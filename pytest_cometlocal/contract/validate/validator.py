@@ -1,8 +1,9 @@
 """From a loaded YAML document to a validated Plan, or a list of located problems.
 
-The pipeline of one plan (``_validate_one``), in a fixed order; each stage
-only sees what the previous one accepted and stops the plan at its first
-problems:
+The pipeline of one plan (``_validate_one``), in a fixed order; the stages in
+``_STOPPING`` stop the plan at their first problems, the others let the plan
+be checked on so that one pass reports all it can (when the model stage finds
+problems, the steps that validate on their own still get the step rules):
 
 0. the suite config's values filled in where the plan has none;
 1. the shape of the blocks other stages depend on (``vars``, ``secrets``, ``defaults``);
@@ -36,6 +37,7 @@ from pytest_cometlocal.contract.load.interpolation import interpolate, long_key_
 from pytest_cometlocal.contract.errors import CometLocalError, ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, YList, copy_tree, load_documents, read_file
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
+from pytest_cometlocal.contract.validate.internal import internal_plan, internal_problem
 from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
@@ -97,11 +99,13 @@ class _PlanValidation:
     def blocks(self) -> None:
         """``vars``, ``secrets`` (their environment variables set) and ``defaults``: well formed."""
         raw, col = self.tree, self.col
+        malformed = False  # vars, secrets or defaults unusable: the stages after would only mislead
         if "vars" in raw:
             try:
                 self.vars = _VARS.validate_python(raw["vars"], strict=True)
             except ValidationError as exc:
                 col.add_pydantic(exc, ("vars",))
+                malformed = True
             for name, value in self.vars.items():
                 if isinstance(value, str) and "${" in value:
                     col.add(("vars", name), "var values cannot contain ${...} references", "INTERPOLATION")
@@ -112,6 +116,7 @@ class _PlanValidation:
                 self.secrets = _SECRETS.validate_python(raw["secrets"])
             except ValidationError as exc:
                 col.add_pydantic(exc, ("secrets",))
+                malformed = True
             for name, ref in self.secrets.items():
                 if not self.ctx.env.get(ref.env):
                     col.add(("secrets", name), f"secret '{name}' needs environment variable {ref.env}, which is not set",
@@ -125,6 +130,9 @@ class _PlanValidation:
             except ValidationError as exc:
                 col.add_pydantic(exc, ("defaults",))
                 self.defaults = None
+                malformed = True  # its steps would only be told the keys it failed to give
+        if malformed:
+            raise _Stopped
 
     def check_secret(self, secret: str) -> None:
         if secret not in self.secrets:
@@ -174,6 +182,24 @@ class _PlanValidation:
             self.plan = Plan.model_validate(self.tree)
         except ValidationError as exc:
             self.col.add_pydantic(exc)
+            self.step_rules()
+            raise _Stopped from None
+
+    def step_rules(self) -> None:
+        """The plan did not validate: every step that does on its own is still held to the step rules,
+        so one pass reports a typo in one step and a U2 in another (rules need a valid step)."""
+        blocks = [(("steps",), self.tree.get("steps"), False)]
+        recovery = self.tree.get("recovery")
+        if isinstance(recovery, YDict):
+            blocks.append((("recovery", "steps"), recovery.get("steps"), True))
+        add = self.col.reporter()
+        for loc, nodes, in_recovery in blocks:
+            for i, node in enumerate(nodes if isinstance(nodes, YList) else ()):
+                try:
+                    step = ActionSpec.model_validate(node)
+                except ValidationError:
+                    continue  # its schema problems are reported already
+                check_step(step, loc + (i,), add, uploads_root=None, in_recovery=in_recovery)
 
     # Stage 5
     def context_rules(self) -> None:
@@ -213,6 +239,11 @@ class _PlanValidation:
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")
+# The stages whose problems stop the plan there: later stages would report what follows from them.
+# A secret's missing environment variable or an unknown ${vars.X} does not: the plan is checked on,
+# so one pass reports every problem that can be found (a problem at a path reported already is not
+# reported again).
+_STOPPING = frozenset({"suite_config", "groups", "model", "context_rules"})
 
 
 def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fallback_name: str,
@@ -226,8 +257,11 @@ def _validate_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fa
         return state.invalid()
     try:
         for stage in _STAGES:
+            before = len(state.col.problems)
             getattr(state, stage)()
-            state.checkpoint()
+            if stage in _STOPPING and len(state.col.problems) > before:
+                raise _Stopped
+        state.checkpoint()
     except _Stopped:
         return state.invalid()
     return state.valid()
@@ -241,8 +275,17 @@ def validate_document(doc: Document, ctx: ValidationContext, file: str, fallback
         rows = parametrize_rows(raw, col, ctx.plan_dir)
         if col.problems:
             return [InvalidPlan.from_raw(raw, fallback_name, PlanSource(file, doc.index, raw.mark), col.problems)]
-        return [_validate_one(doc, copy_tree(raw), ctx, file, fallback_name, row) for row in rows]
-    return [_validate_one(doc, raw, ctx, file, fallback_name, None)]
+        return [_guarded_one(doc, raw, ctx, file, fallback_name, row) for row in rows]
+    return [_guarded_one(doc, raw, ctx, file, fallback_name, None)]
+
+
+def _guarded_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fallback_name: str,
+                 row: Row | None) -> PlanResult:
+    """``_validate_one``, with an unexpected exception as the INTERNAL problem of this plan (or row) alone."""
+    try:
+        return _validate_one(doc, copy_tree(raw) if row is not None else raw, ctx, file, fallback_name, row)
+    except Exception as exc:  # the last line of defence (contract/validate/internal.py)
+        return internal_plan(raw, file, doc.index, doc.mark, fallback_name, exc, row)
 
 
 def resolve_uploads_root(value: str | None, plan_dir: Path, root: Path) -> Path:
@@ -263,7 +306,11 @@ def validate_documents(docs: list[Document], ctx: ValidationContext, file: str) 
     multi = len(docs) > 1
     for doc in docs:
         fallback = f"document-{doc.index + 1}" if multi else file_stem(file)
-        for result in validate_document(doc, ctx, file, fallback):
+        try:
+            found = validate_document(doc, ctx, file, fallback)
+        except Exception as exc:  # the last line of defence: this document's plan only
+            found = [internal_plan(doc.value, file, doc.index, doc.mark, fallback, exc)]
+        for result in found:
             if result.name in names and names[result.name] != doc.index:
                 result = _renamed_duplicate(result, doc, file, names[result.name])
             else:
@@ -327,12 +374,14 @@ def _validate_loaded(load: Callable[[bool], list[Document]], ctx: ValidationCont
         results = validate_documents(load(False), ctx, file)
         if not any(isinstance(r, InvalidPlan) for r in results):
             return results
-    except YamlError:
+    except Exception:  # YamlError, or anything else: the full load says what it is
         pass
     try:
         docs = load(True)
     except YamlError as exc:
         return [InvalidPlan.unparsable(file, exc.problem)]
+    except Exception as exc:  # the last line of defence: the file is one invalid plan
+        return [InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))]
     return validate_documents(docs, ctx, file)
 
 

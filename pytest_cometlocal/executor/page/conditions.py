@@ -11,7 +11,6 @@ count it has now, never as a raw Playwright timeout.
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
@@ -19,6 +18,7 @@ from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.validate.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
@@ -128,7 +128,7 @@ def _url_is(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 
 def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     url = ctx.page.url
-    return re.search(cond.args.pattern, url) is not None, {"url": url}
+    return compiled(cond.args.pattern).search(url) is not None, {"url": url}
 
 
 def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -160,7 +160,7 @@ def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, A
     shown = {"downloads": [ctx.mask_name(n) for n in names]}
     if cond.args.filename is None:
         return bool(names), shown
-    return any(re.search(cond.args.filename, n) for n in names), shown
+    return any(compiled(cond.args.filename).search(n) for n in names), shown
 
 
 # -- element conditions ----------------------------------------------------------

@@ -8,11 +8,11 @@ signal of the plan (a status, a URL pattern, a text) ends it with AUTH_FAILED.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.validate.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed, url_host
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.step.failures import Failures
@@ -67,7 +67,7 @@ class Safety:
             if status in signals.status:
                 return {"type": "status", "status": status, "url": url}
         try:
-            if signals.url_pattern and re.search(signals.url_pattern, self.ctx.page.url):
+            if signals.url_pattern and compiled(signals.url_pattern).search(self.ctx.page.url):
                 return {"type": "url_pattern", "pattern": signals.url_pattern, "url": self.ctx.page.url}
             if signals.texts:
                 for frame in self.ctx.page.frames:
