@@ -101,6 +101,7 @@ def test_storage_and_cookie_comparisons_cannot_name_a_secret(validate, condition
     "{kind: storage_item, args: {area: local, key: k, equals: 1, length: 1}}",
     "{kind: cookie, args: {name: c, equals: a, matches: b}}",
     "{kind: storage_item, args: {area: disk, key: k}}",
+    "{kind: storage_item, args: {area: local, key: k, equals: 3}}",
     "{kind: element_texts_equal, args: {texts: [a]}}",
 ])
 def test_shapes_the_models_refuse_are_schema(validate, condition: str):

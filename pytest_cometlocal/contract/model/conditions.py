@@ -121,6 +121,8 @@ class StorageItemArgs(ContractModel):  # v1.2
     @model_validator(mode="after")
     def _one_check(self) -> "StorageItemArgs":
         _at_most_one(self, ("equals", "matches", "length"))
+        if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
+            raise ValueError("without a pointer, equals compares the item's string: write it as a string")
         return self
 
 

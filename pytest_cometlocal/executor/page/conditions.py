@@ -21,6 +21,7 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.checks import ELEMENT_CHECKS, PAGE_CHECKS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, matches_now, pause, resolve_now
@@ -347,6 +348,8 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
     "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
+    **{kind: _on_element(check) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/checks.py)
+    **PAGE_CHECKS,  # v1.2
 }
 
 

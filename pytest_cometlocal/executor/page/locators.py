@@ -30,12 +30,13 @@ LocatorRoot = Union["Page", "Frame", "FrameLocator"]
 
 
 def _role(root: LocatorRoot, t: T.RoleTarget) -> Locator:
+    """(v1.2) The filters are get_by_role's own keyword arguments, so U1 counts what they leave."""
     kwargs: dict[str, Any] = {}
     if t.name is not None:
         kwargs["name"] = t.name
     if t.exact is not None:
         kwargs["exact"] = t.exact
-    return root.get_by_role(t.role, **kwargs)
+    return root.get_by_role(t.role, **kwargs, **t.filters)
 
 
 def _describe_role(t: T.RoleTarget) -> str:
@@ -44,6 +45,7 @@ def _describe_role(t: T.RoleTarget) -> str:
         args.append(f"name={t.name!r}")
     if t.exact is not None:
         args.append(f"exact={t.exact}")
+    args += [f"{k}={v}" for k, v in t.filters.items()]
     return f"get_by_role({', '.join(args)})"
 
 
