@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.contract.model import pointer
+from pytest_cometlocal.contract import json_values as pointer
 from pytest_cometlocal.contract.model.actionspec import format_version, format_versions
 from pytest_cometlocal.contract.model.conditions import describe_condition
 from pytest_cometlocal.contract.model.targets import describe_target

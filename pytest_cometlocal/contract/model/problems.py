@@ -30,7 +30,8 @@ class SourceMark(NamedTuple):
     via: tuple[str, ...] = ()
 
 
-MAX_MESSAGE = 500
+# (v1.2) Long enough for "unknown kind ...; expected one of:" to list every condition kind whole.
+MAX_MESSAGE = 800
 
 
 @dataclass(frozen=True)

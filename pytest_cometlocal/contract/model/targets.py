@@ -8,9 +8,9 @@ validator, which knows where the target sits; the models check shape only.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union, get_args
+from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import Discriminator, Field, Tag
+from pydantic import Discriminator, Field, Tag, model_serializer
 
 from pytest_cometlocal.contract.model.base import ContractModel
 
@@ -83,6 +83,16 @@ class RoleTarget(ContractModel):
     pressed: bool | None = None  # v1.2
     disabled: bool | None = None  # v1.2
     include_hidden: bool | None = None  # v1.2
+
+    @model_serializer(mode="wrap")
+    def _unset_filters_left_out(self, handler: Any) -> Any:
+        """A v1 role target serializes as it did in v1 (trace records): filters only when set."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ROLE_FILTERS:
+                if data.get(key, 0) is None:
+                    del data[key]
+        return data
 
     @property
     def filters(self) -> dict[str, bool | int]:

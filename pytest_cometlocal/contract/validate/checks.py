@@ -14,7 +14,7 @@ import re
 from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
-from pytest_cometlocal.contract.model import pointer
+from pytest_cometlocal.contract import json_values as pointer
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 

@@ -305,3 +305,16 @@ def matches_now(locator: Locator) -> dict[str, Any] | None:
         return None
     return {"count": count, "problem": "the target now matches nothing" if count == 0
             else f"the target now matches {count} elements"}
+
+
+def condition_locators(page: Page, spec: Any, step_locator: Locator | None, step_target: Any) -> list[Locator] | None:
+    """(v1.2) The locators of a condition that counts matches rather than needs one (element_hidden,
+    element_texts_equal): its own target's alternatives, else the step's resolved element, else the
+    step's alternatives; None when there is no element target."""
+    if spec is None:
+        if step_locator is not None:
+            return [step_locator]
+        spec = step_target
+        if spec is None or isinstance(spec, T.UrlTarget):
+            return None
+    return [compile_target(page, alt) for alt in (spec if isinstance(spec, list) else [spec])]
