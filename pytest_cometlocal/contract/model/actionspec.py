@@ -134,19 +134,29 @@ def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2"]:
 
 
 def _filters_roles(step: ActionSpec, conditions: tuple) -> bool:
-    """Whether a role target of the step (its own, drag's ``to``, its conditions') sets a v1.2 filter."""
-    specs = [step.target, step.to, *(getattr(c.args, "target", None) for c in conditions)]
-    stack = [t for spec in specs if spec is not None for t in (spec if isinstance(spec, list) else [spec])]
+    """Whether a role target of the step (its own, drag's ``to``, its conditions') sets a v1.2 filter.
+
+    Read from each model's ``__dict__`` and fields set: this runs for every step a run records."""
+    stack = [t for spec in (step.target, step.to) if spec is not None
+             for t in (spec if isinstance(spec, list) else (spec,))]
+    for c in conditions:
+        spec = c.args.__dict__.get("target")
+        if spec is not None:
+            stack.extend(spec if isinstance(spec, list) else (spec,))
     while stack:
         target = stack.pop()
-        if target.type == "role":
-            if any(getattr(target, k) is not None for k in _ROLE_FILTERS):
+        kind = target.type
+        if kind == "role":
+            if any(target.__dict__[k] is not None for k in _ROLE_FILTER_SET & target.model_fields_set):
                 return True
-        elif target.type == "frame":
+        elif kind == "frame":
             stack.append(target.inner)
-        elif target.type == "nth":
+        elif kind == "nth":
             stack.append(target.base)
     return False
+
+
+_ROLE_FILTER_SET = frozenset(_ROLE_FILTERS)
 
 
 def format_versions(steps: Iterable[ActionSpec]) -> list[str]:
