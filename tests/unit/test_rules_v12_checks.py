@@ -208,3 +208,15 @@ def test_pointer_resolves_as_rfc_6901_says():
     assert pointer.resolve(doc, "/items/0/completed") is False
     for missing in ("/foo/2", "/foo/01", "/foo/-", "/nope", "/foo/0/x"):
         assert pointer.resolve(doc, missing) is pointer.MISSING
+
+
+def test_allure_titles_and_describe_step_print_the_filters(validate):
+    from pytest_cometlocal.contract.model.actionspec import describe_step
+    from pytest_cometlocal.plugin.allure_report import step_title
+
+    text = plan("- {id: h, kind: click, target: {type: role, role: heading, level: 2, name: Profile}}\n"
+                "- {id: p, kind: click, target: {type: role, role: button, name: Mute}}\n")
+    filtered, plain = only_valid(validate(text)).plan.steps
+    assert describe_step(filtered) == 'click role=heading[level=2][name="Profile"]'
+    assert step_title(filtered) == 'h · click role=heading[level=2][name="Profile"]'
+    assert step_title(plain) == 'p · click · role=button[name="Mute"]'  # a v1 step keeps v1's title
