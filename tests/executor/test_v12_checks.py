@@ -211,3 +211,13 @@ def test_without_the_filter_the_same_role_is_not_unique(run):
         - {id: sms, kind: click, timeout_ms: 400, target: {type: role, role: checkbox, disabled: false}}
         """))
     assert (r.code, r.error.action_id) == ("TARGET_NOT_UNIQUE", "sms")
+
+
+def test_a_filter_that_leaves_nothing_is_target_not_found_with_a_suggestion_by_name(run):
+    r = run(opened("/v12/panel", """\
+        - {id: mute, kind: click, timeout_ms: 400, target: {type: role, role: button, name: Mute, pressed: true}}
+        """))
+    assert (r.code, r.error.action_id) == ("TARGET_NOT_FOUND", "mute")
+    assert r.error.details["attempts"][0]["compiled"] == "get_by_role('button', name='Mute', pressed=True)"
+    suggested = [s["target"] for s in r.error.details["suggestions"]]
+    assert {"type": "role", "role": "button", "name": "Mute", "exact": True} in suggested, suggested
