@@ -8,7 +8,7 @@ from typing import Any, Iterator
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, ActionSpec
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.plan import PLAN_KEYS
 from pytest_cometlocal.contract.model.schema import plan_json_schema
@@ -45,7 +45,7 @@ def test_schema_is_json_serialisable(schema):
     assert json.loads(text) == schema
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
 def test_schema_header(version):
     schema = plan_json_schema(version)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -121,11 +121,13 @@ def test_all_target_types(schema):
         assert set(mapping) == expected
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
     expected = set(CONDITION_KINDS)
-    assert len(expected) == 20
+    assert len(expected) == 28
+    if version in ("v1", "v1.1"):
+        expected -= V12_CONDITION_KINDS
     if version == "v1":
         expected -= {"element_checked", "element_focused", "aria_snapshot_matches"}
     assert discriminator_values(schema, "kind") == expected
@@ -137,6 +139,17 @@ def test_all_condition_kinds(version):
     assert mappings
     for mapping in mappings:
         assert set(mapping) == expected
+
+
+@pytest.mark.parametrize("version", ["v1", "v1.1"])
+def test_older_schemas_leave_out_the_role_filters(version):
+    """(v1.2) level, checked, ... are v1.2's: an older schema's role target refuses them."""
+    role = plan_json_schema(version)["$defs"]["RoleTarget"]
+    assert set(role["properties"]) == {"type", "role", "name", "exact"}
+    assert role["additionalProperties"] is False
+    newest = plan_json_schema()["$defs"]["RoleTarget"]["properties"]
+    assert newest["level"]["anyOf"][0] == {"maximum": 6, "minimum": 1, "type": "integer"}
+    assert {"checked", "expanded", "selected", "pressed", "disabled", "include_hidden"} <= set(newest)
 
 
 def test_severity_enum_and_default(schema):
