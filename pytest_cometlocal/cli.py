@@ -410,8 +410,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
-    s.add_argument("--format-version", choices=("v1", "v1.1"), default="v1.1",
-                   help="v1.1 (default); v1 leaves out v1.1's kinds, keys and conditions, for tools that must refuse them")
+    s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2"), default="v1.2",
+                   help="v1.2 (default); v1.1 leaves out v1.2's additions, v1 v1.1's too, for tools that must refuse them")
     s.set_defaults(func=cmd_schema)
     return parser
 

@@ -44,10 +44,14 @@ PROPOSE_DESCRIPTION = (
     "without one the key goes to what has focus), hover, check, uncheck, drag (to: a target), scroll "
     "(direction: down, up, right or left; target optional: the page). click also takes button (left, right, "
     "middle), click_count (1, 2 or 3) and modifiers (Alt, Control, ControlOrMeta, Meta, Shift). Conditions "
-    "(v1.1) include element_checked, element_focused and aria_snapshot_matches. (v1.2) Pages: go_back, "
-    "go_forward, reload, close_page (no target), switch_page (page: {index: N} | {url_matches: REGEX} | "
-    "{title_contains: TEXT}); click and press take opens: page when they open a popup or tab, which becomes "
-    "the active page; condition page_count_equals (count)."
+    "(v1.1) include element_checked, element_focused and aria_snapshot_matches."
+    " (v1.2) Conditions element_hidden, element_text_matches (pattern), element_value_contains (text), "
+    "element_value_matches (pattern), element_attr_matches (attr, pattern), element_texts_equal (target, texts), "
+    "storage_item (area: local or session, key, pointer?, one of equals/matches/length), cookie (name, "
+    "equals or matches); a role target takes level (heading, 1-6), checked, expanded, selected, pressed, "
+    "disabled and include_hidden, each on the roles ARIA gives it. Pages (v1.2): go_back, go_forward, reload, close_page (no target), "
+    "switch_page (page: {index: N} | {url_matches: REGEX} | {title_contains: TEXT}); click and press take "
+    "opens: page when they open a popup or tab, which becomes the active page; condition page_count_equals (count)."
 )
 
 

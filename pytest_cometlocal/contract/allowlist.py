@@ -4,11 +4,32 @@ Hosts match literally and case-insensitively, ports ignored, no DNS
 resolution (``localhost`` is not ``127.0.0.1``); ``*.x`` matches subdomains
 of ``x`` only. Pure functions: the network guard (executor/browser/network_guard.py) and the
 ``host_in_allowlist`` condition both use them.
+
+A plan's URLs are read here too (rule URL): ``urlsplit`` raises on a bracket out
+of place (``http://outs]ide.example/``), and ``.port`` on a port that is not a
+number from 0 to 65535; ``split_url`` asks both once, so validation reports them
+and nothing later meets them.
 """
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
+
+
+def split_url(url: str) -> SplitResult | str:
+    """The URL's parts, or why urllib cannot read it (one line)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port out of range or not a number
+        parts.hostname  # noqa: B018
+    except ValueError as exc:
+        return f"cannot read URL {url!r}: {exc}"
+    return parts
+
+
+def is_absolute_http(url: str) -> bool:
+    parts = split_url(url)
+    return not isinstance(parts, str) and parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 def url_host(url: str) -> str:

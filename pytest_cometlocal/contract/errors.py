@@ -88,4 +88,4 @@ class RootdirError(ValueError, CometLocalError):
 
 
 class PatternError(ValueError, CometLocalError):
-    """A plan's regular expression cannot be compiled within the limits (contract/validate/patterns.py)."""
+    """A plan's regular expression cannot be compiled within the limits (contract/patterns.py)."""

@@ -32,7 +32,7 @@ from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, reso
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
-from pytest_cometlocal.contract.validate.urls import split_url
+from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (

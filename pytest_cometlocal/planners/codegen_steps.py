@@ -7,7 +7,10 @@ row that cannot take the recorded arguments, is ``CannotMap`` with the reason:
 the importer reports it with its line, it never guesses. v1.1 added the rows
 for ``press``, ``check``/``uncheck``, ``hover``, ``dblclick``, ``drag_to`` and
 click's ``button``/``modifiers``, and the checks ``to_be_checked``,
-``to_be_focused`` and ``to_match_aria_snapshot``.
+``to_be_focused`` and ``to_match_aria_snapshot``. v1.2 added ``to_be_hidden``,
+``to_have_text([...])``, a regular expression in ``to_have_text``,
+``to_contain_text``, ``to_have_value`` and ``to_have_attribute``, and
+``to_have_class``.
 """
 
 from __future__ import annotations
@@ -207,6 +210,41 @@ def _with_text(kind: str, name: str) -> ConditionRow:
     return row
 
 
+def _text_or_pattern(kind: str, name: str, pattern_kind: str) -> ConditionRow:
+    """(v1.2) A string as before; ``re.compile(...)`` (searched, as Playwright searches it) as ``pattern_kind``."""
+    plain = _with_text(kind, name)
+
+    def row(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
+        if len(args) == 1 and _is_regex(args[0]):
+            return {"kind": pattern_kind, "args": {"target": target, "pattern": no_reference(args[0][1])}}
+        return plain(args, kwargs, target)
+    return row
+
+
+def _is_regex(value: Any) -> bool:
+    return isinstance(value, tuple) and len(value) == 2 and value[0] == "re" and isinstance(value[1], str)
+
+
+def _have_text(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
+    """(v1.2) ``to_have_text([...])`` is the list's texts in order: element_texts_equal (a regex entry as ``/…/``)."""
+    if len(args) == 1 and isinstance(args[0], list):
+        texts = []
+        for entry in args[0]:
+            if _is_regex(entry):
+                texts.append(f"/{no_reference(entry[1])}/")
+            elif isinstance(entry, str) and not (len(entry) >= 2 and entry.startswith("/") and entry.endswith("/")):
+                texts.append(no_reference(entry))
+            else:
+                return None
+        return {"kind": "element_texts_equal", "args": {"target": target, "texts": texts}}
+    return _text_or_pattern("element_text_contains", "text", "element_text_matches")(args, kwargs, target)
+
+
+def _class(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
+    """(v1.2) ``to_have_class(re)`` searches the class attribute; a string is the whole attribute."""
+    return _attribute(("class", *args), kwargs, target) if len(args) == 1 else None
+
+
 def _count(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
     one = args[0] if len(args) == 1 else None
     if not isinstance(one, int) or isinstance(one, bool):
@@ -215,6 +253,9 @@ def _count(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]
 
 
 def _attribute(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
+    if len(args) == 2 and isinstance(args[0], str) and _is_regex(args[1]):  # v1.2
+        return {"kind": "element_attr_matches", "args": {"target": target, "attr": args[0],
+                                                         "pattern": no_reference(args[1][1])}}
     if len(args) != 2 or not all(isinstance(a, str) for a in args):
         return None
     return {"kind": "element_attr_equals", "args": {"target": target, "attr": args[0], "value": no_reference(args[1])}}
@@ -244,15 +285,17 @@ CHECKS: dict[str, ConditionRow] = {
     "to_be_visible": _state("element_visible"),
     "to_be_enabled": _state("element_enabled"),
     "to_be_attached": _state("element_exists"),
-    "to_have_text": _with_text("element_text_contains", "text"),
-    "to_contain_text": _with_text("element_text_contains", "text"),
-    "to_have_value": _with_text("element_value_equals", "value"),
+    "to_have_text": _have_text,
+    "to_contain_text": _text_or_pattern("element_text_contains", "text", "element_text_matches"),
+    "to_have_value": _text_or_pattern("element_value_equals", "value", "element_value_matches"),
     "to_have_count": _count,
     "to_have_attribute": _attribute,
     "to_be_checked": _checked(negated=False),
     "not_to_be_checked": _checked(negated=True),
     "to_be_focused": _state("element_focused"),
     "to_match_aria_snapshot": _aria_snapshot,
+    "to_be_hidden": _state("element_hidden"),  # v1.2
+    "to_have_class": _class,  # v1.2
 }
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.planners.codegen_parse import Link
 from pytest_cometlocal.planners.errors import CannotMap
 
@@ -46,7 +47,8 @@ def _base_target(link: Link) -> dict[str, Any]:
         if not link.args or not isinstance(link.args[0], str):
             raise CannotMap("get_by_role() needs a role")
         target: dict[str, Any] = {"type": "role", "role": link.args[0]}
-        exact = _exact(link, frozenset({"name", "exact"}))
+        exact = _exact(link, frozenset({"name", "exact", *ROLE_FILTER_ROLES}))
+        target.update(_role_filters(link))
         if "name" in link.kwargs:
             if not isinstance(link.kwargs["name"], str):
                 raise CannotMap("get_by_role(name=re.compile(...)) does not map: name the element exactly")
@@ -78,6 +80,26 @@ def _base_target(link: Link) -> dict[str, Any]:
             raise CannotMap(f"the Playwright selector {selector!r} is not CSS or XPath")
         return {"type": "css", "selector": selector}
     raise CannotMap(f"the locator {name}() does not map")
+
+
+def _role_filters(link: Link) -> dict[str, Any]:
+    """(v1.2) get_by_role's ``level``, ``checked``, ... as the target's own keys, each on a role ARIA gives it."""
+    role = link.args[0]
+    found: dict[str, Any] = {}
+    for name, roles in ROLE_FILTER_ROLES.items():
+        if name not in link.kwargs:
+            continue
+        value = link.kwargs[name]
+        wanted_int = name == "level"
+        if (not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 6) if wanted_int \
+                else not isinstance(value, bool):
+            raise CannotMap(f"get_by_role({name}={value!r}) does not map: "
+                            + ("a level is 1 to 6" if wanted_int else f"{name} is True or False"))
+        if roles is not None and role not in roles:
+            raise CannotMap(f"get_by_role({role!r}, {name}=...) does not map: ARIA gives {name} only to "
+                            + ", ".join(sorted(roles)))
+        found[name] = value
+    return found
 
 
 def _compound(selector: str) -> str:

@@ -7,7 +7,7 @@ manifest's sha256 and size, nothing unlisted sits in evidence/, and every
 error's evidence refs resolve. An entry without a file (``uri`` null) must be
 a withheld download, with its original_sha256, size and evidence gap; a
 masked one must say what it was masked from. Every step record (``action_spec``)
-is of a known format (``schema_version`` v1 or v1.1; none in runs recorded
+is of a known format (``schema_version`` v1, v1.1 or v1.2; none in runs recorded
 before v1.1 counts as v1), and one the manifest's ``format_versions`` lists
 when it has them. Pure Python: no browser, no pytest.
 

@@ -18,7 +18,7 @@ from pytest_cometlocal.cli import main
 from pytest_cometlocal.contract.model.problems import Mark, Problem, one_line
 from pytest_cometlocal.contract.validate import rules
 from pytest_cometlocal.contract.validate.parametrize import MAX_CSV_BYTES
-from pytest_cometlocal.contract.validate.patterns import (
+from pytest_cometlocal.contract.patterns import (
     MAX_GROUP_NESTING, MAX_PATTERN_LENGTH, PatternError, compiled, pattern_problem,
 )
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidPlan

@@ -84,7 +84,7 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
     # one per failure path v1.1 adds (see the next test); one per failure path of v1.2's pages.
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
-                                       *V1_2_PAGES_FAILURE_PATHS.values()])
+                                       *V1_2_CHECKS_FAILURE_PATHS.values(), *V1_2_PAGES_FAILURE_PATHS.values()])
 
 
 # v1.1's failure paths (plan format v1.1): an invalid key, check on what is not checkable, a scroll to the end.
@@ -120,6 +120,26 @@ def test_one_negative_example_per_v1_1_failure_path():
         if step is not None and V1_1_FAILURE_PATHS.get(step.kind) == expect.error_code:
             seen.add(step.kind)
     assert seen == set(V1_1_FAILURE_PATHS)
+
+
+# The failure paths v1.2's checks add: a check that does not hold after the action and before it,
+# and the three validation rules (a role filter, a pointer, a pattern).
+V1_2_CHECKS_FAILURE_PATHS = {"storage_item": "POSTCONDITION_FAILED", "element_hidden": "PRECONDITION_FAILED",
+                             "ROLE_FILTER": "INVALID_ACTIONSPEC", "POINTER": "INVALID_ACTIONSPEC",
+                             "REGEX": "INVALID_ACTIONSPEC"}
+
+
+def test_one_negative_example_per_v1_2_checks_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(p.rule for p in plan.problems if V1_2_CHECKS_FAILURE_PATHS.get(p.rule) == plan.expect.error_code)
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        conditions = [] if step is None else step.preconditions + step.postconditions
+        seen.update(c.kind for c in conditions if V1_2_CHECKS_FAILURE_PATHS.get(c.kind) == expect.error_code)
+    assert seen == set(V1_2_CHECKS_FAILURE_PATHS)
 
 
 def test_the_readme_names_the_demo_s_item_count():

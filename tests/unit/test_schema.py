@@ -46,7 +46,7 @@ def test_schema_is_json_serialisable(schema):
     assert json.loads(text) == schema
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
 def test_schema_header(version):
     schema = plan_json_schema(version)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -73,7 +73,10 @@ def test_plan_is_closed(schema):
 def test_action_spec_is_closed(schema):
     action = schema["$defs"]["ActionSpec"]
     assert action["additionalProperties"] is False
-    assert set(action["properties"]) == set(ActionSpec.model_fields) - V12_STEP_KEYS  # v1.2's: its own schema
+    assert set(action["properties"]) == set(ActionSpec.model_fields)
+    # The older schemas leave v1.2's step keys out.
+    v11 = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]
+    assert set(v11) == set(ActionSpec.model_fields) - V12_STEP_KEYS and "PageSpec" not in plan_json_schema("v1.1")["$defs"]
 
 
 def test_action_spec_requires_only_id_and_kind(schema):
@@ -103,8 +106,10 @@ V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert
 
 def test_all_action_kinds(schema):
     kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
-    assert kinds == [k for k in ACTION_KINDS if k not in V12_KINDS]  # v1.2's kinds: its own schema
-    assert kinds == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
+    assert kinds == list(ACTION_KINDS)
+    assert kinds == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll", *sorted(V12_KINDS, key=kinds.index)]
+    v11 = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert v11 == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
     assert plan_json_schema("v1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"] == V1_KINDS
 
 
@@ -122,11 +127,13 @@ def test_all_target_types(schema):
         assert set(mapping) == expected
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
-    expected = set(CONDITION_KINDS) - V12_CONDITION_KINDS  # v1.2's: its own schema
-    assert len(expected) == 20
+    expected = set(CONDITION_KINDS)
+    assert len(expected) == 29
+    if version in ("v1", "v1.1"):
+        expected -= V12_CONDITION_KINDS
     if version == "v1":
         expected -= {"element_checked", "element_focused", "aria_snapshot_matches"}
     assert discriminator_values(schema, "kind") == expected
@@ -138,6 +145,17 @@ def test_all_condition_kinds(version):
     assert mappings
     for mapping in mappings:
         assert set(mapping) == expected
+
+
+@pytest.mark.parametrize("version", ["v1", "v1.1"])
+def test_older_schemas_leave_out_the_role_filters(version):
+    """(v1.2) level, checked, ... are v1.2's: an older schema's role target refuses them."""
+    role = plan_json_schema(version)["$defs"]["RoleTarget"]
+    assert set(role["properties"]) == {"type", "role", "name", "exact"}
+    assert role["additionalProperties"] is False
+    newest = plan_json_schema()["$defs"]["RoleTarget"]["properties"]
+    assert newest["level"]["anyOf"][0] == {"maximum": 6, "minimum": 1, "type": "integer"}
+    assert {"checked", "expanded", "selected", "pressed", "disabled", "include_hidden"} <= set(newest)
 
 
 def test_severity_enum_and_default(schema):

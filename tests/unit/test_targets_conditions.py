@@ -216,7 +216,16 @@ VALID_CONDITIONS = [
     ("element_focused", None, "click"),
     ("element_focused", "{target: {type: label, text: Search, exact: true}}", "click"),
     ("aria_snapshot_matches", "{snapshot: '- heading \"Products\"'}", "click"),
-    ("aria_snapshot_matches", "{snapshot: '- button /Save \\d+/', target: {type: testid, id: form}}", "click"),    ("page_count_equals", "{count: 2}", "click"),  # v1.2
+    ("aria_snapshot_matches", "{snapshot: '- button /Save \\d+/', target: {type: testid, id: form}}", "click"),
+    ("element_hidden", None, "click"),  # v1.2
+    ("element_text_matches", "{pattern: '^Saved'}", "click"),
+    ("element_value_contains", "{text: ada}", "fill"),
+    ("element_value_matches", "{pattern: '@'}", "fill"),
+    ("element_attr_matches", "{attr: class, pattern: active}", "click"),
+    ("element_texts_equal", "{target: {type: css, selector: li}, texts: [a, b]}", "click"),
+    ("storage_item", "{area: local, key: todos, pointer: /0, length: 2}", "click"),
+    ("cookie", "{name: session}", "click"),
+    ("page_count_equals", "{count: 2}", "click"),  # v1.2 (pages)
 ]
 
 
@@ -247,9 +256,11 @@ def test_valid_condition(validate, kind, args, step_kind, phase):
 
 
 def test_every_condition_kind_is_covered():
+    from pytest_cometlocal.contract.model.actionspec import V12_CONDITION_KINDS
+
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS)
-    assert len(C.CONDITION_KINDS) == 21
-    # v1's 17 kinds, the three v1.1 adds, and v1.2's page_count_equals.
+    assert len(C.CONDITION_KINDS) == 29
+    # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
     assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}
 

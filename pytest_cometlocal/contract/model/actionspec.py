@@ -8,7 +8,9 @@ secret values.
 
 v1.1 (docs/plan-format.md, "v1.1") only adds: six kinds, the keys ``key``,
 ``to``, ``direction`` and ``click``'s ``button``/``click_count``/``modifiers``.
-``format_version`` tells which of the two formats a step needs.
+v1.2 (docs/plan-format.md, "v1.2") adds the kinds, keys and conditions listed in
+``V12_KINDS``, ``V12_STEP_KEYS`` and ``V12_CONDITION_KINDS``, and the role targets' filters.
+``format_version`` tells which of the formats a step needs.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
+from pytest_cometlocal.contract.model.targets import ROLE_FILTERS as _ROLE_FILTERS
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
@@ -29,10 +32,7 @@ ActionKind = Literal[
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
-# v1.2 additions (docs/plan-format.md, "v1.2"): its action kinds, step keys and condition kinds.
 V12_KINDS: frozenset[str] = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
-V12_STEP_KEYS: frozenset[str] = frozenset({"opens", "page"})
-V12_CONDITION_KINDS: frozenset[str] = frozenset({"page_count_equals"})
 EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
 # (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
@@ -53,7 +53,15 @@ MouseButton = Literal["left", "right", "middle"]
 CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
 EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 # The plan formats, oldest first: the ``schema_version`` of an ActionSpec record is one of them.
-FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1")
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
+# What only v1.2 has (each slice of it adds its own): action kinds, step keys, condition kinds.
+# A role target with a filter (targets.ROLE_FILTERS) is v1.2 too. (V12_KINDS is defined above.)
+V12_STEP_KEYS: frozenset[str] = frozenset({"opens", "page"})  # pages: opens on click/press, page on switch_page
+V12_CONDITION_KINDS: frozenset[str] = frozenset({
+    "page_count_equals",  # pages
+    "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
+    "element_attr_matches", "element_texts_equal", "storage_item", "cookie",
+})
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -119,12 +127,43 @@ class ActionSpec(ContractModel):
         return [self.file_ref] if isinstance(self.file_ref, str) else list(self.file_ref)
 
 
-def format_version(step: ActionSpec) -> Literal["v1", "v1.1"]:
-    """``"v1.1"`` when the step uses an extension kind, key or condition; else ``"v1"``."""
+def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2"]:
+    """The oldest format that has everything the step uses: ``"v1.2"`` for a v1.2 kind, key or
+    condition, or a role target with a filter (anywhere in the step); else ``"v1.1"`` for an
+    extension kind, key or condition; else ``"v1"``."""
+    conditions = (*step.preconditions, *step.postconditions)
+    if (step.kind in V12_KINDS or any(getattr(step, k, None) is not None for k in V12_STEP_KEYS)
+            or any(c.kind in V12_CONDITION_KINDS for c in conditions) or _filters_roles(step, conditions)):
+        return "v1.2"
     if step.kind in EXTENSION_KINDS or any(getattr(step, k) is not None for k in EXTENSION_KEYS):
         return "v1.1"
-    conditions = (*step.preconditions, *step.postconditions)
     return "v1.1" if any(c.kind in EXTENSION_CONDITION_KINDS for c in conditions) else "v1"
+
+
+def _filters_roles(step: ActionSpec, conditions: tuple) -> bool:
+    """Whether a role target of the step (its own, drag's ``to``, its conditions') sets a v1.2 filter.
+
+    Read from each model's ``__dict__`` and fields set: this runs for every step a run records."""
+    stack = [t for spec in (step.target, step.to) if spec is not None
+             for t in (spec if isinstance(spec, list) else (spec,))]
+    for c in conditions:
+        spec = c.args.__dict__.get("target")
+        if spec is not None:
+            stack.extend(spec if isinstance(spec, list) else (spec,))
+    while stack:
+        target = stack.pop()
+        kind = target.type
+        if kind == "role":
+            if any(target.__dict__[k] is not None for k in _ROLE_FILTER_SET & target.model_fields_set):
+                return True
+        elif kind == "frame":
+            stack.append(target.inner)
+        elif kind == "nth":
+            stack.append(target.base)
+    return False
+
+
+_ROLE_FILTER_SET = frozenset(_ROLE_FILTERS)
 
 
 def format_versions(steps: Iterable[ActionSpec]) -> list[str]:

@@ -1,4 +1,5 @@
-"""Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's).
+"""Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's,
+28 with v1.2's).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -8,9 +9,9 @@ can report the line they came from.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union, get_args
+from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
@@ -79,6 +80,61 @@ class AriaSnapshotArgs(ContractModel):
 
     target: TargetSpec | None = None
     snapshot: NonEmpty
+
+
+class TargetPatternArgs(ContractModel):  # v1.2
+    target: TargetSpec | None = None
+    pattern: NonEmpty
+
+
+class TargetNeedleArgs(ContractModel):  # v1.2: a text the field's value contains
+    target: TargetSpec | None = None
+    text: NonEmpty
+
+
+class AttrPatternArgs(ContractModel):  # v1.2
+    target: TargetSpec | None = None
+    attr: NonEmpty
+    pattern: str
+
+
+class TextsArgs(ContractModel):  # v1.2: the target is required, the list may be empty (no element)
+    target: TargetSpec
+    texts: list[str]
+
+
+def _at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
+    """``equals: null`` is a value, so what was written is read from ``model_fields_set``."""
+    given = [n for n in names if n in args.model_fields_set]
+    if len(given) > 1:
+        raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
+
+
+class StorageItemArgs(ContractModel):  # v1.2
+    area: Literal["local", "session"]
+    key: NonEmpty
+    pointer: str | None = None
+    equals: Any = None
+    matches: str | None = None
+    length: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> "StorageItemArgs":
+        _at_most_one(self, ("equals", "matches", "length"))
+        if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
+            raise ValueError("without a pointer, equals compares the item's string: write it as a string")
+        return self
+
+
+class CookieArgs(ContractModel):  # v1.2
+    name: NonEmpty
+    equals: str | None = None
+    matches: str | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> "CookieArgs":
+        _at_most_one(self, ("equals", "matches"))
+        return self
 
 
 class PageCountArgs(ContractModel):  # v1.2
@@ -189,6 +245,46 @@ class AriaSnapshotMatches(_Condition):  # v1.1
     args: AriaSnapshotArgs
 
 
+class ElementHidden(_Condition):  # v1.2
+    kind: Literal["element_hidden"]
+    args: TargetArgs = TargetArgs()
+
+
+class ElementTextMatches(_Condition):  # v1.2
+    kind: Literal["element_text_matches"]
+    args: TargetPatternArgs
+
+
+class ElementValueContains(_Condition):  # v1.2
+    kind: Literal["element_value_contains"]
+    args: TargetNeedleArgs
+
+
+class ElementValueMatches(_Condition):  # v1.2
+    kind: Literal["element_value_matches"]
+    args: TargetPatternArgs
+
+
+class ElementAttrMatches(_Condition):  # v1.2
+    kind: Literal["element_attr_matches"]
+    args: AttrPatternArgs
+
+
+class ElementTextsEqual(_Condition):  # v1.2
+    kind: Literal["element_texts_equal"]
+    args: TextsArgs
+
+
+class StorageItem(_Condition):  # v1.2
+    kind: Literal["storage_item"]
+    args: StorageItemArgs
+
+
+class Cookie(_Condition):  # v1.2
+    kind: Literal["cookie"]
+    args: CookieArgs
+
+
 class PageCountEquals(_Condition):  # v1.2
     kind: Literal["page_count_equals"]
     args: PageCountArgs
@@ -199,6 +295,8 @@ _CONDITION_MODELS = Union[
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
     ElementAttrEquals, ElementValueEquals, NetworkIdle, NoBlockingOverlay, ToastContains,
     DownloadStarted, UploadCompleted, ElementChecked, ElementFocused, AriaSnapshotMatches,
+    ElementHidden, ElementTextMatches, ElementValueContains, ElementValueMatches, ElementAttrMatches,
+    ElementTextsEqual, StorageItem, Cookie,
     PageCountEquals,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
@@ -209,6 +307,14 @@ CONDITION_KINDS: tuple[str, ...] = tuple(
 )
 
 EXTENSION_CONDITION_KINDS = frozenset({"element_checked", "element_focused", "aria_snapshot_matches"})
+# The $defs of the JSON schema only v1.2's conditions have (contract/model/schema.py leaves them
+# out of the older formats' schemas).
+V12_CONDITION_DEFS = frozenset({
+    "ElementHidden", "ElementTextMatches", "ElementValueContains", "ElementValueMatches", "ElementAttrMatches",
+    "ElementTextsEqual", "StorageItem", "Cookie", "TargetPatternArgs", "TargetNeedleArgs", "AttrPatternArgs",
+    "TextsArgs", "StorageItemArgs", "CookieArgs",
+    "PageCountEquals", "PageCountArgs",  # pages
+})
 
 # Conditions that look at an element: without args.target they use the step's target.
 # (aria_snapshot_matches without one looks at the page's body.)
@@ -216,6 +322,8 @@ ELEMENT_KINDS = frozenset({
     "element_exists", "element_visible", "element_enabled", "element_clickable",
     "element_count_equals", "element_text_contains", "element_attr_equals", "element_value_equals",
     "element_checked", "element_focused",
+    "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
+    "element_attr_matches", "element_texts_equal",
 })
 
 # U5: a critical step needs at least one of these (with a non-warning severity).

@@ -6,9 +6,9 @@ schema relaxes exactly those; everything else (types, enums, unknown keys) is
 the model's own schema. Editors use it with
 ``# yaml-language-server: $schema=<path to the printed schema>``.
 
-The schema describes v1.1 by default; ``format_version="v1"`` gives the v1
-schema (v1.1's kinds, keys and conditions left out), for tools that must
-refuse extensions.
+The schema describes v1.2 by default; ``format_version="v1.1"`` leaves out
+v1.2's kinds, keys, conditions and role filters, and ``"v1"`` v1.1's as well,
+for tools that must refuse the newer additions.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from pytest_cometlocal.contract.model.actionspec import (
-    ACTION_KINDS, DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS, V12_KINDS, V12_STEP_KEYS)
+    DEFAULTABLE_KEYS, EXTENSION_KEYS, EXTENSION_KINDS, V1_KINDS, V12_STEP_KEYS,
+)
+from pytest_cometlocal.contract.model.conditions import V12_CONDITION_DEFS
 from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
+from pytest_cometlocal.contract.model.targets import ROLE_FILTERS
 
-FormatVersion = Literal["v1", "v1.1"]
+FormatVersion = Literal["v1", "v1.1", "v1.2"]
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
 SCHEMA_IDS = {
     ("plan", "v1"): SCHEMA_ID,
@@ -31,6 +34,9 @@ SCHEMA_IDS = {
     ("group", "v1.1"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.1.json",
     ("suite", "v1"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
     ("suite", "v1.1"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
+    ("plan", "v1.2"): "https://pytest-cometlocal.invalid/schemas/plan-format-v1.2.json",
+    ("group", "v1.2"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.2.json",
+    ("suite", "v1.2"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.json",
 }
 TITLES = {
     "plan": "pytest-cometlocal plan (plan-format {version})",
@@ -39,11 +45,17 @@ TITLES = {
 }
 # The $defs only v1.1 has: its condition kinds and their args.
 _EXTENSION_DEFS = frozenset({"ElementChecked", "ElementFocused", "AriaSnapshotMatches", "CheckedArgs", "AriaSnapshotArgs"})
-# The $defs of v1.2's pages (their kinds, step keys and condition); v1 and v1.1 leave them out.
-_V12_PAGE_DEFS = frozenset({"PageSpec", "PageCountEquals", "PageCountArgs"})
+# The $defs of v1.2's step keys (switch_page's page); its condition $defs are conditions.V12_CONDITION_DEFS.
+_V12_KEY_DEFS = frozenset({"PageSpec"})
+# What each older format leaves out of the newest schema: (kinds kept, step keys, $defs, role target keys).
+_LEFT_OUT: dict[str, tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...]]] = {
+    "v1.1": (V1_KINDS | EXTENSION_KINDS, tuple(V12_STEP_KEYS), V12_CONDITION_DEFS | _V12_KEY_DEFS, ROLE_FILTERS),
+    "v1": (V1_KINDS, (*EXTENSION_KEYS, *V12_STEP_KEYS), V12_CONDITION_DEFS | _V12_KEY_DEFS | _EXTENSION_DEFS,
+           ROLE_FILTERS),
+}
 
 
-def plan_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+def plan_json_schema(format_version: FormatVersion = "v1.2") -> dict[str, Any]:
     schema = _schema(Plan, "plan", format_version)
     # What users write may hold `use` steps where the validated plan has ActionSpecs.
     schema["$defs"]["UseStep"] = copy.deepcopy(UseStep.model_json_schema(mode="validation"))
@@ -53,11 +65,11 @@ def plan_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
     return schema
 
 
-def group_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+def group_json_schema(format_version: FormatVersion = "v1.2") -> dict[str, Any]:
     return _schema(StepGroup, "group", format_version)
 
 
-def suite_json_schema(format_version: FormatVersion = "v1.1") -> dict[str, Any]:
+def suite_json_schema(format_version: FormatVersion = "v1.2") -> dict[str, Any]:
     return _schema(SuiteConfig, "suite", format_version)
 
 
@@ -70,19 +82,18 @@ def _schema(model: type[BaseModel], kind: str, format_version: FormatVersion) ->
             f"One step (ActionSpec {format_version}). criticality, timeout_ms, preconditions and postconditions "
             "may come from the plan's `defaults`."
         )
-    if format_version in ("v1", "v1.1"):
-        schema = _without(schema, set(ACTION_KINDS) - V12_KINDS, V12_STEP_KEYS, _V12_PAGE_DEFS)
-    if format_version == "v1":
-        schema = _without(schema, V1_KINDS, EXTENSION_KEYS, _EXTENSION_DEFS)
+    if format_version in _LEFT_OUT:
+        schema = _without(schema, *_LEFT_OUT[format_version])
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = SCHEMA_IDS[(kind, format_version)]
     schema["title"] = TITLES[kind].format(version=format_version)
     return schema
 
 
-def _without(schema: dict[str, Any], kinds: Any, keys: Any, def_names: Any) -> dict[str, Any]:
-    """An older schema: only ``kinds`` kept, the step ``keys`` and the $defs ``def_names`` (and every
-    reference to them) taken out."""
+def _without(schema: dict[str, Any], kinds: frozenset[str], keys: tuple[str, ...], def_names: frozenset[str],
+             role_keys: tuple[str, ...]) -> dict[str, Any]:
+    """An older format's schema: the kinds it lacks, its missing step keys, condition kinds
+    ($defs) and role target keys taken out."""
     defs = schema.get("$defs", {})
     action = defs.get("ActionSpec")
     if action is not None:
@@ -90,6 +101,10 @@ def _without(schema: dict[str, Any], kinds: Any, keys: Any, def_names: Any) -> d
         kind["enum"] = [k for k in kind["enum"] if k in kinds]
         for key in keys:
             action["properties"].pop(key, None)
+    role = defs.get("RoleTarget")
+    if role is not None:
+        for key in role_keys:
+            role["properties"].pop(key, None)
     for name in def_names:
         defs.pop(name, None)
     refs = {f"#/$defs/{name}" for name in def_names}

@@ -8,9 +8,9 @@ validator, which knows where the target sits; the models check shape only.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union, get_args
+from typing import Annotated, Any, Literal, Union, get_args
 
-from pydantic import Discriminator, Field, Tag, model_validator
+from pydantic import Discriminator, Field, Tag, model_serializer, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
 
@@ -46,16 +46,63 @@ class TestIdTarget(ContractModel):
         return f"testid={self.id}"
 
 
+# (v1.2) Playwright's get_by_role filters, each allowed only with the roles ARIA defines it for
+# (rule ROLE_FILTER). The lists are Playwright's own (its roleUtils' kAria*Roles, which its
+# get_by_role checks) restricted to concrete roles; `level` is kept to headings (1-6) by the plan
+# format, and `include_hidden` is not a state: any role takes it.
+ROLE_FILTER_ROLES: dict[str, frozenset[str] | None] = {
+    "level": frozenset({"heading"}),
+    "checked": frozenset({"checkbox", "menuitemcheckbox", "menuitemradio", "option", "radio", "switch", "treeitem"}),
+    "expanded": frozenset({
+        "application", "button", "checkbox", "columnheader", "combobox", "gridcell", "link", "listbox", "menuitem",
+        "menuitemcheckbox", "menuitemradio", "row", "rowheader", "switch", "tab", "treeitem"}),
+    "selected": frozenset({"columnheader", "gridcell", "option", "row", "rowheader", "tab", "treeitem"}),
+    "pressed": frozenset({"button"}),
+    "disabled": frozenset({
+        "application", "button", "checkbox", "columnheader", "combobox", "grid", "gridcell", "group", "link",
+        "listbox", "menu", "menubar", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio",
+        "radiogroup", "row", "rowheader", "scrollbar", "searchbox", "separator", "slider", "spinbutton", "switch",
+        "tab", "tablist", "textbox", "toolbar", "tree", "treegrid", "treeitem"}),
+    "include_hidden": None,
+}
+ROLE_FILTERS: tuple[str, ...] = tuple(ROLE_FILTER_ROLES)
+
+
 class RoleTarget(ContractModel):
     """ARIA role plus optional accessible name."""
 
+    # (v1.2) and Playwright's get_by_role filters: ROLE_FILTER_ROLES says which roles take each.
     type: Literal["role"]
     role: AriaRole
     name: NonEmpty | None = None
     exact: bool | None = None
+    level: Annotated[int, Field(ge=1, le=6)] | None = None  # v1.2
+    checked: bool | None = None  # v1.2
+    expanded: bool | None = None  # v1.2
+    selected: bool | None = None  # v1.2
+    pressed: bool | None = None  # v1.2
+    disabled: bool | None = None  # v1.2
+    include_hidden: bool | None = None  # v1.2
+
+    @model_serializer(mode="wrap")
+    def _unset_filters_left_out(self, handler: Any) -> Any:
+        """A v1 role target serializes as it did in v1 (trace records): filters only when set."""
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ROLE_FILTERS:
+                if data.get(key, 0) is None:
+                    del data[key]
+        return data
+
+    @property
+    def filters(self) -> dict[str, bool | int]:
+        """The v1.2 filters the target sets, in ROLE_FILTERS order."""
+        return {k: getattr(self, k) for k in ROLE_FILTERS if getattr(self, k) is not None}
 
     def describe(self) -> str:
-        return f"role={self.role}" + (f'[name="{self.name}"]' if self.name is not None else "")
+        """``role=heading[level=2][name="Todos"]``: each filter in brackets, as Playwright's role selector writes them."""
+        filters = "".join(f"[{k}={str(v).lower() if isinstance(v, bool) else v}]" for k, v in self.filters.items())
+        return f"role={self.role}" + filters + (f'[name="{self.name}"]' if self.name is not None else "")
 
 
 class LabelTarget(ContractModel):

@@ -23,9 +23,10 @@ from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.validate.checks import check_role_filters, check_v12_conditions
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
-from pytest_cometlocal.contract.validate.patterns import regex_problems
-from pytest_cometlocal.contract.validate.urls import is_absolute_http, split_url
+from pytest_cometlocal.contract.patterns import regex_problems
+from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -111,8 +112,11 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_extension_inputs(step, loc, add)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
-    check_target_specs(step, add, in_conditions if own is None else [own, *in_conditions])
+    specs = in_conditions if own is None else [own, *in_conditions]
+    check_target_specs(step, add, specs)
+    check_role_filters((t for spec in specs for t in spec[2]), add)
     check_conditions(step, loc, add, conditions)
+    check_v12_conditions(conditions, loc, add)
     check_strong_postcondition(step, loc, add)
     if step.metadata:
         try:

@@ -18,13 +18,16 @@ from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
-from pytest_cometlocal.contract.validate.patterns import compiled
+from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
-from pytest_cometlocal.executor.page.locators import compile_target, matches_now, pause, resolve_now
-from pytest_cometlocal.executor.page.texts import clip_utf8, element_text, first_lines, normalize, seen, shown_texts
+from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, pause, resolve_now
+from pytest_cometlocal.executor.page.texts import (
+    ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal, first_lines, normalize, seen, shown_texts, shown_values,
+)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -320,6 +323,26 @@ def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     return bool(hit.get("clear")), hit
 
 
+def _element_hidden(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """(v1.2) No visible match: none at all, or all hidden (toBeHidden; no U1). Alternatives name
+    one element, so none of them may show it."""
+    locators = condition_locators(ctx.page, cond.args.target, ctx.step_locator, ctx.step.target)
+    if locators is None:
+        return False, {"error": "no target"}
+    found = [(loc.count(), loc.filter(visible=True).count()) for loc in locators]
+    if len(found) == 1:
+        return found[0][1] == 0, {"count": found[0][0], "visible": found[0][1]}
+    return all(v == 0 for _c, v in found), {"counts": [c for c, _v in found], "visible": [v for _c, v in found]}
+
+
+def _stored(read: Callable[[Any, Any], tuple[bool, dict[str, Any]]]) -> Evaluator:
+    """(v1.2) storage_item / cookie (executor/browser/stored.py): what was read, masked and cut."""
+    def evaluate_stored(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+        ok, observed = read(ctx.page, cond.args)
+        return ok, shown_values(observed, ctx.mask_text)
+    return evaluate_stored
+
+
 def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """The upload's requests settled, then the text or the files (page/upload_check.py)."""
     return upload_completed(cond, ctx, _target_locator)
@@ -353,6 +376,11 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
     "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
+    **{kind: _on_element(check) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/texts.py)
+    "element_hidden": _element_hidden,  # v1.2
+    "element_texts_equal": element_texts_equal,  # v1.2
+    "storage_item": _stored(stored.storage_item),  # v1.2
+    "cookie": _stored(stored.cookie),  # v1.2
     "page_count_equals": _page_count_equals,  # v1.2
 }
 

@@ -30,12 +30,13 @@ LocatorRoot = Union["Page", "Frame", "FrameLocator"]
 
 
 def _role(root: LocatorRoot, t: T.RoleTarget) -> Locator:
+    """(v1.2) The filters are get_by_role's own keyword arguments, so U1 counts what they leave."""
     kwargs: dict[str, Any] = {}
     if t.name is not None:
         kwargs["name"] = t.name
     if t.exact is not None:
         kwargs["exact"] = t.exact
-    return root.get_by_role(t.role, **kwargs)
+    return root.get_by_role(t.role, **kwargs, **t.filters)
 
 
 def _describe_role(t: T.RoleTarget) -> str:
@@ -44,6 +45,7 @@ def _describe_role(t: T.RoleTarget) -> str:
         args.append(f"name={t.name!r}")
     if t.exact is not None:
         args.append(f"exact={t.exact}")
+    args += [f"{k}={v}" for k, v in t.filters.items()]
     return f"get_by_role({', '.join(args)})"
 
 
@@ -303,3 +305,16 @@ def matches_now(locator: Locator) -> dict[str, Any] | None:
         return None
     return {"count": count, "problem": "the target now matches nothing" if count == 0
             else f"the target now matches {count} elements"}
+
+
+def condition_locators(page: Page, spec: Any, step_locator: Locator | None, step_target: Any) -> list[Locator] | None:
+    """(v1.2) The locators of a condition that counts matches rather than needs one (element_hidden,
+    element_texts_equal): its own target's alternatives, else the step's resolved element, else the
+    step's alternatives; None when there is no element target."""
+    if spec is None:
+        if step_locator is not None:
+            return [step_locator]
+        spec = step_target
+        if spec is None or isinstance(spec, T.UrlTarget):
+            return None
+    return [compile_target(page, alt) for alt in (spec if isinstance(spec, list) else [spec])]

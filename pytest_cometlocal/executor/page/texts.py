@@ -1,5 +1,9 @@
 """Text as the text conditions read it: Playwright's own text assertions' reading, and what a failure shows.
 
+(v1.2) Also the checks that read an element's text, value or attribute and
+compare it (``ELEMENT_CHECKS``: rows of page/conditions.py's ``EVALUATORS``),
+and ``element_texts_equal``, the texts of all of a target's matches in order.
+
 ``element_text_contains``, ``toast_contains`` and ``upload_completed``'s
 ``text`` read an element's text as ``toHaveText`` / ``toContainText`` do
 (scripts/element_text.js): its text content, not its rendered ``innerText``,
@@ -14,6 +18,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from pytest_cometlocal.contract.validate.checks import list_entry_pattern
+from pytest_cometlocal.contract.patterns import compiled
+from pytest_cometlocal.executor.page.locators import condition_locators
 from pytest_cometlocal.executor.scripts import load_script, read_script
 
 if TYPE_CHECKING:
@@ -24,6 +31,11 @@ ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
 
 # The shown toasts' texts, the page's text and whether the page shows a text (scripts/shown_texts.js).
 SHOWN_TEXTS_JS = load_script(__package__, "shown_texts.js", element_text=read_script(__package__, "element_text.js"))
+
+# The texts of a target's matches, in order (scripts/element_texts.js). (v1.2)
+ELEMENT_TEXTS_JS = load_script(__package__, "element_texts.js", element_text=read_script(__package__, "element_text.js"))
+# The most texts of a list, or names, a failure shows. (v1.2)
+TEXTS_SEEN = 50
 
 # The most of a text a failed condition records, in UTF-8 bytes, after masking.
 SEEN_LIMIT = 2 * 1024
@@ -71,3 +83,72 @@ def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
     marked as cut; and whether it was."""
     head, cut = first_lines(text, limit - len(TRUNCATED.encode()))
     return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
+
+
+
+def shown_values(observed: dict[str, Any], mask: Callable[[str], str]) -> dict[str, Any]:
+    """(v1.2) ``observed`` as a failure may record it: each string masked and cut (``seen``), each
+    list's strings masked (at most TEXTS_SEEN of them)."""
+    def one(value: Any) -> Any:
+        if isinstance(value, str):
+            return seen(value, mask)
+        if isinstance(value, list):
+            return [seen(v, mask) if isinstance(v, str) else v for v in value[:TEXTS_SEEN]]
+        return value
+    return {key: one(value) for key, value in observed.items()}
+
+
+# -- (v1.2) checks of one element's text, value or attribute: ``(locator, args, ctx) -> (holds, observed)``
+
+
+def _text_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+    content = element_text(locator)
+    return compiled(args.pattern).search(content) is not None, {"count": 1, "text": seen(content, ctx.mask_text)}
+
+
+def _value_contains(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+    value = locator.input_value(timeout=1000)
+    return ctx.resolve_text(args.text) in value, {"count": 1, "value": seen(value, ctx.mask_text)}
+
+
+def _value_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+    value = locator.input_value(timeout=1000)
+    return compiled(args.pattern).search(value) is not None, {"count": 1, "value": seen(value, ctx.mask_text)}
+
+
+def _attr_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+    """An absent attribute reads as ``""``, as toHaveClass reads it; ``observed.value`` is null then."""
+    value = locator.get_attribute(args.attr, timeout=1000)
+    ok = compiled(args.pattern).search(value or "") is not None
+    return ok, {"count": 1, "attr": args.attr, "value": None if value is None else seen(value, ctx.mask_text)}
+
+
+ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
+    "element_text_matches": _text_matches,
+    "element_value_contains": _value_contains,
+    "element_value_matches": _value_matches,
+    "element_attr_matches": _attr_matches,
+}
+
+
+def _text_is(text: str, entry: str, ctx: Any) -> bool:
+    """An entry written ``/…/`` is a regex the whole text must match; any other is the text, normalized."""
+    pattern = list_entry_pattern(entry)
+    if pattern is not None:
+        return compiled(pattern).fullmatch(text) is not None
+    return text == normalize(ctx.resolve_text(entry))
+
+
+def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+    """(v1.2) toHaveText([...]): as many matches as entries, each one's text its entry, in document
+    order. Any alternative may hold; a failure shows the first one's texts (at most TEXTS_SEEN)."""
+    wanted = cond.args.texts
+    first = None
+    for locator in condition_locators(ctx.page, cond.args.target, ctx.step_locator, ctx.step.target) or []:
+        got = locator.evaluate_all(ELEMENT_TEXTS_JS, max(len(wanted), TEXTS_SEEN))
+        if got["count"] == len(wanted) and all(_text_is(t, e, ctx) for t, e in zip(got["texts"], wanted)):
+            return True, {"count": got["count"]}
+        first = first or got
+    if first is None:
+        return False, {"count": 0, "texts": []}
+    return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
-from pytest_cometlocal.contract.validate.patterns import compiled
+from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.errors import is_timeout
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.scripts import load_script
@@ -136,7 +136,7 @@ def _page_matcher(want: Any, resolve: Callable[[str], str]) -> Callable[[int, Pa
     if want.index is not None:
         return lambda i, _p: i == want.index
     if want.url_matches is not None:
-        pattern = compiled(want.url_matches)  # the object validation compiled (contract/validate/patterns.py)
+        pattern = compiled(want.url_matches)  # the object validation compiled (contract/patterns.py)
         return lambda _i, p: pattern.search(p.url) is not None
     text = resolve(want.title_contains)
     return lambda _i, p: text in _title(p)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.validate.patterns import compiled
+from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed, url_host
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.step.failures import Failures

@@ -111,6 +111,10 @@ FAILED_ELEMENT: dict[str | None, Callable[[Any], list]] = {
 }
 
 
+# Element conditions that count matches rather than need one: a count other than 1 is what they
+# check, not a target that names the wrong elements ((v1.2) element_hidden, element_texts_equal).
+COUNTING_KINDS = frozenset({"element_count_equals", "element_hidden", "element_texts_equal"})
+
 def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None,
                 which: str | None = None) -> Request | None:
     """The target a failure is about, or None when the failure is not one that gets suggestions."""
@@ -124,7 +128,7 @@ def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None,
     for fc in failed_conditions or []:
         observed = fc.observed if isinstance(fc.observed, dict) else {}
         count = observed.get("count")
-        if not fc.kind.startswith("element_") or fc.kind == "element_count_equals" or not isinstance(count, int) \
+        if not fc.kind.startswith("element_") or fc.kind in COUNTING_KINDS or not isinstance(count, int) \
                 or count == 1:
             continue  # a target that matched one element failed on its state, not on its name
         raw = (fc.args or {}).get("target")

@@ -1,0 +1,82 @@
+"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER and INTERPOLATION (v1.2).
+
+Every pattern a v1.2 condition holds is compiled here, at validation, so a bad
+one is a located ``INVALID_ACTIONSPEC`` (rule REGEX), never a crash in the
+middle of a run. A role target's filter is held to the roles ARIA defines it
+for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
+``matches`` cannot name a secret: what they compare with is page data, shown
+in a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
+from pytest_cometlocal.contract import json_values as pointer
+from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
+from pytest_cometlocal.contract.patterns import pattern_problem
+
+Report = Callable[[Loc, str, str], None]
+
+# Each condition kind's args that hold a Python regex (searched).
+PATTERN_ARGS: dict[str, tuple[str, ...]] = {
+    "element_text_matches": ("pattern",),
+    "element_value_matches": ("pattern",),
+    "element_attr_matches": ("pattern",),
+    "storage_item": ("matches",),
+    "cookie": ("matches",),
+}
+# The args whose values are compared with page data and so cannot name a secret.
+NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches")}
+
+
+def regex_problem(pattern: str) -> str | None:
+    """Why Python refuses ``pattern`` (it does not compile, too long, too deep, too many repetitions), or None.
+
+    The same bounded compile as every other pattern of the plan (patterns.py)."""
+    return pattern_problem(pattern)
+
+
+def list_entry_pattern(entry: str) -> str | None:
+    """An ``element_texts_equal`` entry written ``/…/`` is a regex (its inside); any other is a text."""
+    return entry[1:-1] if len(entry) >= 2 and entry.startswith("/") and entry.endswith("/") else None
+
+
+def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
+    """REGEX (each pattern, each ``/…/`` entry), POINTER (storage_item's JSON pointer) and
+    INTERPOLATION (no secret in a storage item's or cookie's equals / matches)."""
+    for cond, phase, i, _target in conditions:
+        kind = cond.kind
+        aloc = loc + (phase, i, "args")
+        for name in PATTERN_ARGS.get(kind, ()):
+            value = getattr(cond.args, name)
+            if value is not None and (problem := regex_problem(value)):
+                add(aloc + (name,), problem, "REGEX")
+        if kind == "element_texts_equal":
+            for j, entry in enumerate(cond.args.texts):
+                inner = list_entry_pattern(entry)
+                if inner is not None and (problem := regex_problem(inner)):
+                    add(aloc + ("texts", j), problem, "REGEX")
+        elif kind == "storage_item" and cond.args.pointer is not None:
+            try:
+                pointer.parse(cond.args.pointer)
+            except ValueError as exc:
+                add(aloc + ("pointer",), str(exc), "POINTER")
+        for name in NO_SECRET_ARGS.get(kind, ()):
+            if name in cond.args.model_fields_set and SECRET_REFERENCE.search(repr(getattr(cond.args, name))):
+                add(aloc + (name,), f"{kind}'s {name} cannot name a secret: it is compared with page data, "
+                    "which a failure shows", "INTERPOLATION")
+
+
+def check_role_filters(targets: Iterable[tuple[Any, Loc, int]], add: Report) -> None:
+    """ROLE_FILTER: each filter of a role target only with the roles ARIA defines it for."""
+    for t, tloc, _depth in targets:
+        if t.type != "role":
+            continue
+        for name, value in t.filters.items():
+            roles = ROLE_FILTER_ROLES[name]
+            if roles is not None and t.role not in roles:
+                add(tloc + (name,), f"{name!r} does not apply to role {t.role!r} (only {', '.join(sorted(roles))})",
+                    "ROLE_FILTER")
