@@ -131,6 +131,28 @@ def test_same_state_rule_follows_the_active_page(run):
     assert r.error.state_before.url.endswith("/tabs/help") and r.error.state_before.metadata["page"] == 1
 
 
+CLOSER = """<!doctype html><title>Opener</title>
+<button type="button" onclick="window.open('/closing', '_blank')">Open closing popup</button>"""
+CLOSING = """<!doctype html><title>Closing</title>
+<button type="button" onpointermove="window.close()">Close me</button>"""
+
+
+def test_an_action_that_closes_its_own_page_is_done_and_the_opener_is_active(tmp_path: Path, chromium):
+    # The popup closes itself as the pointer reaches its button. Whether Playwright's click then returns or
+    # fails on the closed page is a race (tests/unit/test_v12_pages_pure.py covers the failing side): either
+    # way the step is done and the opener is the active page.
+    with served_pages({"/opener": CLOSER, "/closing": CLOSING}) as url:
+        r = run_text(chromium, tmp_path, opened("/opener", """- {id: pop, kind: click, opens: page, target: {type: role, role: button, name: Open closing popup}}
+- id: close_it
+  kind: click
+  target: {type: role, role: button, name: Close me}
+  postconditions: [{kind: page_count_equals, args: {count: 1}}, {kind: title_contains, args: {text: Opener}}]
+""", timeout_ms=PASSING_MS), base_url=url)
+    assert r.error is None, r.error
+    after = events(r, "postconditions_checked", "close_it")[-1]["state_signature_after"]
+    assert after["url"].endswith("/opener") and after["metadata"]["page"] == 0
+
+
 # -- the guard holds on a popup from its first request -----------------------------------------
 
 

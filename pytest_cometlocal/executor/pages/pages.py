@@ -74,6 +74,11 @@ class Pages:
         self._active = self._successor(page)
         return self._active
 
+    def closed_itself(self, page: Page) -> bool:
+        """Whether ``page`` is closed while the run still has an open page: a page that closed itself (a popup's
+        ``window.close()``), not a browser or context that went away."""
+        return page.is_closed() and page is not self.active and bool(self.open)
+
     def take_opened(self) -> list[Page]:
         """The pages opened since the last call (each reported once), their openers noted."""
         new, self._new = self._new, []

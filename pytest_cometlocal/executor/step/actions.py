@@ -64,6 +64,7 @@ class Actions:
 
     def perform(self, attempt: StepAttempt) -> dict[str, Any]:
         """Do the step's one side effect; returns what the action_executed event records."""
+        acting = self.ctx.page
         try:
             perform = ACTIONS[attempt.spec.kind].perform
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
@@ -72,6 +73,10 @@ class Actions:
         except (ExecutorFailure, CallTimedOut, PageUnresponsive):
             raise
         except Exception as exc:
+            if is_crash(exc) and not self.ctx.events.crashed and self.ctx.pages.closed_itself(acting):
+                # v1.2: the action made its page close itself (a popup's submit runs window.close()):
+                # done, not a crash; the page that opened it is active now.
+                return {"page_closed": True, "page": self.ctx.pages.index()}
             raise self.classify(attempt, exc) from None
 
     def _navigate(self, attempt: StepAttempt) -> dict[str, Any]:
