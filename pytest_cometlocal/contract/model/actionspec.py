@@ -25,14 +25,19 @@ from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
     "press", "hover", "check", "uncheck", "drag", "scroll",  # v1.1
+    "advance_clock",  # v1.2
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
-EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS
-# What same-state revisits count (a step that changes, or may change, the page).
-SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS
+V12_KINDS: frozenset[str] = frozenset({"advance_clock"})
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
+# What same-state revisits count (a step that changes, or may change, the page): advance_clock
+# fires the page's due timers, which change it.
+SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | {"advance_clock"}
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
+# Kinds that never take a target: advance_clock acts on the clock (rule INPUTS).
+NO_TARGET_KINDS = frozenset({"advance_clock"})
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 # wait_for and assert have no side effect to do again: retry_on never repeats them.
@@ -46,7 +51,11 @@ MouseButton = Literal["left", "right", "middle"]
 CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
 EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 # The plan formats, oldest first: the ``schema_version`` of an ActionSpec record is one of them.
-FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1")
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
+# What only v1.2 has (each slice of it adds its own): action kinds (V12_KINDS, above), step keys,
+# condition kinds. The plan keys ``browser`` and ``clock`` are plan.V12_PLAN_KEYS.
+V12_STEP_KEYS: frozenset[str] = frozenset({"ms"})
+V12_CONDITION_KINDS: frozenset[str] = frozenset()
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -83,6 +92,8 @@ class ActionSpec(ContractModel):
     button: MouseButton | None = None
     click_count: Literal[1, 2, 3] | None = None
     modifiers: list[Modifier] | None = None
+    # v1.2: advance_clock's milliseconds (at most a day).
+    ms: Annotated[int, Field(gt=0, le=86_400_000)] | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -109,8 +120,12 @@ class ActionSpec(ContractModel):
         return [self.file_ref] if isinstance(self.file_ref, str) else list(self.file_ref)
 
 
-def format_version(step: ActionSpec) -> Literal["v1", "v1.1"]:
-    """``"v1.1"`` when the step uses an extension kind, key or condition; else ``"v1"``."""
+def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2"]:
+    """``"v1.2"`` for a v1.2 kind, key or condition; ``"v1.1"`` when the step uses an extension
+    kind, key or condition; else ``"v1"``."""
+    if (step.kind in V12_KINDS or any(getattr(step, k) is not None for k in V12_STEP_KEYS)
+            or any(c.kind in V12_CONDITION_KINDS for c in (*step.preconditions, *step.postconditions))):
+        return "v1.2"
     if step.kind in EXTENSION_KINDS or any(getattr(step, k) is not None for k in EXTENSION_KEYS):
         return "v1.1"
     conditions = (*step.preconditions, *step.postconditions)
@@ -131,6 +146,8 @@ def describe_step(step: ActionSpec) -> str:
         return f"press {step.key}" + (f" on {target}" if target else "")
     if step.kind == "drag":
         return f"drag {target} to {describe_target(step.to) if step.to is not None else '?'}"
+    if step.kind == "advance_clock":
+        return f"advance clock {step.ms} ms"
     if step.kind == "scroll":
         return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
     text = step.kind + (f" {target}" if target else "")

@@ -14,6 +14,7 @@ from pydantic import Field
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.browser_settings import BrowserSettings, ClockSettings
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
@@ -130,6 +131,8 @@ class Plan(ContractModel):
     parametrize: Parametrize | None = None
     storage_state: StateName | None = None
     save_storage_state: StateName | None = None
+    browser: BrowserSettings | None = None  # (v1.2)
+    clock: ClockSettings | None = None  # (v1.2)
     steps: Annotated[list[ActionSpec], Field(min_length=1)]
 
     def all_steps(self) -> list[ActionSpec]:
@@ -155,9 +158,13 @@ class SuiteConfig(ContractModel):
     defaults: StepDefaults | None = None
     # The run's execution profile (contract/model/profiles.py): a setting of the runs, not a plan key.
     profile: ExecutionProfile | None = None
+    browser: BrowserSettings | None = None  # (v1.2)
+    clock: ClockSettings | None = None  # (v1.2)
 
 
 SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
-MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults"})
+MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults", "browser"})
+# (v1.2) Plan and suite keys only plan format v1.2 has.
+V12_PLAN_KEYS: frozenset[str] = frozenset({"browser", "clock"})
 # Suite config keys that are not plan keys: kept beside the plan, never merged into it.
 SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile"})
