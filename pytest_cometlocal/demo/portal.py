@@ -48,6 +48,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pytest_cometlocal.demo import variants
+from pytest_cometlocal.demo.v12_settings import V12_SETTINGS_PAGES
 from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 
 __all__ = ["DemoPortal", "main"]
@@ -694,6 +695,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     "/flaky": {"GET": _Handler.flaky},
     # v1.1's widgets (widgets.py): static pages, each with its own script.
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in WIDGET_PAGES.items()},
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_SETTINGS_PAGES.items()},  # v1.2
 }
 
 
