@@ -3,7 +3,7 @@
 ``/v12/settings`` shows what a plan's ``browser:`` and ``clock:`` change, as
 the browser reports it: today's date and a number in the locale's format
 (``Intl.DateTimeFormat`` / ``Intl.NumberFormat``), the time zone, the
-language, the window's width and whether it is a touch screen.
+language, the window's width, whether it is a touch screen and the user agent.
 ``/v12/banner`` shows a banner ten seconds after it loads (``setTimeout``):
 with ``clock.at`` a plan's ``advance_clock`` brings it at once.
 """
@@ -19,6 +19,7 @@ SETTINGS = """<h1>Settings</h1>
   <dt>Language</dt><dd id="language" data-testid="language"></dd>
   <dt>Width</dt><dd id="width" data-testid="width"></dd>
   <dt>Touch</dt><dd id="touch" data-testid="touch"></dd>
+  <dt>Browser</dt><dd id="agent" data-testid="agent"></dd>
 </dl>
 <script>
 const now = new Date();
@@ -31,6 +32,7 @@ show("zone", zone);
 show("language", navigator.language);
 show("width", String(window.innerWidth));
 show("touch", navigator.maxTouchPoints > 0 ? "yes" : "no");
+show("agent", navigator.userAgent);
 </script>"""
 
 BANNER = """<h1>Offers</h1>

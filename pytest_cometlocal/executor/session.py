@@ -28,6 +28,7 @@ from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.model.browser_settings import state_settings
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
@@ -178,7 +179,8 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
     ``storage_state`` is read from (it must be saved already).
     """
     name = plan.plan.storage_state
-    state = storage.in_use(name) if name is not None and storage is not None else None
+    state = (storage.in_use(name, state_settings(plan.plan.browser)) if name is not None and storage is not None
+             else None)
     with open_run(browser, eff, output, RunRecord.of_plan(eff, profile, extra_info), guard_host=guard_host,
                   context_args=context_args, state=state, storage=storage) as executor:
         return executor.run_plan(plan.plan, metadata=started_from(state))
