@@ -16,8 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from pytest_cometlocal.contract.model.browser_settings import settings_record
-from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, settings_record
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 

@@ -28,8 +28,7 @@ from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.contract.model.browser_settings import state_settings
-from pytest_cometlocal.contract.model.plan import Plan
+from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
 from pytest_cometlocal.executor.browser.context_settings import install_clock

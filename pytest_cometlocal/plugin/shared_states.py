@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_cometlocal.contract.model.browser_settings import STATE_SETTINGS, BrowserSettings, state_settings
+from pytest_cometlocal.contract.model.plan import STATE_SETTINGS, BrowserSettings, state_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.executor.session import run_plan
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates, state_key

@@ -18,8 +18,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS
-from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
+from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS, EXTENSION_KEYS, V1_KINDS, V12_KINDS, V12_STEP_KEYS
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, Plan, StepGroup, SuiteConfig, UseStep
 
 FormatVersion = Literal["v1", "v1.1"]
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
@@ -67,11 +67,33 @@ def _schema(model: type[BaseModel], kind: str, format_version: FormatVersion) ->
             f"One step (ActionSpec {format_version}). criticality, timeout_ms, preconditions and postconditions "
             "may come from the plan's `defaults`."
         )
+    if format_version in ("v1", "v1.1"):
+        schema = _without_v12(schema)
     if format_version == "v1":
         schema = _without_extension(schema)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["$id"] = SCHEMA_IDS[(kind, format_version)]
     schema["title"] = TITLES[kind].format(version=format_version)
+    return schema
+
+
+# (v1.2) The $defs only the browser settings and the clock have.
+_V12_SETTINGS_DEFS = ("BrowserSettings", "ClockSettings", "Viewport", "Geolocation")
+
+
+def _without_v12(schema: dict[str, Any]) -> dict[str, Any]:
+    """The older schemas: the v1.2 plan keys (browser, clock), kinds and step keys taken out."""
+    for key in V12_PLAN_KEYS:
+        schema.get("properties", {}).pop(key, None)
+    defs = schema.get("$defs", {})
+    for name in _V12_SETTINGS_DEFS:
+        defs.pop(name, None)
+    action = defs.get("ActionSpec")
+    if action is not None:
+        kind = action["properties"]["kind"]
+        kind["enum"] = [k for k in kind["enum"] if k not in V12_KINDS]
+        for key in V12_STEP_KEYS:
+            action["properties"].pop(key, None)
     return schema
 
 

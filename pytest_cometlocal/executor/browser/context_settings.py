@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.devices import device_registry
-from pytest_cometlocal.contract.model.browser_settings import BrowserSettings, ClockSettings
+from pytest_cometlocal.contract.model.plan import BrowserSettings, ClockSettings
 from pytest_cometlocal.contract.validate.settings_rules import clock_time
 
 if TYPE_CHECKING:
