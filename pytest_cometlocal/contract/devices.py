@@ -16,6 +16,8 @@ import sys
 from functools import lru_cache
 from typing import Any
 
+from pytest_cometlocal.contract.errors import CometLocalError
+
 _READ = (
     "import json, sys\n"
     "from playwright.sync_api import sync_playwright\n"
@@ -25,7 +27,7 @@ _READ = (
 READ_TIMEOUT_S = 60
 
 
-class DeviceRegistryUnavailable(Exception):
+class DeviceRegistryUnavailable(CometLocalError):
     """The installed Playwright could not tell its devices (a broken install)."""
 
 

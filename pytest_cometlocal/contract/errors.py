@@ -12,6 +12,7 @@ those). The whole tree::
     ├── InterpolationError          (ValueError) a reference that cannot be resolved
     ├── ConfinementError            (ValueError) a path that would leave its root
     ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
+    ├── DeviceRegistryUnavailable   (contract/devices.py) the installed Playwright could not tell its devices
     │   executor/errors.py: running a plan
     ├── ExecutorFailure             carries a complete ExecutorError
     ├── Crashed                     the page or the browser died
