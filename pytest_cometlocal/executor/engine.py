@@ -229,7 +229,8 @@ class Executor:
                 self._record(result)
                 if not recovery and spec.id in self.settings.storage_saves and self.storage is not None:
                     self.journal.storage_state_saved(spec.id, save_state(
-                        self.page, self.run, self.storage, self.settings.storage_saves[spec.id]))
+                        self.page, self.run, self.storage, self.settings.storage_saves[spec.id],
+                        self.settings.state_settings))
                 return result
             except ExecutorFailure as failure:
                 error = failure.error
