@@ -13,6 +13,7 @@ those). The whole tree::
     ├── ConfinementError            (ValueError) a path that would leave its root
     ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
     ├── PatternError                (ValueError) a plan's regex that cannot be compiled within the limits
+    ├── DeviceRegistryUnavailable   (contract/devices.py) the installed Playwright could not tell its devices
     │   executor/errors.py: running a plan
     ├── ExecutorFailure             carries a complete ExecutorError
     ├── Crashed                     the page or the browser died

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, settings_record
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 
 # The plan keys a suite config can also set, whose source the run manifest records.
-CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults")
+CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults",
+                     "browser", "clock")  # (v1.2) browser and clock
 
 
 def host_of(url: str | None) -> str:
@@ -74,6 +76,8 @@ class EffectiveSettings:
                 "defaults": p.defaults.model_dump(mode="json", exclude_none=True) if p.defaults else None,
                 "storage_state": p.storage_state,
                 "saves_storage_state": [name for _step, name in self.plan.storage_saves],
+                # (v1.2) only the keys set: a v1 plan's record is unchanged
+                **settings_record(p.browser, p.clock),
             },
         }
 
@@ -89,6 +93,7 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
     p = plan.plan
     sources: dict[str, str | None] = {
         key: plan.config_sources.get(key, "plan" if key in p.model_fields_set else "default") for key in CONFIGURABLE_KEYS
+        if key not in V12_PLAN_KEYS or getattr(p, key) is not None  # (v1.2) recorded only when set
     }
     base = cli_base_url or p.base_url or default_base_url
     if cli_base_url:

@@ -233,7 +233,8 @@ class Executor:
                 self._record(result)
                 if not recovery and spec.id in self.settings.storage_saves and self.storage is not None:
                     self.journal.storage_state_saved(spec.id, save_state(
-                        self.page, self.run, self.storage, self.settings.storage_saves[spec.id]))
+                        self.page, self.run, self.storage, self.settings.storage_saves[spec.id],
+                        self.settings.state_settings))
                 return result
             except ExecutorFailure as failure:
                 error = failure.error
@@ -415,15 +416,20 @@ class Executor:
         parts = split_url(url)  # validated, but a secret's value can still break it (never shown)
         if not isinstance(parts, str) and parts.scheme:
             return url
-        if isinstance(parts, str) or not self.settings.base_url:
-            why = ("cannot be read as a URL once its secrets are filled in" if isinstance(parts, str) else
-                   "needs a base URL: --base-url, the plan's base_url, ini base_url or a cometlocal_base_url fixture")
-            raise self.failures.fail(
-                attempt, ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
-                f"{'URL' if isinstance(parts, str) else 'relative URL'} {attempt.spec.target.url!r} {why}",
-                details={"violated_rules": ["URL"], "validation_errors": [
-                    {"key_path": "target.url", "message": "unreadable URL" if isinstance(parts, str)
-                     else "relative URL without a base URL", "rule": "URL"}]},
-                retryable=False,
-            )
-        return urljoin(self.settings.base_url, url)
+        base = split_url(self.settings.base_url) if self.settings.base_url else None  # a fixture's, unchecked
+        if isinstance(parts, str):
+            why, short = "cannot be read as a URL once its secrets are filled in", "unreadable URL"
+        elif base is None:
+            why = "needs a base URL: --base-url, the plan's base_url, ini base_url or a cometlocal_base_url fixture"
+            short = "relative URL without a base URL"
+        elif isinstance(base, str):
+            why, short = f"has an unreadable base URL: {base}", "unreadable base URL"
+        else:
+            return urljoin(self.settings.base_url, url)
+        raise self.failures.fail(
+            attempt, ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
+            f"{'URL' if isinstance(parts, str) else 'relative URL'} {attempt.spec.target.url!r} {why}",
+            details={"violated_rules": ["URL"], "validation_errors": [
+                {"key_path": "target.url", "message": short, "rule": "URL"}]},
+            retryable=False,
+        )

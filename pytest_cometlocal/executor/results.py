@@ -16,7 +16,7 @@ from typing import Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals
+from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, state_settings
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
@@ -57,6 +57,8 @@ class ExecutorSettings:
     # step id -> storage-state name saved when that step passes (needs Executor.storage).
     storage_saves: Mapping[str, str] = field(default_factory=dict)
     profile: str = DEFAULT_PROFILE  # the execution profile: how much evidence a step takes
+    # (v1.2) the browser settings a storage state saved by this run is made under (STATE_SETTINGS).
+    state_settings: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
@@ -78,6 +80,7 @@ class ExecutorSettings:
             step_sources=valid.source.step_origins,
             storage_saves=dict(valid.storage_saves),
             profile=eff.profile,
+            state_settings=state_settings(plan.browser),
         )
 
 

@@ -28,7 +28,10 @@ from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
+from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
+from pytest_cometlocal.executor.browser.context_settings import install_clock
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
@@ -99,14 +102,17 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
 
 @contextmanager
 def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping[str, Any] | None = None,
-                    state: StateInUse | None = None) -> Iterator[BrowserContext]:
+                    state: StateInUse | None = None, plan: Plan | None = None) -> Iterator[BrowserContext]:
     """A fresh context whose every request goes through ``guard``; closed on exit.
+
+    ``plan``: (v1.2) its ``browser:`` settings override the caller's arguments, key by key, and its
+    ``clock:`` is installed before any page loads.
 
     Closing never raises: a context whose browser died, or whose HAR or video
     cannot be written, is not the plan's failure (a page whose main thread
     spins forever does not keep Chromium from closing it).
     """
-    args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {})}
+    args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {}), **(settings_args(plan.browser) if plan else {})}
     if state is not None:
         args["storage_state"] = state.path
     args["proxy"] = guard.proxy_settings()  # the guard is not optional
@@ -114,6 +120,8 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     try:
         guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
         context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        if plan is not None:
+            install_clock(context, plan.clock)
         yield context
     finally:
         try:
@@ -144,7 +152,7 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
         if page is None:
             if browser is None:
                 raise ValueError("open_run needs a browser or a page")
-            page = stack.enter_context(guarded_context(browser, guard, context_args, state)).new_page()
+            page = stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)).new_page()
         run = create_run_folder(eff, output, record, page.context, state)
         yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
                        finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
@@ -170,7 +178,8 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
     ``storage_state`` is read from (it must be saved already).
     """
     name = plan.plan.storage_state
-    state = storage.in_use(name) if name is not None and storage is not None else None
+    state = (storage.in_use(name, state_settings(plan.plan.browser)) if name is not None and storage is not None
+             else None)
     with open_run(browser, eff, output, RunRecord.of_plan(eff, profile, extra_info), guard_host=guard_host,
                   context_args=context_args, state=state, storage=storage) as executor:
         return executor.run_plan(plan.plan, metadata=started_from(state))

@@ -120,11 +120,12 @@ def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser:
 
 @pytest.fixture
 def cometlocal_context(cometlocal_browser: Browser, cometlocal_context_args: dict[str, Any],
-                       cometlocal_network_guard: NetworkGuard,
-                       cometlocal_storage_state: StateInUse | None) -> Iterator[BrowserContext]:
-    """A fresh guarded context per item (``executor.session.guarded_context``, as every run's)."""
+                       cometlocal_network_guard: NetworkGuard, cometlocal_storage_state: StateInUse | None,
+                       cometlocal_plan_settings: EffectiveSettings) -> Iterator[BrowserContext]:
+    """A fresh guarded context per item (``executor.session.guarded_context``, as every run's), made
+    with the plan's (v1.2) ``browser:`` settings (they win over cometlocal_context_args) and clock."""
     with guarded_context(cometlocal_browser, cometlocal_network_guard, cometlocal_context_args,
-                         cometlocal_storage_state) as context:
+                         cometlocal_storage_state, cometlocal_plan_settings.plan.plan) as context:
         yield context
 
 

@@ -31,6 +31,7 @@ from typing import Any
 
 import pytest
 
+from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
@@ -238,8 +239,8 @@ class Settings:
             globs=tuple(config.getini("cometlocal_glob") or DEFAULT_GLOBS),
             output=output,
             dry_run=bool(config.getoption("cometlocal_dry_run", False)),
-            base_url=_cli_base_url(config),
-            default_base_url=ini_base or None,
+            base_url=_readable(_cli_base_url(config), "--base-url"),
+            default_base_url=_readable(ini_base or None, "ini base_url"),
             testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
             chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
             headed=_headed(config),
@@ -268,6 +269,15 @@ def _cli_base_url(config: pytest.Config) -> str | None:
         if not given and not os.environ.get("PYTEST_BASE_URL"):
             value = None
     return value or os.environ.get("COMETLOCAL_BASE_URL") or None
+
+
+def _readable(url: str | None, where: str) -> str | None:
+    """A base URL that urllib cannot read is a one-line usage error naming where it came from,
+    not a ValueError at the first relative ``navigate``."""
+    parts = split_url(url) if url else None
+    if isinstance(parts, str):
+        raise pytest.UsageError(f"cometlocal: {where}: {parts}")
+    return url
 
 
 def _layered(config: pytest.Config, name: str, env: str) -> str | None:

@@ -6,7 +6,16 @@ in a serial run the saving plan has run when the first plan that needs its
 state starts. When it has not (pytest-xdist gave it to another worker, or
 ``-k`` left it out), the state's maker is run once in this worker, on demand,
 in a run folder of its own, before the item that needs it: a suite logs in
-once per worker. The maker is the first saver, in collection order, that is
+once per worker.
+
+(v1.2) A state does not hold the browser settings it was made under, yet the
+server and the application saw them: a state is reused only by plans whose
+user agent (``browser.device``), ``browser.locale`` and ``browser.timezone``
+(``STATE_SETTINGS``) are the ones it was made under. A plan with other
+values gets its own maker run under them (the maker's plan with those three
+keys set as the plan's), kept as another file of the same name; the other
+settings (viewport, colours, permissions, geolocation, offline) and the
+clock do not matter to a state. The maker is the first saver, in collection order, that is
 valid: collection does not validate plans, so the savers are validated here,
 in that order, until one is (the same choice on every worker, since each
 collects the same items). An invalid saver is never the maker while a valid
@@ -22,9 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_cometlocal.contract.model.plan import STATE_SETTINGS, BrowserSettings, state_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.executor.session import run_plan
-from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
+from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates, state_key
 from pytest_cometlocal.plugin.options import settings
 
 if TYPE_CHECKING:
@@ -37,9 +47,10 @@ class SharedStates:
 
     files: StorageStates
     providers: dict[str, list[Any]] = field(default_factory=dict)  # name -> items that save it
-    failures: dict[str, str] = field(default_factory=dict)         # name -> why it could not be made
-    on_demand: dict[str, str] = field(default_factory=dict)        # name -> run folder of the on-demand run
-    made_by: dict[str, str] = field(default_factory=dict)          # name -> nodeid of the plan that saved it last
+    # Keyed by state_key (the name, and the settings it is made under):
+    failures: dict[str, str] = field(default_factory=dict)         # key -> why it could not be made
+    on_demand: dict[str, str] = field(default_factory=dict)        # key -> run folder of the on-demand run
+    made_by: dict[str, str] = field(default_factory=dict)          # key -> nodeid of the plan that saved it last
 
     def register(self, items: list[Any]) -> None:
         for item in items:
@@ -94,30 +105,49 @@ def ensure_state(name: str, request: pytest.FixtureRequest, browser: Browser, de
     """
     config = request.config
     states = shared_states(config)
-    if not states.files.exists(name):
-        if name in states.failures:
-            pytest.fail(states.failures[name], pytrace=False)
-        _make(name, states, request, browser, default_base_url, chain)
-    state = states.files.in_use(name)
-    made = {"made_by": states.made_by[name]} if name in states.made_by else {}
-    if name in states.on_demand:
-        made["made_on_demand_in"] = states.on_demand[name]
+    under = _under(request)
+    key = state_key(name, under)
+    if not states.files.exists(key):
+        if key in states.failures:
+            pytest.fail(states.failures[key], pytrace=False)
+        _make(name, states, request, browser, default_base_url, chain, under)
+    state = states.files.in_use(name, under)
+    made = {"made_by": states.made_by[key]} if key in states.made_by else {}
+    if key in states.on_demand:
+        made["made_on_demand_in"] = states.on_demand[key]
     return replace(state, info={**state.info, **made})
 
 
+def _under(request: pytest.FixtureRequest) -> dict[str, str]:
+    """The STATE_SETTINGS of the item that needs the state (a maker down the chain runs under them too)."""
+    result = getattr(request.node, "result", None)
+    return state_settings(result.plan.browser) if isinstance(result, ValidPlan) else {}
+
+
+def _made_under(plan: ValidPlan, under: dict[str, str]) -> ValidPlan:
+    """The maker's plan with its STATE_SETTINGS set as ``under`` says (cleared where it says none)."""
+    if state_settings(plan.plan.browser) == under:
+        return plan
+    browser = (plan.plan.browser or BrowserSettings()).model_copy(
+        update={key: under.get(key) for key in STATE_SETTINGS})
+    return replace(plan, plan=plan.plan.model_copy(update={"browser": browser}))
+
+
 def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, browser: Browser,
-          default_base_url: str | None, chain: tuple[str, ...]) -> None:
+          default_base_url: str | None, chain: tuple[str, ...], under: dict[str, str]) -> None:
     providers = states.providers.get(name, [])
+    key = state_key(name, under)
+    shown = name + (f" (made under {', '.join(f'{k}={v}' for k, v in sorted(under.items()))})" if under else "")
     if not providers:
-        states.failures[name] = (
+        states.failures[key] = (
             f"storage state '{name}' is saved by no collected plan: collect the plan that has "
             f"`save_storage_state: {name}` (or uses a step group that has it) in the same session")
-        pytest.fail(states.failures[name], pytrace=False)
+        pytest.fail(states.failures[key], pytrace=False)
     if name in chain:
-        states.failures[name] = f"storage states need each other in a cycle: {' -> '.join(chain + (name,))}"
-        pytest.fail(states.failures[name], pytrace=False)
-    provider = _maker(name, providers, states)
-    plan = provider.result
+        states.failures[key] = f"storage states need each other in a cycle: {' -> '.join(chain + (name,))}"
+        pytest.fail(states.failures[key], pytrace=False)
+    provider = _maker(name, providers, states, key)
+    plan = _made_under(provider.result, under)
     opts = settings(request.config)
     if plan.plan.storage_state:  # the saving plan itself starts from another state
         ensure_state(plan.plan.storage_state, request, browser, default_base_url, chain + (name,))
@@ -129,19 +159,19 @@ def _make(name: str, states: SharedStates, request: pytest.FixtureRequest, brows
                                                      **opts.connection_profile},
                       extra_info={"nodeid": provider.nodeid, "purpose": f"storage state '{name}' for "
                                   f"{request.node.nodeid}"})
-    states.on_demand[name] = str(result.run_dir)
+    states.on_demand[key] = str(result.run_dir)
     states.saved_by(provider.nodeid, before)
-    if result.error is not None or not states.files.exists(name):
+    if result.error is not None or not states.files.exists(key):
         why = (f"{result.error.error_code.value} at step '{result.error.action_id}'" if result.error
                else "the run passed but did not save it")
         # The next saver is not tried: the maker is chosen by validity alone, the same on every worker.
-        states.failures[name] = (
-            f"storage state '{name}' could not be made: its maker {provider.nodeid} failed with {why}"
+        states.failures[key] = (
+            f"storage state '{shown}' could not be made: its maker {provider.nodeid} failed with {why}"
             f" — run folder: {result.run_dir}")
-        pytest.fail(states.failures[name], pytrace=False)
+        pytest.fail(states.failures[key], pytrace=False)
 
 
-def _maker(name: str, providers: list[Any], states: SharedStates) -> Any:
+def _maker(name: str, providers: list[Any], states: SharedStates, key: str) -> Any:
     """The first valid saver of ``name`` in collection order; fails naming every saver's first problem if none is.
 
     Each saver is validated when asked (``item.result``), so only the savers
@@ -155,6 +185,6 @@ def _maker(name: str, providers: list[Any], states: SharedStates) -> Any:
         first = result.problems[0].format() if result.problems else "invalid"
         more = f" (and {len(result.problems) - 1} more)" if len(result.problems) > 1 else ""
         invalid.append(f"{provider.nodeid}: {first}{more}")
-    states.failures[name] = (f"storage state '{name}' could not be made: no plan that saves it is valid"
-                             + "".join(f"\n  {line}" for line in invalid))
-    pytest.fail(states.failures[name], pytrace=False)
+    states.failures[key] = (f"storage state '{name}' could not be made: no plan that saves it is valid"
+                            + "".join(f"\n  {line}" for line in invalid))
+    pytest.fail(states.failures[key], pytrace=False)

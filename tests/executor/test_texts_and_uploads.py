@@ -208,7 +208,7 @@ def test_a_failed_text_condition_shows_the_text_masked_and_cut_at_2_kb(run, site
     r = run(opened(site.url + "/long", """\
         - id: read
           kind: assert
-          timeout_ms: 400
+          timeout_ms: 1500
           postconditions:
             - {kind: element_text_contains, args: {target: {type: css, selector: "#long"}, text: "${secrets.tok} absent"}}
         """, extra="secrets: {tok: {env: S_TOK}}\n"), env={"S_TOK": SECRET})

@@ -120,7 +120,7 @@ FAILURES = [
 @pytest.mark.parametrize(("condition", "observed"), FAILURES, ids=[f[0].split(",")[0][8:] + str(i) for i, f in enumerate(FAILURES)])
 def test_a_check_that_does_not_hold_fails_with_what_was_seen(run, condition: str, observed: dict):
     r = run(opened("/v12/todos", TWO, f"""\
-        - {{id: check, kind: assert, timeout_ms: 400, postconditions: [{condition}]}}
+        - {{id: check, kind: assert, timeout_ms: 1500, postconditions: [{condition}]}}
         """))
     assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "check", "postcondition")
     kind = condition.split(",")[0].split(": ")[1]
@@ -132,7 +132,7 @@ def test_a_check_in_the_preconditions_is_precondition_failed(run):
     r = run(opened("/v12/todos", """\
         - id: clear
           kind: click
-          timeout_ms: 400
+          timeout_ms: 1500
           target: {type: css, selector: "#clear"}
           preconditions: [{kind: storage_item, args: {area: local, key: todos-v12, pointer: /0/completed, equals: true}}]
         """))
@@ -146,7 +146,7 @@ def test_a_stored_secret_is_masked_and_a_long_item_is_cut(run):
     r = run(opened("/v12/todos", add("${secrets.pw}", 1) + add(long_title, 2), """\
         - id: check
           kind: assert
-          timeout_ms: 400
+          timeout_ms: 1500
           postconditions:
             - {kind: element_texts_equal, args: {target: {type: testid, id: todo-item}, texts: [a, b]}}
         - id: never
@@ -208,14 +208,14 @@ def test_role_filters_change_the_matches_and_u1_is_judged_after_them(run):
 
 def test_without_the_filter_the_same_role_is_not_unique(run):
     r = run(opened("/v12/panel", """\
-        - {id: sms, kind: click, timeout_ms: 400, target: {type: role, role: checkbox, disabled: false}}
+        - {id: sms, kind: click, timeout_ms: 1500, target: {type: role, role: checkbox, disabled: false}}
         """))
     assert (r.code, r.error.action_id) == ("TARGET_NOT_UNIQUE", "sms")
 
 
 def test_a_filter_that_leaves_nothing_is_target_not_found_with_a_suggestion_by_name(run):
     r = run(opened("/v12/panel", """\
-        - {id: mute, kind: click, timeout_ms: 400, target: {type: role, role: button, name: Mute, pressed: true}}
+        - {id: mute, kind: click, timeout_ms: 1500, target: {type: role, role: button, name: Mute, pressed: true}}
         """))
     assert (r.code, r.error.action_id) == ("TARGET_NOT_FOUND", "mute")
     assert r.error.details["attempts"][0]["compiled"] == "get_by_role('button', name='Mute', pressed=True)"

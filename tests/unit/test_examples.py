@@ -84,7 +84,19 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
     # one per failure path v1.1 adds (see the next test); one per failure path of v1.2's pages.
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
-                                       *V1_2_CHECKS_FAILURE_PATHS.values(), *V1_2_PAGES_FAILURE_PATHS.values()])
+                                       *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
+                                       *V1_2_PAGES_FAILURE_PATHS.values()])
+
+
+# (v1.2) The browser settings' and the clock's failure paths: one negative plan each.
+V12_SETTINGS_FAILURE_PATHS = {"DEVICE": "INVALID_ACTIONSPEC", "TIMEZONE": "INVALID_ACTIONSPEC",
+                              "PERMISSION": "INVALID_ACTIONSPEC", "CLOCK": "INVALID_ACTIONSPEC"}
+
+
+def test_one_negative_example_per_v1_2_settings_failure_path():
+    seen = [p.rule for plan in _plans(EXAMPLES / "negative") if isinstance(plan, InvalidPlan)
+            for p in plan.problems if p.rule in V12_SETTINGS_FAILURE_PATHS]
+    assert sorted(seen) == sorted(V12_SETTINGS_FAILURE_PATHS)
 
 
 # v1.1's failure paths (plan format v1.1): an invalid key, check on what is not checkable, a scroll to the end.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_cometlocal.contract.model.actionspec import (
-    PAGE_KINDS, SIDE_EFFECT_KINDS, TARGETLESS_KINDS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, describe_step)
+    NO_TARGET_KINDS, PAGE_KINDS, SIDE_EFFECT_KINDS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, describe_step)
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from tests.support import mark_at, only, only_problems, only_valid, plan
 
@@ -38,7 +38,7 @@ def test_every_page_kind_and_key_validates_and_is_described(validate):
 
 
 def test_the_v12_sets_name_the_page_additions():
-    assert PAGE_KINDS <= V12_KINDS and PAGE_KINDS <= SIDE_EFFECT_KINDS and PAGE_KINDS <= TARGETLESS_KINDS
+    assert PAGE_KINDS <= V12_KINDS and PAGE_KINDS <= SIDE_EFFECT_KINDS and PAGE_KINDS <= NO_TARGET_KINDS
     assert {"opens", "page"} <= V12_STEP_KEYS and "page_count_equals" in V12_CONDITION_KINDS
 
 
@@ -49,9 +49,9 @@ def test_the_v12_sets_name_the_page_additions():
     ("- {id: s, kind: click, page: {index: 1}, target: {type: testid, id: a}}",
      "steps[0].page", "page: ^{", "'page' is not used by 'click' (only switch_page)"),
     ("- {id: s, kind: go_back, target: {type: testid, id: a}}",
-     "steps[0].target", "target: ^{", "'go_back' takes no target (it acts on the active page)"),
+     "steps[0].target", "target: ^{", "'go_back' takes no target"),
     ("- {id: s, kind: close_page, target: {type: css, selector: b}}",
-     "steps[0].target", "target: ^{", "'close_page' takes no target (it acts on the active page)"),
+     "steps[0].target", "target: ^{", "'close_page' takes no target"),
 ])
 def test_inputs_of_the_page_kinds_are_located(validate, step, key_path, at, message):
     text = plan(step + "\n")

@@ -11,7 +11,8 @@ from pytest_cometlocal.cli import main
 from pytest_cometlocal.contract.model.actionspec import (
     ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, ActionSpec)
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
-from pytest_cometlocal.contract.model.plan import PLAN_KEYS
+from pytest_cometlocal.contract.model.actionspec import V12_KINDS, V12_STEP_KEYS
+from pytest_cometlocal.contract.model.plan import PLAN_KEYS, V12_PLAN_KEYS
 from pytest_cometlocal.contract.model.schema import plan_json_schema
 from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 
@@ -66,7 +67,8 @@ def test_every_ref_resolves(schema):
 
 def test_plan_is_closed(schema):
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == set(PLAN_KEYS)
+    assert set(schema["properties"]) == set(PLAN_KEYS)  # v1.2, the default: every key
+    assert set(plan_json_schema("v1.1")["properties"]) == set(PLAN_KEYS) - V12_PLAN_KEYS  # no v1.2 keys
     assert sorted(schema["required"]) == ["name", "steps"]
 
 
@@ -74,9 +76,9 @@ def test_action_spec_is_closed(schema):
     action = schema["$defs"]["ActionSpec"]
     assert action["additionalProperties"] is False
     assert set(action["properties"]) == set(ActionSpec.model_fields)
-    # The older schemas leave v1.2's step keys out.
-    v11 = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]
-    assert set(v11) == set(ActionSpec.model_fields) - V12_STEP_KEYS and "PageSpec" not in plan_json_schema("v1.1")["$defs"]
+    older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]
+    assert set(older["properties"]) == set(ActionSpec.model_fields) - V12_STEP_KEYS
+    assert "PageSpec" not in plan_json_schema("v1.1")["$defs"]
 
 
 def test_action_spec_requires_only_id_and_kind(schema):
@@ -107,9 +109,9 @@ V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert
 def test_all_action_kinds(schema):
     kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
     assert kinds == list(ACTION_KINDS)
-    assert kinds == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll", *sorted(V12_KINDS, key=kinds.index)]
-    v11 = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
-    assert v11 == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
+    older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert older == [k for k in ACTION_KINDS if k not in V12_KINDS]
+    assert older == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
     assert plan_json_schema("v1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"] == V1_KINDS
 
 

@@ -28,18 +28,23 @@ from pytest_cometlocal.contract.model.targets import ROLE_FILTERS as _ROLE_FILTE
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
     "press", "hover", "check", "uncheck", "drag", "scroll",  # v1.1
-    "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2
+    "advance_clock",  # v1.2 (settings)
+    "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2 (pages)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
-V12_KINDS: frozenset[str] = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
-EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
 # (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
-# What same-state revisits count (a step that changes, or may change, the page).
-SIDE_EFFECT_KINDS = frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | V12_KINDS
-# Kinds whose target may be left out: press acts on what has focus, scroll on the page (and v1.2's page kinds).
-TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"}) | PAGE_KINDS
+V12_KINDS: frozenset[str] = frozenset({"advance_clock"}) | PAGE_KINDS
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
+# What same-state revisits count (a step that changes, or may change, the page): advance_clock
+# fires the page's due timers, which change it; the page kinds move, reload, switch or close pages.
+SIDE_EFFECT_KINDS = (frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | {"advance_clock"}
+                     | PAGE_KINDS)
+# Kinds whose target may be left out: press acts on what has focus, scroll on the page.
+TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
+# Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
+NO_TARGET_KINDS = frozenset({"advance_clock"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 # wait_for and assert have no side effect to do again: retry_on never repeats them.
@@ -56,7 +61,9 @@ EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
 # What only v1.2 has (each slice of it adds its own): action kinds, step keys, condition kinds.
 # A role target with a filter (targets.ROLE_FILTERS) is v1.2 too. (V12_KINDS is defined above.)
-V12_STEP_KEYS: frozenset[str] = frozenset({"opens", "page"})  # pages: opens on click/press, page on switch_page
+# The plan keys ``browser`` and ``clock`` are plan.V12_PLAN_KEYS.
+# ms: advance_clock's; opens: on click/press, page: on switch_page (pages).
+V12_STEP_KEYS: frozenset[str] = frozenset({"ms", "opens", "page"})
 V12_CONDITION_KINDS: frozenset[str] = frozenset({
     "page_count_equals",  # pages
     "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
@@ -98,6 +105,8 @@ class ActionSpec(ContractModel):
     button: MouseButton | None = None
     click_count: Literal[1, 2, 3] | None = None
     modifiers: list[Modifier] | None = None
+    # v1.2: advance_clock's milliseconds (at most a day).
+    ms: Annotated[int, Field(gt=0, le=86_400_000)] | None = None
     # v1.2 keys: ``opens`` on click and press (the action must open a new page), ``page`` on switch_page.
     opens: Opens | None = None
     page: PageSpec | None = None
@@ -180,6 +189,8 @@ def describe_step(step: ActionSpec) -> str:
         return f"press {step.key}" + (f" on {target}" if target else "") + (" (opens a page)" if step.opens else "")
     if step.kind == "drag":
         return f"drag {target} to {describe_target(step.to) if step.to is not None else '?'}"
+    if step.kind == "advance_clock":
+        return f"advance clock {step.ms} ms"
     if step.kind == "scroll":
         return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
     if step.kind == "switch_page" and step.page is not None:

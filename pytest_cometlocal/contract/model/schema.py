@@ -22,7 +22,7 @@ from pytest_cometlocal.contract.model.actionspec import (
     DEFAULTABLE_KEYS, EXTENSION_KEYS, EXTENSION_KINDS, V1_KINDS, V12_STEP_KEYS,
 )
 from pytest_cometlocal.contract.model.conditions import V12_CONDITION_DEFS
-from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, Plan, StepGroup, SuiteConfig, UseStep
 from pytest_cometlocal.contract.model.targets import ROLE_FILTERS
 
 FormatVersion = Literal["v1", "v1.1", "v1.2"]
@@ -45,13 +45,17 @@ TITLES = {
 }
 # The $defs only v1.1 has: its condition kinds and their args.
 _EXTENSION_DEFS = frozenset({"ElementChecked", "ElementFocused", "AriaSnapshotMatches", "CheckedArgs", "AriaSnapshotArgs"})
-# The $defs of v1.2's step keys (switch_page's page); its condition $defs are conditions.V12_CONDITION_DEFS.
+# (v1.2) The $defs only the browser settings and the clock have.
+_V12_SETTINGS_DEFS = frozenset({"BrowserSettings", "ClockSettings", "Viewport", "Geolocation"})
+# (v1.2) The $defs of the pages' step keys (switch_page's page).
 _V12_KEY_DEFS = frozenset({"PageSpec"})
-# What each older format leaves out of the newest schema: (kinds kept, step keys, $defs, role target keys).
-_LEFT_OUT: dict[str, tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...]]] = {
-    "v1.1": (V1_KINDS | EXTENSION_KINDS, tuple(V12_STEP_KEYS), V12_CONDITION_DEFS | _V12_KEY_DEFS, ROLE_FILTERS),
-    "v1": (V1_KINDS, (*EXTENSION_KEYS, *V12_STEP_KEYS), V12_CONDITION_DEFS | _V12_KEY_DEFS | _EXTENSION_DEFS,
-           ROLE_FILTERS),
+_V12_DEFS = V12_CONDITION_DEFS | _V12_SETTINGS_DEFS | _V12_KEY_DEFS
+# What each older format leaves out of the newest schema:
+# (kinds kept, step keys, $defs, role target keys, plan keys).
+_LEFT_OUT: dict[str, tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...], tuple[str, ...]]] = {
+    "v1.1": (V1_KINDS | EXTENSION_KINDS, tuple(V12_STEP_KEYS), _V12_DEFS, ROLE_FILTERS, tuple(V12_PLAN_KEYS)),
+    "v1": (V1_KINDS, (*EXTENSION_KEYS, *V12_STEP_KEYS), _V12_DEFS | _EXTENSION_DEFS, ROLE_FILTERS,
+           tuple(V12_PLAN_KEYS)),
 }
 
 
@@ -91,9 +95,11 @@ def _schema(model: type[BaseModel], kind: str, format_version: FormatVersion) ->
 
 
 def _without(schema: dict[str, Any], kinds: frozenset[str], keys: tuple[str, ...], def_names: frozenset[str],
-             role_keys: tuple[str, ...]) -> dict[str, Any]:
-    """An older format's schema: the kinds it lacks, its missing step keys, condition kinds
-    ($defs) and role target keys taken out."""
+             role_keys: tuple[str, ...], plan_keys: tuple[str, ...]) -> dict[str, Any]:
+    """An older format's schema: the kinds it lacks, its missing step keys, condition kinds and
+    settings ($defs), role target keys and plan keys (v1.2's browser, clock) taken out."""
+    for key in plan_keys:
+        schema.get("properties", {}).pop(key, None)
     defs = schema.get("$defs", {})
     action = defs.get("ActionSpec")
     if action is not None:

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import (
-    CLICK_KEYS, PAGE_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
+    CLICK_KEYS, NO_TARGET_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
@@ -27,6 +27,7 @@ from pytest_cometlocal.contract.validate.checks import check_role_filters, check
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
+from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -128,7 +129,10 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
 def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
     """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
     kind = step.kind
-    if own is None:
+    if kind in NO_TARGET_KINDS:
+        if own is not None:
+            add(loc + ("target",), f"'{kind}' takes no target", "INPUTS")
+    elif own is None:
         if kind not in TARGETLESS_KINDS:
             # A v1 step keeps v1's message, word for word; v1.1 added two kinds that may omit it.
             may_omit = "assert and stop" if format_version(step) == "v1" else "assert, stop, press and scroll"
@@ -191,6 +195,7 @@ _KEY_KINDS: dict[str, tuple[frozenset[str], bool]] = {
     "to": (frozenset({"drag"}), True),
     "direction": (frozenset({"scroll"}), False),
     **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
+    "ms": (frozenset({"advance_clock"}), True),  # v1.2
     "opens": (frozenset({"click", "press"}), False),  # v1.2
     "page": (frozenset({"switch_page"}), True),  # v1.2
 }
@@ -214,8 +219,6 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
             add(loc + ("key",), problem, "KEY")
     if step.modifiers is not None and len(set(step.modifiers)) < len(step.modifiers):
         add(loc + ("modifiers",), "a modifier is listed twice", "INPUTS")
-    if kind in PAGE_KINDS and step.target is not None:  # v1.2: they act on the run's pages
-        add(loc + ("target",), f"'{kind}' takes no target (it acts on the active page)", "INPUTS")
     if step.page is not None:  # v1.2: switch_page's url_matches (patterns.py's bounded compile)
         for where, problem in regex_problems(step.page, loc + ("page",)):
             add(where, problem, "REGEX")
@@ -327,6 +330,7 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
         add(where, problem, "REGEX")
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
+    check_settings(plan, add)  # (v1.2) browser: and clock:
 
 
 def in_u4_order(step: ActionSpec) -> ActionSpec:

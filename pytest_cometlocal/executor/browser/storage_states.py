@@ -21,7 +21,7 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
@@ -44,14 +44,28 @@ def state_values(state: dict[str, Any]) -> list[str]:
     return values
 
 
-def describe(name: str, data: bytes, state: dict[str, Any]) -> dict[str, Any]:
-    """What the trace and manifest say about a state: never its values."""
+def describe(name: str, data: bytes, state: dict[str, Any], made_under: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """What the trace and manifest say about a state: never its values; (v1.2) the browser
+    settings it was made under, when it was made under any."""
     return {
         "name": name,
         "sha256": hashlib.sha256(data).hexdigest(),
         "cookies": len(state.get("cookies", []) or []),
         "origins": len(state.get("origins", []) or []),
+        **({"made_under": dict(made_under)} if made_under else {}),
     }
+
+
+def state_key(name: str, made_under: Mapping[str, str] | None = None) -> str:
+    """(v1.2) Which file holds state ``name`` made under these settings (``STATE_SETTINGS``).
+
+    The state does not hold the settings, so one made under other ones is
+    another file: ``NAME`` made under none, ``NAME@<hash>`` under some.
+    """
+    if not made_under:
+        return name
+    text = json.dumps(dict(made_under), sort_keys=True)
+    return f"{name}@{hashlib.sha256(text.encode('utf-8')).hexdigest()[:12]}"
 
 
 class StorageStates:
@@ -61,20 +75,22 @@ class StorageStates:
         self.dir = output / STORAGE_DIR / worker
         if clear and self.dir.exists():
             shutil.rmtree(self.dir, ignore_errors=True)
-        self.saved: dict[str, dict[str, Any]] = {}  # name -> description, for what this process saved
+        self.saved: dict[str, dict[str, Any]] = {}  # key -> description, for what this process saved
 
-    def path(self, name: str) -> Path:
-        return self.dir / f"{name}.json"
+    def path(self, key: str) -> Path:
+        """The file of a state, by its ``state_key`` (its name, when made under no settings)."""
+        return self.dir / f"{key}.json"
 
-    def exists(self, name: str) -> bool:
-        return self.path(name).is_file()
+    def exists(self, key: str) -> bool:
+        return self.path(key).is_file()
 
-    def save(self, name: str, state: dict[str, Any]) -> dict[str, Any]:
+    def save(self, name: str, state: dict[str, Any], made_under: Mapping[str, str] | None = None) -> dict[str, Any]:
         """Write the state (owner-only, atomically) and return its description."""
         self.dir.mkdir(parents=True, exist_ok=True)
         os.chmod(self.dir, 0o700)
         data = json.dumps(state, ensure_ascii=False, sort_keys=True).encode("utf-8")
-        target = self.path(name)
+        key = state_key(name, made_under)
+        target = self.path(key)
         tmp = target.with_suffix(".json.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
@@ -83,21 +99,21 @@ class StorageStates:
         finally:
             os.close(fd)
         os.replace(tmp, target)
-        info = describe(name, data, state)
-        self.saved[name] = info
+        info = describe(name, data, state, made_under)
+        self.saved[key] = info
         return info
 
-    def in_use(self, name: str) -> StateInUse:
-        """The saved state ``name``, for a context to start from."""
-        path, info, values = self.load(name)
+    def in_use(self, name: str, made_under: Mapping[str, str] | None = None) -> StateInUse:
+        """The saved state ``name`` made under ``made_under``, for a context to start from."""
+        path, info, values = self.load(name, made_under)
         return StateInUse(str(path), info, values)
 
-    def load(self, name: str) -> tuple[Path, dict[str, Any], list[str]]:
+    def load(self, name: str, made_under: Mapping[str, str] | None = None) -> tuple[Path, dict[str, Any], list[str]]:
         """(file, description, values to mask) of a saved state."""
-        path = self.path(name)
+        path = self.path(state_key(name, made_under))
         data = path.read_bytes()
         state = json.loads(data)
-        return path, describe(name, data, state), state_values(state)
+        return path, describe(name, data, state, made_under), state_values(state)
 
 
 @dataclass(frozen=True)

@@ -185,6 +185,11 @@ class Actions:
                                         self.ctx.check_context(attempt), spec.timeout_ms)
         return attempt.scrolled.metadata()
 
+    def _advance_clock(self, attempt: StepAttempt) -> dict[str, Any]:
+        """(v1.2) Move the installed clock forward, firing the timers due on the way."""
+        self.ctx.page.clock.run_for(attempt.spec.ms)
+        return {"ms": attempt.spec.ms}
+
     def _none(self, attempt: StepAttempt) -> dict[str, Any]:
         """wait_for and assert act through their postconditions only; stop ends the run."""
         return {}
@@ -368,6 +373,7 @@ ACTIONS: dict[str, ActionKind] = {
     "assert": ActionKind(Actions._none, post_phase="assert"),
     "stop": ActionKind(Actions._none, ends_run=True),
     "scroll": ActionKind(Actions._scroll, resolves_target=True),  # v1.1; its target is optional
+    "advance_clock": ActionKind(Actions._advance_clock),  # v1.2; needs the plan's clock.at (rule CLOCK)
     # v1.2: the run's pages (pages/actions.py); no target, the active page.
     "go_back": ActionKind(page_actions.go_back),
     "go_forward": ActionKind(page_actions.go_forward),

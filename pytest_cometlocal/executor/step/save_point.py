@@ -7,7 +7,7 @@ save in the run's trace: it is part of the step, the files are plain data.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from pytest_cometlocal.executor.browser.storage_states import StorageStates, mask_values, state_values
 from pytest_cometlocal.executor.page.watchdog import bound
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 SAVE_MS = 15_000  # asking the context for its cookies and local storage
 
 
-def save_state(page: Page, run: RunFolder, storage: StorageStates, name: str) -> dict[str, Any]:
+def save_state(page: Page, run: RunFolder, storage: StorageStates, name: str,
+               made_under: Mapping[str, str] | None = None) -> dict[str, Any]:
     """Keep the context's cookies and local storage under ``name``; returns what the trace records.
 
     The values are masked in this run's artifacts from now on; the trace
@@ -30,7 +31,7 @@ def save_state(page: Page, run: RunFolder, storage: StorageStates, name: str) ->
         with bound("storage_state", SAVE_MS, isolated=True):
             state = page.context.storage_state()
         mask_values(run.redactor, state_values(state))
-        info = storage.save(name, state)
+        info = storage.save(name, state, made_under)  # (v1.2) under the run's browser settings
     except Exception as exc:
         info = {"name": name, "error": (str(exc).strip().splitlines() or [type(exc).__name__])[0][:300]}
     return info

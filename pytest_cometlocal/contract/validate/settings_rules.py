@@ -1,0 +1,114 @@
+"""(v1.2) DEVICE, TIMEZONE, PERMISSION, CLOCK: the ``browser:`` and ``clock:`` rules that need
+more than the models' types, located at the key (``add(loc, message, rule)``, as rules.py).
+
+- ``browser.device`` is a name of Playwright's device registry (did-you-mean on a miss);
+- ``browser.timezone`` is an IANA zone of the time-zone database Python sees
+  (``zoneinfo.available_timezones()``: the system's, or the ``tzdata`` package).
+  On a machine with neither, the zone's shape alone is checked and Chromium
+  is the judge when the context opens;
+- ``browser.geolocation`` needs ``geolocation`` in ``browser.permissions``;
+- ``clock.at`` is an ISO 8601 time with its UTC offset (``Z`` or ``+01:00``): a
+  time without one would be read in the zone of the machine that runs it;
+- ``advance_clock`` needs ``clock.at`` (its plan's or its suite config's).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import zoneinfo
+from datetime import datetime
+from functools import lru_cache
+from typing import Callable
+
+from pytest_cometlocal.contract.devices import DeviceRegistryUnavailable, device_registry
+from pytest_cometlocal.contract.model.plan import Plan
+from pytest_cometlocal.contract.model.problems import Loc
+
+Report = Callable[[Loc, str, str], None]
+ZONE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*$")
+
+
+@lru_cache(maxsize=1)
+def known_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def check_settings(plan: Plan, add: Report) -> None:
+    """Every settings rule of one plan (nothing runs for a plan without ``browser``/``clock``)."""
+    if plan.browser is not None:
+        check_browser(plan, add)
+    if plan.clock is not None:
+        problem = clock_problem(plan.clock.at)
+        if problem:
+            add(("clock", "at"), problem, "CLOCK")
+    else:
+        steps = [(s, ("steps", i)) for i, s in enumerate(plan.steps)]
+        if plan.recovery:
+            steps += [(s, ("recovery", "steps", i)) for i, s in enumerate(plan.recovery.steps)]
+        for step, loc in steps:
+            if step.kind == "advance_clock":
+                add(loc + ("kind",), "advance_clock needs the clock installed: set `clock: {at: ...}` in the "
+                    "plan or its suite config", "CLOCK")
+
+
+def check_browser(plan: Plan, add: Report) -> None:
+    browser = plan.browser
+    assert browser is not None
+    if browser.device is not None:
+        problem = device_problem(browser.device)
+        if problem:
+            add(("browser", "device"), problem, "DEVICE")
+    if browser.timezone is not None:
+        problem = zone_problem(browser.timezone)
+        if problem:
+            add(("browser", "timezone"), problem, "TIMEZONE")
+    if browser.permissions is not None and len(set(browser.permissions)) < len(browser.permissions):
+        add(("browser", "permissions"), "a permission is listed twice", "PERMISSION")
+    if browser.geolocation is not None and "geolocation" not in (browser.permissions or []):
+        add(("browser", "geolocation"), "geolocation needs the `geolocation` permission: add it to "
+            "browser.permissions", "PERMISSION")
+
+
+def device_problem(name: str) -> str | None:
+    try:
+        names = device_registry()
+    except DeviceRegistryUnavailable as exc:
+        return str(exc)
+    if name in names:
+        return None
+    close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
+    lowered = [n for n in names if n.lower() == name.lower()]
+    hint = lowered or close
+    return (f"unknown device {name!r}: not in Playwright's device registry"
+            + (f" (did you mean {', '.join(repr(n) for n in hint)}?)" if hint else
+               " (`cometlocal schema` cannot list them; Playwright's docs and `playwright.devices` do)"))
+
+
+def zone_problem(zone: str) -> str | None:
+    zones = known_zones()
+    if zones:
+        if zone in zones:
+            return None
+        close = difflib.get_close_matches(zone, list(zones), n=3, cutoff=0.7)
+        return (f"unknown time zone {zone!r}: an IANA zone such as 'Europe/Madrid'"
+                + (f" (did you mean {', '.join(repr(z) for z in close)}?)" if close else ""))
+    if ZONE_SHAPE.match(zone):
+        return None  # no time-zone database here: Chromium judges the name when the context opens
+    return f"malformed time zone {zone!r}: an IANA zone such as 'Europe/Madrid'"
+
+
+def clock_problem(at: str) -> str | None:
+    try:
+        when = datetime.fromisoformat(at)
+    except ValueError:
+        return f"clock.at must be an ISO 8601 time such as '2024-03-01T09:30:00+01:00' (got {at!r})"
+    if when.tzinfo is None:
+        return (f"clock.at needs its UTC offset ('Z' or '+01:00'), else it would be read in the zone of the "
+                f"machine that runs it (got {at!r})")
+    return None
+
+
+def clock_time(at: str) -> datetime:
+    """``clock.at`` as the aware datetime Playwright's ``clock.install`` takes (validated already)."""
+    return datetime.fromisoformat(at)
