@@ -184,3 +184,19 @@ def test_cli_schema_to_file(tmp_path, capsys):
     assert main(["schema", "--output", str(target)]) == 0
     assert capsys.readouterr().out == ""
     assert json.loads(target.read_text(encoding="utf-8")) == plan_json_schema()
+
+
+def test_the_docs_point_editors_at_the_schema_cometlocal_schema_writes_by_default():
+    """getting-started's plans and the README name the newest schema, the one ``cometlocal schema`` writes,
+    and it is committed in docs/ as it is generated (issue 35: the docs named v1 while the command wrote v1.1)."""
+    from pathlib import Path
+    import re
+    import inspect
+
+    root = Path(__file__).resolve().parents[2]
+    newest = inspect.signature(plan_json_schema).parameters["format_version"].default
+    named = set(re.findall(r"\$schema=\.\./plan-format-(v[0-9.]+)\.schema\.json",
+                           (root / "docs" / "getting-started.md").read_text()))
+    assert named == {newest}
+    committed = json.loads((root / "docs" / f"plan-format-{newest}.schema.json").read_text())
+    assert committed == json.loads(json.dumps(plan_json_schema()))
