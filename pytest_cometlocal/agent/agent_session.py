@@ -28,6 +28,8 @@ from urllib.parse import urlsplit
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
+from pytest_cometlocal.contract.model.problems import Mark, Problem
+from pytest_cometlocal.contract.validate.settings_rules import NO_CLOCK
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.engine import Executor
@@ -50,6 +52,7 @@ class _Open:
     redactor: Redactor
     accepted: list[dict[str, Any]] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
+    clock: bool = False  # (v1.2) the session's plan installs a clock (clock.at): advance_clock may run
 
 
 class AgentSession:
@@ -92,7 +95,8 @@ class AgentSession:
             raise
         self.redactor = executor.run.redactor
         hosts = list(eff.allowlist)
-        self.open = _Open(executor, closing, eff.base_url or "", hosts, refs, run_name, self.redactor)
+        self.open = _Open(executor, closing, eff.base_url or "", hosts, refs, run_name, self.redactor,
+                          clock=eff.plan.plan.clock is not None)
         return {"ok": True, "run_dir": str(executor.run.path), "base_url": eff.base_url, "allowlist": hosts,
                 "defaults": DEFAULTS}
 
@@ -145,6 +149,10 @@ class AgentSession:
         step = copy.deepcopy(step)  # kept as proposed for save_plan, whatever the validation does to its input
         filled = {**DEFAULTS, **copy.deepcopy(step)}
         try:
+            if filled.get("kind") == "advance_clock" and not session.clock:
+                # (v1.2) rule CLOCK, refused as any invalid proposal is: not Playwright's error from the page
+                raise session.executor.failures.reject(filled, [Problem("<proposal>", Mark(1, 1), "kind", NO_CLOCK,
+                                                                        "CLOCK")])
             result = session.executor.propose(filled)
         except ExecutorFailure as failure:
             error = failure.error.model_dump(mode="json")

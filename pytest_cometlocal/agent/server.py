@@ -52,6 +52,7 @@ PROPOSE_DESCRIPTION = (
     "disabled and include_hidden, each on the roles ARIA gives it. Pages (v1.2): go_back, go_forward, reload, close_page (no target), "
     "switch_page (page: {index: N} | {url_matches: REGEX} | {title_contains: TEXT}); click and press take "
     "opens: page when they open a popup or tab, which becomes the active page; condition page_count_equals (count)."
+    " advance_clock (ms) needs a plan's clock.at, which a session has not: it is refused (rule CLOCK)."
 )
 
 

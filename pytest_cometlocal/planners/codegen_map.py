@@ -39,6 +39,7 @@ class Mapped:
     hosts: list[str] = field(default_factory=list)
     unmapped: list[Unmapped] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
+    settings: dict[str, Any] = field(default_factory=dict)  # (v1.2) the plan's browser: and clock: keys
 
 
 class _Mapper:
@@ -87,6 +88,8 @@ class _Mapper:
                 return self.navigate(call)
             if call.action == "opens_page":
                 return self.opens_page()
+            if call.action in SETTINGS_CALLS:
+                return SETTINGS_CALLS[call.action](self, call)
             page_step = PAGE_STEPS.get(call.action)
             if page_step is not None:
                 return page_step(call)
@@ -132,6 +135,36 @@ PAGE_STEPS: dict[str, Callable[[Recorded], dict[str, Any]]] = {
     "reload": _no_args("reload"),
     "switch_page": lambda call: {"kind": "switch_page", "page": {"index": call.args[0]}},
     "close_page": lambda call: {"kind": "close_page"},
+}
+
+
+def _browser(mapper: _Mapper, call: Recorded) -> None:
+    mapper.out.settings.setdefault("browser", {}).update(call.kwargs)
+    return None
+
+
+def _clock(mapper: _Mapper, call: Recorded) -> None:
+    if "clock" in mapper.out.settings:
+        raise CannotMap("a second clock.install() does not map: a plan has one clock.at")
+    if mapper.out.steps:
+        mapper.out.notices.append(f"clock.install() (line {call.line}) came after {len(mapper.out.steps)} step(s); "
+                                  "the plan's clock.at installs the clock before its first step")
+    mapper.out.settings["clock"] = {"at": call.args[0]}
+    return None
+
+
+def _advance(mapper: _Mapper, call: Recorded) -> dict[str, Any]:
+    if "clock" not in mapper.out.settings:
+        raise CannotMap("clock.run_for() before any clock.install(time=...) does not map: advance_clock needs "
+                        "the plan's clock.at (rule CLOCK)")
+    return {"kind": "advance_clock", "ms": call.args[0]}
+
+
+# (v1.2) A row per recorded setting or clock call (codegen_settings.py): plan keys, or an advance_clock step.
+SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] = {
+    "browser_settings": _browser,
+    "clock_install": _clock,
+    "advance_clock": _advance,
 }
 
 

@@ -13,6 +13,8 @@ One ``with`` block is read as a step: ``with page.expect_download() as d:``
 around a single action is that action with a ``download_started`` check (a
 plan checks a download the same way), and ``download = d.value`` after it is
 part of the idiom. Other waits (``expect_popup``, ...) are reported.
+(v1.2) ``new_context``'s settings and ``page.clock`` calls are read by
+``codegen_settings``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.planners.codegen_pages import PageBooks
-from pytest_cometlocal.planners.errors import NotAScript
+from pytest_cometlocal.planners.codegen_settings import clock_at, context_settings, run_for_ms
+from pytest_cometlocal.planners.errors import CannotMap, NotAScript
 
 # Calls that open or close the browser, context or page: codegen's boilerplate.
 _SETUP_CALLS = frozenset({"launch", "new_context", "new_page", "close", "connect", "connect_over_cdp",
@@ -196,6 +199,9 @@ class _Reader:
             for name in names:
                 self.add_page(name)
             return
+        if chain and chain[-1] == "new_context" and isinstance(value, ast.Call):
+            self.context(stmt, value)  # (v1.2) its settings are the plan's browser: keys
+            return
         if chain and chain[-1] in _SETUP_CALLS or chain[:2] in (["playwright", "chromium"], ["playwright", "firefox"],
                                                                   ["playwright", "webkit"], ["p", "chromium"]):
             return
@@ -209,6 +215,30 @@ class _Reader:
             self.unmapped(stmt, "a popup page or a download is not mapped (one page per plan in v1)")
             return
         self.unmapped(stmt, "an assignment is not a step")
+
+    def context(self, stmt: ast.stmt, call: ast.Call) -> None:
+        """(v1.2) ``browser.new_context(locale=..., **playwright.devices[...])``: the plan's ``browser:`` keys."""
+        browser, problems = context_settings(call)
+        for why in problems:
+            self.unmapped(stmt, why)
+        if browser:
+            self.out.append(Recorded(stmt.lineno, "browser_settings", (), (), browser, on_page=False,
+                                     source=self.src(stmt)))
+
+    def clock(self, stmt: ast.stmt, call: ast.Call, method: str) -> None:
+        """(v1.2) ``page.clock.install(time=...)`` is ``clock.at``, ``page.clock.run_for(ms)`` an ``advance_clock``."""
+        try:
+            if method == "install":
+                recorded = Recorded(stmt.lineno, "clock_install", (), (clock_at(call),), {}, source=self.src(stmt))
+            elif method == "run_for":
+                recorded = Recorded(stmt.lineno, "advance_clock", (), (run_for_ms(call),), {}, source=self.src(stmt))
+            else:
+                raise CannotMap(f"page.clock.{method}() has no plan equivalent (clock.at is clock.install(time=...), "
+                                "advance_clock is clock.run_for)")
+        except CannotMap as exc:
+            self.unmapped(stmt, str(exc))
+            return
+        self.out.append(recorded)
 
     def add_page(self, name: str) -> None:
         self.pages.add(name)
@@ -241,6 +271,10 @@ class _Reader:
         if action in ("on", "once") and isinstance(func.value, ast.Name) and func.value.id in self.pages:
             self.unmapped(stmt, f"an event handler (page.{action}, such as a dialog's) does not map: "
                                 "a plan has no dialog step")
+            return
+        if (isinstance(func.value, ast.Attribute) and func.value.attr == "clock"
+                and isinstance(func.value.value, ast.Name) and func.value.value.id in self.pages):
+            self.clock(stmt, value, action)
             return
         try:
             args = tuple(self.argument(a) for a in value.args)

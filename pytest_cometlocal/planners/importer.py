@@ -26,7 +26,8 @@ from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A step's keys after its target, in the order people write them (the v1.1 keys as the mapping sets them).
-_INPUT_KEYS = ("key", "to", "button", "click_count", "modifiers", "value", "file_ref", "opens", "page")  # v1.2: opens, page
+_INPUT_KEYS = ("key", "to", "button", "click_count", "modifiers", "value", "file_ref", "opens", "page",
+               "ms")  # v1.2: opens, page, ms
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
 
 
@@ -153,6 +154,7 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
         plan["allowlist"] = ([own] if own else []) + [h for h in mapped.hosts if h != own]
         notices.append(f"{script}: the recording leaves {urlsplit(mapped.origin or '').hostname or 'its origin'} "
                        f"for {', '.join(mapped.hosts)}: added to the allowlist; check that the plan may go there")
+    plan.update(mapped.settings)  # (v1.2) browser: and clock:, when the recording sets them
     if secrets:
         plan["secrets"] = {n: {"env": var} for n, (var, _value) in secrets.items()}
     plan["defaults"] = DEFAULTS

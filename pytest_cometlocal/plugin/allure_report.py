@@ -22,6 +22,7 @@ from allure_commons.model2 import TestResult
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, describe_step, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.plan import settings_items, settings_record
 from pytest_cometlocal.contract.model.records import ExecutorError, TraceEvent
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.contract.model.targets import describe_target
@@ -167,6 +168,8 @@ def label_item(item: pytest.Item, valid: ValidPlan, settings: EffectiveSettings)
     allure.dynamic.parameter("base_url", settings.base_url or "")
     allure.dynamic.parameter("mode", settings.mode)
     allure.dynamic.parameter("browser", "chromium")
+    for name, value in settings_items(settings_record(plan.browser, plan.clock)):  # (v1.2) only the keys set
+        allure.dynamic.parameter(name, value)
 
 
 def label_error(error: ExecutorError) -> None:

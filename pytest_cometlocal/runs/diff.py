@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
 from pytest_cometlocal.runs.reader import RunRecord, read_run
@@ -92,6 +93,12 @@ class RunDiff:
         return self.first_divergence is None and self.status_differs is None
 
     @property
+    def settings_changed(self) -> list[str]:
+        """(v1.2) The browser settings and clock keys (``browser.locale``, ``clock.at``) the runs were made under
+        differently: one key set in one run only counts; ``[]`` when they agree (or neither set any)."""
+        return settings_differ(self.a, self.b)
+
+    @property
     def plan_changed(self) -> bool | None:
         """The plan ran in two versions (the manifests' ``plan.sha256`` differ); None when a run does not say."""
         hashes = [run.plan.get("sha256") for run in (self.a, self.b)]
@@ -144,8 +151,27 @@ def plan_change_note(a: RunRecord, b: RunRecord) -> str | None:
             "(steps, step groups or settings were edited): a difference may be the plan's, not the page's")
 
 
+def settings_differ(a: RunRecord, b: RunRecord) -> list[str]:
+    """The settings keys whose values differ between the runs' manifests (:attr:`RunDiff.settings_changed`)."""
+    items_a, items_b = dict(settings_items(a.settings)), dict(settings_items(b.settings))
+    return [key for key in dict.fromkeys([*items_a, *items_b]) if items_a.get(key) != items_b.get(key)]
+
+
+def settings_change_note(a: RunRecord, b: RunRecord) -> str | None:
+    """``the runs ran under different browser settings or clock: ...`` (v1.2), each differing key's two values."""
+    keys = settings_differ(a, b)
+    if not keys:
+        return None
+    items_a, items_b = dict(settings_items(a.settings)), dict(settings_items(b.settings))
+    shown = "; ".join(f"{k} {items_a.get(k, '(not set)')} in A, {items_b.get(k, '(not set)')} in B" for k in keys)
+    return (f"the runs ran under different browser settings or clock: {shown}: "
+            "a difference may be the settings', not the page's")
+
+
 def _notes(a: RunRecord, b: RunRecord) -> list[str]:
     notes = [note] if (note := plan_change_note(a, b)) else []
+    if note := settings_change_note(a, b):
+        notes.append(note)
     for label, run in (("A", a), ("B", b)):
         if run.truncated:
             notes.append(f"run {label}: the trace's last line is cut off (a crash); compared up to the line before")
@@ -223,6 +249,7 @@ def render_json(diff: RunDiff) -> dict[str, Any]:
         "match": diff.match,
         "plan": diff.a.plan_identity(),
         "plan_changed": diff.plan_changed,
+        "settings_changed": diff.settings_changed,
         "runs": {"a": diff.a.summary(), "b": diff.b.summary()},
         "steps": [
             {"step_id": s.step_id, "recovery": s.recovery,
@@ -292,6 +319,7 @@ def render_text(diff: RunDiff) -> str:
         lines.append(f"first divergence: the run's status: {diff.status_differs} (no step differs)")
     elif first is None:
         changed = "; but the plan changed between the runs (note above)" if diff.plan_changed else ""
+        changed += "; but they ran under different settings (note above)" if diff.settings_changed else ""
         lines.append(f"the runs match: {len(diff.steps)} steps, same outcomes, attempts and page states "
                      f"(durations are not compared){changed}")
     else:

@@ -40,7 +40,7 @@ from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, a
 __all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
            "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
-           "runs_in"]
+           "run_settings", "runs_in"]
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,12 @@ class RunRecord:
         return profile.get("base_url") if isinstance(profile, dict) else None
 
     @property
+    def settings(self) -> dict[str, Any]:
+        """(v1.2) The run's browser settings and clock, as the manifest records them: ``{browser?, clock?}``,
+        empty for a run whose plan set none (:func:`run_settings`)."""
+        return run_settings(self.manifest)
+
+    @property
     def ended_as_expected(self) -> bool:
         """A negative plan's run that ended with the error its ``expect`` asks for: pytest passed it."""
         return ended_as_expected(self.manifest, self.errors)
@@ -245,6 +251,20 @@ def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     if plan.get("row_id") is not None:
         identity["row_id"] = plan.get("row_id")
     return identity
+
+
+def run_settings(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """(v1.2) ``configuration.effective``'s ``browser`` and ``clock`` (recorded only when set), each with its
+    source (``configuration.sources``) under ``sources``; ``{}`` for a run without them or an older manifest."""
+    conf = manifest.get("configuration")
+    conf = conf if isinstance(conf, Mapping) else {}
+    effective, sources = conf.get("effective"), conf.get("sources")
+    effective = effective if isinstance(effective, Mapping) else {}
+    sources = sources if isinstance(sources, Mapping) else {}
+    found = {key: dict(effective[key]) for key in ("browser", "clock") if isinstance(effective.get(key), Mapping)}
+    if found:
+        found["sources"] = {key: sources.get(key) for key in found}
+    return found
 
 
 def ended_as_expected(manifest: Mapping[str, Any], errors: Sequence[Mapping[str, Any]] = ()) -> bool:

@@ -1,7 +1,8 @@
 """``cometlocal show``: one run as a readable timeline, and the targets its error suggests.
 
 The run is read by :mod:`pytest_cometlocal.runs.reader`; this module only
-words it: a header from the run manifest, two lines per step (status and
+words it: a header from the run manifest (with the browser settings and
+clock the run was made under, v1.2), two lines per step (status and
 duration, then what the step does), the last error with its failed
 conditions, details and evidence, and the suggested targets of the error as
 YAML to paste, worded by
@@ -19,11 +20,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.reader import Event, ended_as_expected, plan_identity, read_manifest, read_run, read_trace
 
-__all__ = ["fixes_block", "list_line", "show_run", "suggested_fix", "suggested_lines"]
+__all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "suggested_fix", "suggested_lines"]
 
 
 # How a failed condition's phase reads: an assert step's conditions are checks, not "assertconditions".
@@ -66,6 +68,7 @@ def show_run(run_dir: Path) -> str:
         f"  started {manifest.get('started_at')}  finished {manifest.get('finished_at')}",
         f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
     ]
+    lines += settings_lines(run.settings)
     lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
     lines.append("  steps:")
     statuses = [_status(step.events) for step in run.steps]
@@ -93,6 +96,18 @@ def show_run(run_dir: Path) -> str:
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
     return "\n".join(lines + suggested_lines(run.errors))
+
+
+def settings_lines(settings: dict[str, Any]) -> list[str]:
+    """(v1.2) ``  browser: locale de-DE, timezone Europe/Madrid  (plan)`` and ``  clock: at ...``: the header's
+    lines for the settings the run was made under; none for a run whose plan set none."""
+    lines = []
+    for group in ("browser", "clock"):
+        items = [(key.split(".", 1)[1], value) for key, value in settings_items(settings) if key.startswith(group + ".")]
+        if items:
+            source = (settings.get("sources") or {}).get(group)
+            lines.append(f"  {group}: {', '.join(f'{k} {v}' for k, v in items)}{f'  ({source})' if source else ''}")
+    return lines
 
 
 def list_line(run_dir: Path) -> str:

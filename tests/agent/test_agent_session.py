@@ -59,3 +59,23 @@ def test_a_secret_shown_on_the_page_is_masked_in_everything_the_agent_gets(chrom
     for path in (tmp_path / "cometlocal-runs").rglob("*"):
         if path.is_file() and path.suffix not in (".png", ".jpeg"):
             assert b"Sign in" not in path.read_bytes(), path
+
+
+@pytest.mark.browser
+def test_advance_clock_in_a_session_without_a_clock_is_refused_by_rule_clock(chromium, portal, tmp_path):
+    """(v1.2) A session's plan has no clock.at: the proposal is a typed refusal naming rule CLOCK, the page is not
+    touched, and the session goes on (Playwright's own "clock not installed" error never reaches the agent)."""
+    session = AgentSession(tmp_path, env={}, browsers=chromium)
+    try:
+        assert session.start(portal.url)["ok"]
+        assert session.propose(OPEN)["ok"]
+        refused = session.propose({"id": "later", "kind": "advance_clock", "ms": 1000})
+        after = session.propose(looks(0))
+        saved = session.save_plan("clock.actions.yaml", "clock")
+    finally:
+        session.close()
+    assert refused["ok"] is False and refused["error_code"] == "INVALID_ACTIONSPEC", refused
+    assert refused["stage"] == "proposal_validation" and refused["details"]["violated_rules"] == ["CLOCK"]
+    assert "advance_clock needs the clock installed: set `clock: {at: ...}`" in refused["message"]
+    assert refused["observation"]["url"].endswith("/login")
+    assert after["ok"] and saved["steps"] == 2  # the refused step is not in the plan

@@ -28,7 +28,9 @@ def test_allure_results_for_passing_failing_and_invalid_plans(pytester: pytest.P
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "200")  # the short summary line is cut to the terminal's width
     pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "good.actions.yaml", "name: good\ndescription: signs in page\ntags: [smoke]\n" + DEFAULTS + """\
+    write(pytester, "good.actions.yaml", "name: good\ndescription: signs in page\ntags: [smoke]\n"
+          "browser: {locale: de-DE, viewport: {width: 800, height: 600}}\n"  # (v1.2) parameters when set
+          "clock: {at: '2026-03-01T09:00:00+01:00'}\n" + DEFAULTS + """\
 steps:
   - {id: open, kind: navigate, target: {type: url, url: /login}}
   - {id: check, kind: assert, postconditions: [{kind: title_contains, args: {text: Sign in}}]}
@@ -54,10 +56,13 @@ steps:
     assert {"name": "tag", "value": "smoke"} in good["labels"]
     params = {p["name"]: p["value"] for p in good["parameters"]}
     assert params["mode"].strip("'") == "live" and "127.0.0.1" in params["base_url"]
+    assert {k: v.strip("'") for k, v in params.items() if "." in k} == {
+        "browser.locale": "de-DE", "browser.viewport": "800x600", "clock.at": "2026-03-01T09:00:00+01:00"}
     good_attachments = {a["name"] for a in good["attachments"]}
     assert {"trace.jsonl", "run_manifest.json", "evidence_manifest.json"} <= good_attachments
 
     bad = res["bad"]
+    assert not any("." in p["name"] for p in bad["parameters"])  # a plan without settings: none
     assert bad["status"] == "failed"  # an executor failure is failed, not broken
     assert bad["statusDetails"]["message"].startswith("POSTCONDITION_FAILED: at step 'missing'")
     labels = {(label["name"], label["value"]) for label in bad["labels"]}

@@ -7,8 +7,9 @@ write before that is described by :func:`pytest_cometlocal.contract.model.schema
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, Mapping, get_args
 
 from pydantic import Field
 
@@ -104,6 +105,26 @@ def settings_record(browser: BrowserSettings | None, clock: ClockSettings | None
     if clock is not None:
         record["clock"] = clock.model_dump(mode="json")
     return record
+
+
+def settings_items(record: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """A settings record (:func:`settings_record`, as a manifest holds it) as flat ``(key, value)`` pairs,
+    ``browser.locale`` / ``clock.at``: one wording for ``show``, ``diff`` and Allure's parameters. Only the
+    keys set; a hand-made record is read leniently (a value that is not a mapping is left out)."""
+    items: list[tuple[str, str]] = []
+    for group in ("browser", "clock"):
+        values = record.get(group)
+        if not isinstance(values, Mapping):
+            continue
+        for key, value in values.items():
+            if isinstance(value, Mapping) and {"width", "height"} <= set(value):
+                text = f"{value['width']}x{value['height']}"
+            elif isinstance(value, (Mapping, list, bool)):
+                text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+            else:
+                text = str(value)
+            items.append((f"{group}.{key}", text))
+    return items
 
 
 def state_settings(browser: BrowserSettings | None) -> dict[str, str]:

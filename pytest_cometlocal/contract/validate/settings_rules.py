@@ -34,6 +34,10 @@ def known_zones() -> frozenset[str]:
     return frozenset(zoneinfo.available_timezones())
 
 
+# Rule CLOCK's message for an advance_clock without clock.at: a plan's, and an MCP session's proposal (agent/).
+NO_CLOCK = "advance_clock needs the clock installed: set `clock: {at: ...}` in the plan or its suite config"
+
+
 def check_settings(plan: Plan, add: Report) -> None:
     """Every settings rule of one plan (nothing runs for a plan without ``browser``/``clock``)."""
     if plan.browser is not None:
@@ -48,8 +52,7 @@ def check_settings(plan: Plan, add: Report) -> None:
             steps += [(s, ("recovery", "steps", i)) for i, s in enumerate(plan.recovery.steps)]
         for step, loc in steps:
             if step.kind == "advance_clock":
-                add(loc + ("kind",), "advance_clock needs the clock installed: set `clock: {at: ...}` in the "
-                    "plan or its suite config", "CLOCK")
+                add(loc + ("kind",), NO_CLOCK, "CLOCK")
 
 
 def check_browser(plan: Plan, add: Report) -> None:
