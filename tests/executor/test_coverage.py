@@ -13,7 +13,8 @@ from tests.support import DEFAULTS
 LOGIN_AND_FORM = """\
 name: everything
 """ + DEFAULTS + """\
-policy: {allow_stop: true}
+policy: {allow_stop: true, same_state_revisits: 3}  # (v1.2) history moves revisit pages on purpose
+clock: {at: "2024-03-01T09:30:00+01:00"}
 steps:
   - id: open
     kind: navigate
@@ -139,6 +140,66 @@ steps:
     target: {type: testid, id: product-grid}
     timeout_ms: 20000
     postconditions: [{kind: element_visible, args: {target: {type: text, text: P-100, exact: true}}}]
+  - {id: todos, kind: navigate, target: {type: url, url: /v12/todos}}
+  - id: todo_text
+    kind: fill
+    target: {type: label, text: What needs to be done?, exact: true}
+    value: Buy milk
+    postconditions:
+      - {kind: element_value_contains, args: {text: milk}}
+      - {kind: element_value_matches, args: {pattern: "^Buy"}}
+  - id: add_todo
+    kind: press
+    key: Enter
+    target: {type: label, text: What needs to be done?, exact: true}
+    postconditions:
+      - {kind: element_texts_equal, args: {target: {type: testid, id: todo-item}, texts: [Buy milk]}}
+      - {kind: element_text_matches, args: {target: {type: testid, id: count}, pattern: "^1 item left$"}}
+      - {kind: storage_item, args: {area: local, key: todos-v12, pointer: /0/title, equals: Buy milk}}
+      - {kind: element_hidden, args: {target: {type: testid, id: empty}}}
+  - id: complete
+    kind: check
+    target: {type: role, role: checkbox, name: Toggle Buy milk}
+    postconditions:
+      - {kind: element_attr_matches, args: {target: {type: testid, id: todo-item}, attr: class, pattern: "(^| )completed( |$)"}}
+  - id: filter_done
+    kind: click
+    target: {type: role, role: button, name: Completed, exact: true}
+    postconditions: [{kind: cookie, args: {name: todo-filter, equals: completed}}]
+  - {id: chapters, kind: navigate, target: {type: url, url: /chapters/1}}
+  - id: next_chapter
+    kind: click
+    target: {type: role, role: link, name: Next chapter}
+    postconditions: [{kind: url_matches, args: {pattern: "/chapters/2$"}}]
+  - id: back
+    kind: go_back
+    postconditions: [{kind: url_matches, args: {pattern: "/chapters/1$"}}]
+  - id: forward
+    kind: go_forward
+    postconditions: [{kind: url_matches, args: {pattern: "/chapters/2$"}}]
+  - id: again
+    kind: reload
+    postconditions: [{kind: url_matches, args: {pattern: "/chapters/2$"}}]
+  - {id: tabs, kind: navigate, target: {type: url, url: /tabs}}
+  - id: open_help
+    kind: click
+    target: {type: role, role: link, name: Open help in a new tab}
+    opens: page
+    postconditions: [{kind: url_matches, args: {pattern: "/tabs/help$"}}, {kind: page_count_equals, args: {count: 2}}]
+  - id: to_first
+    kind: switch_page
+    page: {index: 0}
+    postconditions: [{kind: url_matches, args: {pattern: "/tabs$"}}]
+  - id: to_help
+    kind: switch_page
+    page: {url_matches: "/tabs/help$"}
+    postconditions: [{kind: url_matches, args: {pattern: "/tabs/help$"}}]
+  - id: close_help
+    kind: close_page
+    postconditions: [{kind: page_count_equals, args: {count: 1}}]
+  - id: tick
+    kind: advance_clock
+    ms: 1000
   - id: done
     kind: stop
 """

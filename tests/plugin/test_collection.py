@@ -57,7 +57,7 @@ def test_invalid_plan_fails_with_code_and_locations_and_others_still_run(pyteste
     result.assert_outcomes(failed=1, passed=2)
     result.stdout.fnmatch_lines([
         "INVALID_ACTIONSPEC: plan 'broken' is not valid (*",
-        "  a.actions.yaml:4:11 steps[[]0].kind: must be one of*[[]SCHEMA]",
+        "  a.actions.yaml:4:11 steps[[]0].kind: 'clik' is not one of the * allowed values; close matches: click*[[]SCHEMA]",
         "  run folder: *cometlocal-runs*broken-*",
     ])
     assert "Traceback" not in result.stdout.str()
@@ -432,7 +432,7 @@ def test_a_step_group_is_read_when_the_plan_runs(pytester: pytest.Pytester) -> N
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "INVALID_ACTIONSPEC: plan 'minimal' is not valid (1 problem)",
-        "*groups/g.steps.yaml:3:11 steps[[]0].kind: must be one of*(via a.actions.yaml:12)*[[]SCHEMA]",
+        "*groups/g.steps.yaml:3:11 steps[[]0].kind: 'clik' is not one of the * allowed values; close matches: click (via a.actions.yaml:12)*[[]SCHEMA]",
     ])
     assert "RAN" not in result.stdout.str()
     props = {p.get("name"): p.get("value") for p in ET.parse(pytester.path / "junit.xml").iter("property")}
