@@ -21,7 +21,9 @@ from typing import Any, Iterator
 from pydantic import BaseModel
 
 from pytest_cometlocal.contract.errors import PatternError
-from pytest_cometlocal.contract.model.conditions import DownloadArgs, PatternArgs
+from pytest_cometlocal.contract.model.conditions import (
+    AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, StorageItemArgs, TargetPatternArgs,
+)
 from pytest_cometlocal.contract.model.plan import AuthSignals
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
@@ -37,6 +39,10 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     DownloadArgs: ("filename",),     # download_started
     AuthSignals: ("url_pattern",),   # auth_signals
     PageSpec: ("url_matches",),      # (v1.2) switch_page's page
+    TargetPatternArgs: ("pattern",),  # (v1.2) element_text_matches, element_value_matches
+    AttrPatternArgs: ("pattern",),    # (v1.2) element_attr_matches
+    StorageItemArgs: ("matches",),    # (v1.2) storage_item
+    CookieArgs: ("matches",),         # (v1.2) cookie
 }
 
 

@@ -1,8 +1,8 @@
 """The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER and INTERPOLATION (v1.2).
 
-Every pattern a v1.2 condition holds is compiled here, at validation, so a bad
-one is a located ``INVALID_ACTIONSPEC`` (rule REGEX), never a crash in the
-middle of a run. A role target's filter is held to the roles ARIA defines it
+A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
+compiled with every other pattern of the plan; here only what is not a plain
+field: each ``/…/`` entry of ``element_texts_equal`` (rule REGEX). A role target's filter is held to the roles ARIA defines it
 for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
 in a failure.
@@ -20,23 +20,8 @@ from pytest_cometlocal.contract.patterns import pattern_problem
 
 Report = Callable[[Loc, str, str], None]
 
-# Each condition kind's args that hold a Python regex (searched).
-PATTERN_ARGS: dict[str, tuple[str, ...]] = {
-    "element_text_matches": ("pattern",),
-    "element_value_matches": ("pattern",),
-    "element_attr_matches": ("pattern",),
-    "storage_item": ("matches",),
-    "cookie": ("matches",),
-}
 # The args whose values are compared with page data and so cannot name a secret.
 NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches")}
-
-
-def regex_problem(pattern: str) -> str | None:
-    """Why Python refuses ``pattern`` (it does not compile, too long, too deep, too many repetitions), or None.
-
-    The same bounded compile as every other pattern of the plan (patterns.py)."""
-    return pattern_problem(pattern)
 
 
 def list_entry_pattern(entry: str) -> str | None:
@@ -45,19 +30,15 @@ def list_entry_pattern(entry: str) -> str | None:
 
 
 def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
-    """REGEX (each pattern, each ``/…/`` entry), POINTER (storage_item's JSON pointer) and
+    """REGEX (each ``/…/`` entry; the plain pattern args are rows of patterns.REGEX_FIELDS), POINTER (storage_item's JSON pointer) and
     INTERPOLATION (no secret in a storage item's or cookie's equals / matches)."""
     for cond, phase, i, _target in conditions:
         kind = cond.kind
         aloc = loc + (phase, i, "args")
-        for name in PATTERN_ARGS.get(kind, ()):
-            value = getattr(cond.args, name)
-            if value is not None and (problem := regex_problem(value)):
-                add(aloc + (name,), problem, "REGEX")
         if kind == "element_texts_equal":
             for j, entry in enumerate(cond.args.texts):
                 inner = list_entry_pattern(entry)
-                if inner is not None and (problem := regex_problem(inner)):
+                if inner is not None and (problem := pattern_problem(inner)):
                     add(aloc + ("texts", j), problem, "REGEX")
         elif kind == "storage_item" and cond.args.pointer is not None:
             try:

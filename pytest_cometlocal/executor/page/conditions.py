@@ -195,10 +195,7 @@ def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]])
         try:
             ok, observed = check(locator, cond.args, ctx)
         except Exception as exc:
-            if _is_fatal(exc):
-                raise
-            gone = matches_now(locator)
-            if gone is None:
+            if _is_fatal(exc) or (gone := matches_now(locator)) is None:
                 raise
             return False, gone
         if ok:

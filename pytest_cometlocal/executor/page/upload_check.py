@@ -84,10 +84,7 @@ def _files_look(cond: Any, ctx: CheckContext, resolve: Resolver) -> tuple[bool, 
     try:
         files = locator.evaluate("(el) => Array.from(el.files || []).map(f => f.name)", timeout=1000)
     except Exception as exc:
-        if is_crash(exc):
-            raise
-        gone = matches_now(locator)
-        if gone is None:
+        if is_crash(exc) or (gone := matches_now(locator)) is None:
             raise
         return False, gone
     return bool(files), {"files": files}
