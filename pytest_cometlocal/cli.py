@@ -23,8 +23,7 @@ from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
-from pytest_cometlocal.contract.validate.internal import internal_problem
-from pytest_cometlocal.contract.model.problems import Mark
+from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
 from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
@@ -146,7 +145,7 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
         try:
             results = validate_path(path, ctx, shown=shown)
         except Exception as exc:  # the last line of defence: this file is one invalid plan, the others go on
-            results = [InvalidPlan.unparsable(shown, internal_problem(shown, Mark(1, 1), exc, "reading this file"))]
+            results = [unreadable_file(shown, exc)]
         for result in results:
             entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
             if isinstance(result, InvalidPlan):

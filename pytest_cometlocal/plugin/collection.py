@@ -31,7 +31,7 @@ from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
-from pytest_cometlocal.contract.validate.internal import internal_problem
+from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import OutputWriteFailed
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
@@ -98,8 +98,7 @@ class PlanFile(pytest.File):
             try:
                 entries = outline_text(self.data, self.context, self.shown)
             except Exception as exc:  # never a collection error: that would interrupt the whole session
-                entries = [InvalidPlan.unparsable(self.shown, internal_problem(self.shown, Mark(1, 1), exc,
-                                                                               "reading this file"))]
+                entries = [unreadable_file(self.shown, exc)]
         registered = self.config.stash.setdefault(_TAGS_KEY, set())
         for entry in entries:
             for tag in entry.tags:

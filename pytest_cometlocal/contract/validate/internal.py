@@ -40,3 +40,8 @@ def internal_plan(raw: Any, file: str, doc_index: int, mark: Mark, fallback: str
         name = fallback
     return InvalidPlan(name, PlanSource(file, doc_index, Mark(mark[0], mark[1])),
                        (internal_problem(file, Mark(mark[0], mark[1]), exc),), None, (), (), row)
+
+
+def unreadable_file(file: str, exc: BaseException) -> InvalidPlan:
+    """The one invalid plan a file becomes when reading it raised ``exc`` (INTERNAL, at its start)."""
+    return InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))

@@ -32,8 +32,7 @@ from pytest_cometlocal.contract.load.interpolation import interpolate
 from pytest_cometlocal.contract.errors import ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, load_documents
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
-from pytest_cometlocal.contract.validate.internal import internal_problem
-from pytest_cometlocal.contract.model.problems import Mark
+from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import STATE_NAME, Expect
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, Row, ValidationContext, file_stem, raw_tags, usable_name
@@ -73,7 +72,7 @@ def outline_text(data: bytes, ctx: ValidationContext, file: str) -> list[PlanOut
         except YamlError as exc:
             return [InvalidPlan.unparsable(file, exc.problem)]
         except Exception as exc:  # the last line of defence (contract/validate/internal.py)
-            return [InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))]
+            return [unreadable_file(file, exc)]
         raise  # pragma: no cover - the quick load never fails where the full one passes
     if not docs:
         return [InvalidPlan.no_plan(file)]

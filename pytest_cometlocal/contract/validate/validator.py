@@ -37,7 +37,7 @@ from pytest_cometlocal.contract.load.interpolation import interpolate, long_key_
 from pytest_cometlocal.contract.errors import CometLocalError, ConfinementError, InterpolationError, YamlError
 from pytest_cometlocal.contract.load.safe_yaml import Document, YDict, YList, copy_tree, load_documents, read_file
 from pytest_cometlocal.contract.validate.parametrize import parametrize_rows
-from pytest_cometlocal.contract.validate.internal import internal_plan, internal_problem
+from pytest_cometlocal.contract.validate.internal import internal_plan, unreadable_file
 from pytest_cometlocal.contract.load.paths import inside_root
 from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
@@ -381,7 +381,7 @@ def _validate_loaded(load: Callable[[bool], list[Document]], ctx: ValidationCont
     except YamlError as exc:
         return [InvalidPlan.unparsable(file, exc.problem)]
     except Exception as exc:  # the last line of defence: the file is one invalid plan
-        return [InvalidPlan.unparsable(file, internal_problem(file, Mark(1, 1), exc, "reading this file"))]
+        return [unreadable_file(file, exc)]
     return validate_documents(docs, ctx, file)
 
 
