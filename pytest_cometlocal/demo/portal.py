@@ -16,14 +16,16 @@ Every page exists to exercise one part of the plan format: login and auth signal
 content (``/dynamic``), a page that alternates between loads (``/flaky``),
 disabled elements (``/disabled``) and ways of leaving the allowlist (``/redirect``,
 ``/redirect-chain``, ``/popup``, ``/meta-refresh``, ``/post-outside``,
-``/iframe-outside`` and the dashboard's "Outside site" link). The ``/spa/...``
+``/iframe-outside`` and the dashboard's "Outside site" link). v12_http.py adds a
+JSON API behind the sign-in (``/api/docs``) and pages that call it (``/docs/<id>``,
+``/shop``, ``/feed``). The ``/spa/...``
 pages (widgets.py) need plan format v1.1: Enter, hover, scroll, custom
 dropdowns, checkboxes, drag and drop, a code editor. A variant (variants.py,
 ``--variant renamed``) serves the pages as a release that renamed and removed
 things changed them.
 
-The portal keeps no state beyond the ``session`` cookie the browser holds and the
-``hits`` list; uploads are counted, never stored.
+The portal keeps no state beyond the ``session`` cookie the browser holds, the
+``hits`` list and the API's documents (in memory); uploads are counted, never stored.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from pytest_cometlocal.demo.v12_checks import V12_CHECKS_PAGES
 from pytest_cometlocal.demo.v12_settings import V12_SETTINGS_PAGES
 from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 from pytest_cometlocal.demo.v12_pages import PAGES_V12
+from pytest_cometlocal.demo import v12_http
 
 __all__ = ["DemoPortal", "main"]
 
@@ -496,6 +499,8 @@ class _Handler(BaseHTTPRequestHandler):
         routes = ROUTES.get(path)
         method = "GET" if self.command == "HEAD" else self.command
         try:
+            if routes is None and v12_http.dispatch(self, path):  # v1.2: /api/..., /docs/<id>
+                return
             if routes is None:
                 if method != "GET":
                     self._read_body(FORM_LIMIT)
@@ -700,6 +705,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_CHECKS_PAGES.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_SETTINGS_PAGES.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in PAGES_V12.items()},  # v1.2 (v12_pages.py)
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in v12_http.PAGES_HTTP.items()},  # v1.2
 }
 
 
@@ -757,6 +763,7 @@ class DemoPortal:
         self.outside_url = outside_url
         self.slow_ms = slow_ms
         self.hits: list[tuple[str, str]] = []
+        self.docs = v12_http.DocStore()  # v1.2: the JSON API's documents (v12_http.py)
         self._hits_lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
