@@ -17,6 +17,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
+from pytest_cometlocal.planners.codegen_http import request_step
 from pytest_cometlocal.planners.codegen_parse import Recorded, Unmapped
 from pytest_cometlocal.planners.codegen_steps import action_step, add_rationale, condition_of
 from pytest_cometlocal.planners.codegen_targets import no_reference
@@ -108,6 +109,9 @@ class _Mapper:
         return None
 
     def check(self, call: Recorded) -> None:
+        if call.action == "response_check":
+            self.response_check(call)
+            return
         if call.action == "download_started" and not self.last_mapped:
             raise CannotMap("the action that starts the download was not imported, so neither is its check")
         condition, rationale = condition_of(call, self.relative)
@@ -118,6 +122,37 @@ class _Mapper:
         step = self.out.steps[-1]
         step.setdefault("_checks", []).append(condition)
         add_rationale(step, rationale)
+
+
+    def response_check(self, call: Recorded) -> None:
+        """(v1.2) A check of a response joins the request step that got it, the step right before."""
+        step = self.out.steps[-1] if self.out.steps and self.last_mapped else None
+        if step is None or step["kind"] != "request" or step.get("_response") != call.response:
+            raise CannotMap(f"a check of {call.response} maps only right after the request that got it "
+                            "(its postcondition)")
+        step.setdefault("_checks", []).append(call.args[0])
+
+    def request(self, call: Recorded) -> dict[str, Any]:
+        """(v1.2) A ``request`` step; a URL of the recorded origin is relative, another host is allowed."""
+        url = call.args[1]
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.netloc and not self.recorded(url):
+            host = parts.hostname or ""
+            if host not in self.out.hosts:
+                self.out.hosts.append(host)
+        step = request_step(call, self.relative(url))
+        if call.response is not None:
+            step["_response"] = call.response
+        return step
+
+    def route(self, call: Recorded) -> None:
+        """(v1.2) ``page.route(...)``: an entry of the plan's ``routes:``, in place before the first step."""
+        routes = self.out.settings.setdefault("routes", [])
+        if self.out.steps and not routes:
+            self.out.notices.append(f"route() (line {call.line}) came after {len(self.out.steps)} step(s); the "
+                                    "plan's routes answer from its first step")
+        routes.append(call.args[0])
+        return None
 
 
 def _no_args(kind: str) -> Callable[[Recorded], dict[str, Any]]:
@@ -160,11 +195,14 @@ def _advance(mapper: _Mapper, call: Recorded) -> dict[str, Any]:
     return {"kind": "advance_clock", "ms": call.args[0]}
 
 
-# (v1.2) A row per recorded setting or clock call (codegen_settings.py): plan keys, or an advance_clock step.
+# (v1.2) A row per recorded setting, clock or HTTP call (codegen_settings.py, codegen_http.py): plan keys
+# (browser:, clock:, routes:), or a step.
 SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] = {
     "browser_settings": _browser,
     "clock_install": _clock,
     "advance_clock": _advance,
+    "request": _Mapper.request,
+    "route": _Mapper.route,
 }
 
 
@@ -210,6 +248,8 @@ def _drop_clicks_before_fills(out: Mapped) -> None:
 def risky(step: dict[str, Any]) -> bool:
     """Does a click, a select or a key press look like a delete or a payment (worth ``critical``; the
     author decides)?"""
+    if step["kind"] == "request":  # (v1.2) a DELETE, or a call whose URL names a payment
+        return step["method"] == "DELETE" or bool(_RISKY.search(step["url"]))
     if step["kind"] not in ("click", "select", "press"):
         return False
     words = " ".join(str(v) for v in strings([step.get("target", {}), step.get("value", "")], skip=("type",)))

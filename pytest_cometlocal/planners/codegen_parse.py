@@ -14,16 +14,18 @@ around a single action is that action with a ``download_started`` check (a
 plan checks a download the same way), and ``download = d.value`` after it is
 part of the idiom. Other waits (``expect_popup``, ...) are reported.
 (v1.2) ``new_context``'s settings and ``page.clock`` calls are read by
-``codegen_settings``.
+``codegen_settings``; ``page.request.*``, ``page.route(...)`` and checks of a
+response by ``codegen_http``.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
+from pytest_cometlocal.planners.codegen_http import read_request, read_route, request_call, response_check, route_call
 from pytest_cometlocal.planners.codegen_pages import PageBooks
 from pytest_cometlocal.planners.codegen_settings import clock_at, context_settings, run_for_ms
 from pytest_cometlocal.planners.errors import CannotMap, NotAScript
@@ -56,6 +58,7 @@ class Recorded:
     check: bool = False
     on_page: bool = True       # the chain starts at the page (expect(page) has an empty chain)
     source: str = ""
+    response: str | None = None  # (v1.2) the name a request's response is bound to, or a response check's
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class _Reader:
         self.books = PageBooks()  # (v1.2) the open pages and the active one
         self.popup_infos: set[str] = set()  # the names bound by a mapped ``expect_popup() as NAME``
         self.downloads: set[str] = set()  # the names bound by a mapped ``expect_download() as NAME``
+        self.contexts: set[str] = {"context"}  # (v1.2) codegen's context, and names new_context() is bound to
+        self.responses: set[str] = set()  # (v1.2) the names a request's response is bound to
         self.out: list[Recorded | Unmapped] = []
 
     def src(self, node: ast.AST) -> str:
@@ -112,7 +117,7 @@ class _Reader:
             self.statement(stmt)
 
     def statement(self, stmt: ast.stmt) -> None:
-        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Pass)):
+        if isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Pass)) or self.http(stmt):
             return
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.function(stmt)
@@ -200,6 +205,7 @@ class _Reader:
                 self.add_page(name)
             return
         if chain and chain[-1] == "new_context" and isinstance(value, ast.Call):
+            self.contexts.update(names)
             self.context(stmt, value)  # (v1.2) its settings are the plan's browser: keys
             return
         if chain and chain[-1] in _SETUP_CALLS or chain[:2] in (["playwright", "chromium"], ["playwright", "firefox"],
@@ -239,6 +245,31 @@ class _Reader:
             self.unmapped(stmt, str(exc))
             return
         self.out.append(recorded)
+
+    def http(self, stmt: ast.stmt) -> bool:
+        """(v1.2) A request, a route or a check of a response (``codegen_http``): recorded or reported."""
+        value = stmt if isinstance(stmt, ast.Assert) else getattr(stmt, "value", None)
+        owners = self.pages | self.contexts
+        try:
+            if (call := request_call(value, owners)) is not None:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+                name = next((t.id for t in targets if isinstance(t, ast.Name)), None)
+                args, kwargs = read_request(call)
+                if name is not None:
+                    self.responses.add(name)
+                recorded = Recorded(stmt.lineno, "request", (), args, kwargs, on_page=False, response=name)
+            elif (call := route_call(value, owners)) is not None:
+                recorded = Recorded(stmt.lineno, "route", (), (read_route(call),), {}, on_page=False)
+            elif (found := response_check(value, self.responses)) is not None:
+                recorded = Recorded(stmt.lineno, "response_check", (), (found[1],), {}, check=True, on_page=False,
+                                    response=found[0])
+            else:
+                return False
+        except CannotMap as exc:
+            self.unmapped(stmt, str(exc))
+            return True
+        self.out.append(replace(recorded, source=self.src(stmt)))
+        return True
 
     def add_page(self, name: str) -> None:
         self.pages.add(name)

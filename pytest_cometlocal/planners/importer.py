@@ -27,7 +27,7 @@ from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A step's keys after its target, in the order people write them (the v1.1 keys as the mapping sets them).
 _INPUT_KEYS = ("key", "to", "button", "click_count", "modifiers", "value", "file_ref", "opens", "page",
-               "ms")  # v1.2: opens, page, ms
+               "ms", "method", "url", "headers", "json", "form", "body")  # v1.2: opens, page, ms; a request's
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
 
 
@@ -63,12 +63,14 @@ def _id_prefix(step: dict[str, Any]) -> str:
     if kind == "press":
         key_words = re.sub(r"[^a-z0-9]+", "_", step["key"].lower()).strip("_")
         return f"press_{key_words}" if key_words else "press"
+    if kind == "request":  # (v1.2) post_api_docs
+        return step["method"].lower()
     return {"navigate": "open", "assert": "check"}.get(kind, kind)
 
 
 def _step_id(step: dict[str, Any], seen: set[str]) -> str:
     words = ""
-    target = step.get("target")
+    target = step.get("target") or ({"type": "url", "url": step["url"]} if step["kind"] == "request" else None)
     if target is None and step.get("_checks"):  # an assert step: named after what it checks first
         args = step["_checks"][0].get("args", {})
         target = args.get("target") or {"text": args.get("text") or args.get("url") or args.get("pattern") or ""}
@@ -123,6 +125,8 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
     for step, line in zip(mapped.steps, mapped.lines):
         # The id from the step with its references: a secret typed into a locator is not spelled in an id.
         out: dict[str, Any] = {"id": _step_id(_with_secrets(step, secrets), seen), "kind": step["kind"]}
+        if "timeout_ms" in step:  # (v1.2) a request's timeout=; after kind, as people write it
+            out["timeout_ms"] = step.pop("timeout_ms")
         if "target" in step:
             out["target"] = step["target"]
         for key in _INPUT_KEYS:

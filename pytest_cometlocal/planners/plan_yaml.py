@@ -18,7 +18,8 @@ DEFAULTS: dict[str, Any] = {
     "preconditions": [{"kind": "host_in_allowlist"}],
     "postconditions": [{"kind": "host_in_allowlist"}],
 }
-_FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref", "page")
+_FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref", "page",
+                   "headers", "json", "form")  # v1.2: a request's
 _FLOW_LIST_KEYS = ("modifiers",)  # a short list of words, on one line: modifiers: [Control, Shift]
 
 
@@ -49,6 +50,8 @@ def _flow(value: Any) -> Any:
 def dump_plan(plan: dict[str, Any]) -> str:
     """The plan as YAML: ``secrets`` and each step's target and conditions in flow style."""
     body = {k: (_flow(v) if k == "secrets" else v) for k, v in plan.items()}
+    if "routes" in plan:  # (v1.2) one block per route, its url and respond on a line each
+        body["routes"] = [{k: _flow(v) for k, v in route.items()} for route in plan["routes"]]
     if "defaults" in plan:
         body["defaults"] = {k: _flow(v) if isinstance(v, list) else v for k, v in plan["defaults"].items()}
     body["steps"] = [{k: (_flow(v) if k in _FLOW_STEP_KEYS else _FlowList(v) if k in _FLOW_LIST_KEYS else v)
