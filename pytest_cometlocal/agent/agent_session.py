@@ -53,6 +53,7 @@ class _Open:
     accepted: list[dict[str, Any]] = field(default_factory=list)
     ids: set[str] = field(default_factory=set)
     clock: bool = False  # (v1.2) the session's plan installs a clock (clock.at): advance_clock may run
+    routes: list[Any] | None = None  # (v1.2) the session's stubs, as given: the saved plan keeps them
 
 
 class AgentSession:
@@ -77,10 +78,13 @@ class AgentSession:
         return self.open
 
     def start(self, base_url: str, allowlist: list[str] | None = None, name: str | None = None,
-              secrets: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+              secrets: dict[str, dict[str, str]] | None = None, routes: list[Any] | None = None) -> dict[str, Any]:
         if self.open is not None:
             raise AgentError("SESSION_OPEN", "a session is already open: call end_session first")
-        eff, refs = self._settings(base_url, allowlist, name, secrets)
+        if routes is not None and not isinstance(routes, list):
+            raise AgentError("INVALID_ARGUMENT", "routes must be a list of routes (the plan key routes:, v1.2)")
+        routes = copy.deepcopy(routes)
+        eff, refs = self._settings(base_url, allowlist, name, secrets, routes)
         run_name = eff.plan.name
         self.redactor = Redactor(eff.secrets.values())  # masks even a failed start's answer
         record = RunRecord(run_name, {"planner": "mcp", "name": run_name}, {"name": "mcp"},
@@ -96,12 +100,12 @@ class AgentSession:
         self.redactor = executor.run.redactor
         hosts = list(eff.allowlist)
         self.open = _Open(executor, closing, eff.base_url or "", hosts, refs, run_name, self.redactor,
-                          clock=eff.plan.plan.clock is not None)
+                          clock=eff.plan.plan.clock is not None, routes=routes)
         return {"ok": True, "run_dir": str(executor.run.path), "base_url": eff.base_url, "allowlist": hosts,
                 "defaults": DEFAULTS}
 
-    def _settings(self, base_url: Any, allowlist: Any, name: Any,
-                  secrets: Any) -> tuple[EffectiveSettings, dict[str, str]]:
+    def _settings(self, base_url: Any, allowlist: Any, name: Any, secrets: Any,
+                  routes: list[Any] | None = None) -> tuple[EffectiveSettings, dict[str, str]]:
         """The session's settings, from its plan as a plan file's are, and its secrets (name -> variable)."""
         parts = urlsplit(base_url) if isinstance(base_url, str) else None
         if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
@@ -126,7 +130,7 @@ class AgentSession:
         if not isinstance(run_name, str):
             raise AgentError("INVALID_ARGUMENT", "name must be a string")
         plan = session_plan(self.workdir, name=run_name, base_url=base_url, allowlist=hosts, secrets=refs,
-                            policy=self.policy, env=self.env)
+                            policy=self.policy, env=self.env, routes=routes)  # (v1.2) routes validated as a plan's
         if isinstance(plan, InvalidPlan):
             problems = plan.problems
             code = "SECRET_ENV" if any(p.rule == "SECRET_ENV" for p in problems) else "INVALID_ARGUMENT"
@@ -173,7 +177,8 @@ class AgentSession:
         try:
             written = write_plan(self.workdir, path, name=name, base_url=session.base_url,
                                  allowlist=session.allowlist, secrets=session.secrets, policy=self.policy,
-                                 steps=session.accepted, env=self.env, replaceable=self.written)
+                                 steps=session.accepted, env=self.env, replaceable=self.written,
+                                 routes=session.routes)
         except PlanRefused as exc:
             raise AgentError(exc.code, str(exc)) from None
         return {"ok": True, "path": str(written), "steps": len(session.accepted)}

@@ -37,8 +37,10 @@ SUFFIXES = tuple(glob.lstrip("*") for glob in DEFAULT_GLOBS)  # .actions.yaml, .
 
 
 def plan_document(*, name: str, base_url: str, allowlist: list[str] | None, secrets: Mapping[str, str],
-                  policy: Policy, steps: list[dict[str, Any]], uploads_root: str | None = None) -> dict[str, Any]:
-    """The plan as a mapping, keys in the order people write them (no allowlist: the plan's default)."""
+                  policy: Policy, steps: list[dict[str, Any]], uploads_root: str | None = None,
+                  routes: list[Any] | None = None) -> dict[str, Any]:
+    """The plan as a mapping, keys in the order people write them (no allowlist: the plan's default;
+    ``routes``: the session's stubs, v1.2)."""
     plan: dict[str, Any] = {"name": name, "description": DESCRIPTION, "base_url": base_url}
     if allowlist is not None:
         plan["allowlist"] = list(allowlist)
@@ -49,6 +51,8 @@ def plan_document(*, name: str, base_url: str, allowlist: list[str] | None, secr
         plan["policy"] = overrides
     if uploads_root:
         plan["uploads_root"] = uploads_root
+    if routes is not None:
+        plan["routes"] = routes
     plan["defaults"] = DEFAULTS
     plan["steps"] = steps
     return plan
@@ -60,7 +64,8 @@ def problems_of(text: str, workdir: Path, plan_path: Path, env: Mapping[str, str
 
 
 def session_plan(workdir: Path, *, name: str, base_url: str, allowlist: list[str] | None,
-                 secrets: Mapping[str, str], policy: Policy, env: Mapping[str, str]) -> PlanResult:
+                 secrets: Mapping[str, str], policy: Policy, env: Mapping[str, str],
+                 routes: list[Any] | None = None) -> PlanResult:
     """The plan this session could save, with one stand-in step: its settings, checked up front.
 
     Valid, it is what the session's run settings come from
@@ -70,7 +75,7 @@ def session_plan(workdir: Path, *, name: str, base_url: str, allowlist: list[str
     """
     stand_in = [{"id": "session_settings", "kind": "assert"}]
     text = dump_plan(plan_document(name=name, base_url=base_url, allowlist=allowlist, secrets=secrets,
-                                   policy=policy, steps=stand_in))
+                                   policy=policy, steps=stand_in, routes=routes))
     ctx = ValidationContext(root=workdir, plan_path=workdir / SESSION_FILE, env=env)
     (result,) = validate_text(text, ctx, file=SESSION_FILE)
     if isinstance(result, InvalidPlan):
@@ -118,7 +123,8 @@ def _within(path: str, workdir: Path) -> str:
 
 
 def write_plan(workdir: Path, path: Any, *, name: Any, base_url: str, allowlist: list[str], secrets: Mapping[str, str],
-               policy: Policy, steps: list[dict[str, Any]], env: Mapping[str, str], replaceable: set[Path]) -> Path:
+               policy: Policy, steps: list[dict[str, Any]], env: Mapping[str, str], replaceable: set[Path],
+               routes: list[Any] | None = None) -> Path:
     """Write the plan and add its path to ``replaceable`` (the files a later save may write over)."""
     target = save_path(workdir, path)
     if target.exists() and target not in replaceable:
@@ -135,7 +141,7 @@ def write_plan(workdir: Path, path: Any, *, name: Any, base_url: str, allowlist:
         relative = Path(os.path.relpath(workdir, target.parent)).as_posix()
         uploads_root = None if relative == "." else relative
     text = dump_plan(plan_document(name=name, base_url=base_url, allowlist=allowlist, secrets=secrets, policy=policy,
-                                   steps=steps, uploads_root=uploads_root))
+                                   steps=steps, uploads_root=uploads_root, routes=routes))
     problems = problems_of(text, workdir, target, env)
     if problems:
         raise PlanRefused("INVALID_ACTIONSPEC", "the saved plan would not validate: "

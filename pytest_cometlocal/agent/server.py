@@ -53,6 +53,12 @@ PROPOSE_DESCRIPTION = (
     "switch_page (page: {index: N} | {url_matches: REGEX} | {title_contains: TEXT}); click and press take "
     "opens: page when they open a popup or tab, which becomes the active page; condition page_count_equals (count)."
     " advance_clock (ms) needs a plan's clock.at, which a session has not: it is refused (rule CLOCK)."
+    " HTTP (v1.2): kind request (method GET/POST/PUT/PATCH/DELETE/HEAD, url absolute or relative to the base URL, "
+    "headers, at most one of json/form/body, save: {NAME: /json/pointer | status | header:NAME}) goes through the "
+    "browser context's own request client, held to the allowlist; conditions response_status (status: code or "
+    "list), response_json (pointer, one of equals/matches/length), response_header (name, equals or matches). "
+    "assert and wait_for with a target take save_text: NAME. Later steps use ${saved.NAME} (rule SAVED: only "
+    "names an accepted step saved). Stubs are start_session's routes."
 )
 
 
@@ -103,12 +109,15 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
 
     @server.tool()
     async def start_session(base_url: str, allowlist: list[str] | None = None, name: str | None = None,
-                            secrets: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+                            secrets: dict[str, dict[str, str]] | None = None,
+                            routes: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """Open a fresh browser context behind the allowlist guard, and a run folder.
 
         secrets: {NAME: {env: VARIABLE}}, read from the server's environment; refer to them as ${secrets.NAME}.
+        routes (v1.2): the plan key routes: [{url: GLOB | {pattern: REGEX}, method?, respond: {status, json | body
+        | file, headers} | abort: true}], validated as a plan's; the saved plan keeps them.
         """
-        return await call(lambda: session().start(base_url, allowlist, name, secrets))
+        return await call(lambda: session().start(base_url, allowlist, name, secrets, routes))
 
     @server.tool()
     async def observe(aria: bool = False) -> dict[str, Any]:
