@@ -112,3 +112,12 @@ def test_the_examples_validate_as_they_are(name, tmp_path):
     results = validate_text(path.read_text(encoding="utf-8"),
                             ValidationContext(root=tmp_path, plan_path=plan_path, env={}), file=plan_path.name)
     assert [p.format() for r in results if isinstance(r, InvalidPlan) for p in r.problems] == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_docs_show_the_plan_as_it_is(name):
+    """docs/http-steps.md prints each plan whole: the same YAML as the file (its comments aside)."""
+    docs = (EXAMPLES.parents[1] / "docs" / "http-steps.md").read_text(encoding="utf-8")
+    blocks = [yaml.safe_load(b) for b in re.findall(r"```yaml\n(.*?)```", docs, re.S)]
+    plan = yaml.safe_load(example_path(name).read_text(encoding="utf-8"))
+    assert plan in blocks
