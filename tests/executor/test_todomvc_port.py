@@ -40,7 +40,7 @@ IMPLEMENTATIONS = {
     "react": ("react", "react-todos", ""),
     "vue": ("vue", "todos-vuejs", ""),
     "vanillajs": ("vanillajs", "todos-vanillajs", "/todos"),
-    "jquery": ("jquery", "todos-jquery", ""),
+    "angularjs": ("angularjs", "todos-angularjs", ""),
 }
 
 
