@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
+from pytest_cometlocal.contract.model.routes import Route
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
@@ -229,6 +230,7 @@ class Plan(ContractModel):
     save_storage_state: StateName | None = None
     browser: BrowserSettings | None = None  # (v1.2)
     clock: ClockSettings | None = None  # (v1.2)
+    routes: list[Route] | None = None  # (v1.2) the plan's own first, then the suite config's
     steps: Annotated[list[ActionSpec], Field(min_length=1)]
 
     def all_steps(self) -> list[ActionSpec]:
@@ -256,11 +258,14 @@ class SuiteConfig(ContractModel):
     profile: ExecutionProfile | None = None
     browser: BrowserSettings | None = None  # (v1.2)
     clock: ClockSettings | None = None  # (v1.2)
+    routes: list[Route] | None = None  # (v1.2) after the plan's own routes
 
 
 SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
 MERGED_SUITE_KEYS: frozenset[str] = frozenset({"policy", "defaults", "browser"})
 # (v1.2) Plan and suite keys only plan format v1.2 has.
-V12_PLAN_KEYS: frozenset[str] = frozenset({"browser", "clock"})
+V12_PLAN_KEYS: frozenset[str] = frozenset({"browser", "clock", "routes"})
+# (v1.2) Suite keys whose list is added after the plan's own (``routes``: the plan's first, first match wins).
+APPENDED_SUITE_KEYS: frozenset[str] = frozenset({"routes"})
 # Suite config keys that are not plan keys: kept beside the plan, never merged into it.
 SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile"})
