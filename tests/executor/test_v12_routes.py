@@ -25,11 +25,15 @@ from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.session import RunRecord, guarded_context, open_run, run_plan
+from pytest_cometlocal.runs.reader import read_run
+from pytest_cometlocal.runs.show import show_run
+from pytest_cometlocal.runs.verify import verify_run
 from tests.support import DEFAULTS, Run, read_trace
 
 pytestmark = pytest.mark.browser
 
 FEED = "https://feed.outside.example/items.json"
+TOKEN = "tok-5ecret-value"
 
 # A page that fetches ``src`` (with ``method``) and shows what came back, or "Feed unavailable".
 PAGE = """<title>{title}</title><p data-testid="feed">loading</p>
@@ -84,6 +88,7 @@ def sites() -> Iterator[dict[str, Any]]:
         "/post": PAGE.format(title="Post", src="/api/items", method="POST"),
         "/get": PAGE.format(title="Get", src="/api/items", method="GET"),
         "/slow": PAGE.format(title="Slow", src="/api/slow/recommendations", method="GET"),
+        "/secret": PAGE.format(title="Secret", src=FEED + "?token=" + TOKEN, method="GET"),
         "/popup": '<title>Opener</title><a data-testid="pop" href="/feed" target="_blank">feed</a>',
     }
     own, own_url = serve("127.0.0.1", pages, own_hits)
@@ -104,7 +109,7 @@ def opening(path: str, text: str, routes: str = "", name: str = "stubbed") -> st
             f"    postconditions: {shows(text)}\n")
 
 
-def validated(root: Path, text: str, suite: str | None = None):
+def validated(root: Path, text: str, suite: str | None = None, env: dict[str, str] | None = None):
     (root / "plans").mkdir(parents=True, exist_ok=True)
     path = root / "plans" / f"p{len(list((root / 'plans').glob('*.actions.yaml')))}.actions.yaml"
     path.write_text(text, encoding="utf-8")
@@ -112,16 +117,17 @@ def validated(root: Path, text: str, suite: str | None = None):
     if suite is not None:
         (root / "cometlocal.yaml").write_text(textwrap.dedent(suite), encoding="utf-8")
         config = load_suite_config(root / "cometlocal.yaml", "cometlocal.yaml")
-    ctx = ValidationContext(root=root, plan_path=path, env={}, suite_config=config)
+    ctx = ValidationContext(root=root, plan_path=path, env=env or {}, suite_config=config)
     (valid,) = validate_text(path.read_bytes(), ctx, file=f"plans/{path.name}")
     if isinstance(valid, InvalidPlan):
         raise AssertionError("\n".join(p.format() for p in valid.problems))
     return valid
 
 
-def run_routes(chromium, root: Path, sites: dict[str, Any], text: str, suite: str | None = None) -> Run:
-    valid = validated(root, text, suite)
-    eff = effective_settings(valid, default_base_url=sites["url"], env={})
+def run_routes(chromium, root: Path, sites: dict[str, Any], text: str, suite: str | None = None,
+               env: dict[str, str] | None = None) -> Run:
+    valid = validated(root, text, suite, env)
+    eff = effective_settings(valid, default_base_url=sites["url"], env=env or {})
     result = run_plan(chromium.browser(), valid, root / "runs", eff)
     return Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
                json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")), {})
@@ -228,6 +234,15 @@ def test_file_answer_method_filter_and_first_match_wins(chromium, tmp_path, site
     assert r.error is None, r.error
     assert [(h["route"], h["method"]) for h in stubbed(r)] == [(1, "GET")]
     assert [u["index"] for u in finished(r)["routes_unused"]] == [0]
+    # Read back: the reader's stubs, show's lines, and verify accepts the new event.
+    assert verify_run(r.run_dir).ok
+    stubs = read_run(r.run_dir).stubs
+    assert [(x["route"], x["answer"], x["step"] in ("open", "look")) for x in stubs["stubbed"]] == [(1, "answered", True)]
+    assert [u["index"] for u in stubs["routes_unused"]] == [0] and len(stubs["routes"]) == 2
+    shown = show_run(r.run_dir)
+    assert "[0] POST   **/api/items -> 200 file  (unused)" in shown
+    assert "[1] any    **/api/items -> 200 json  1 request(s)" in shown
+    assert "GET " + sites["url"] + "/api/items by route 1, answered 200" in shown
 
 
 def test_a_method_no_route_takes_goes_to_the_server(chromium, tmp_path, sites):
@@ -326,3 +341,20 @@ def test_a_context_reused_by_another_plan_keeps_no_routes(chromium, tmp_path, si
         assert "feed.outside.example" in {b.host for b in guard.blocked_since(0)}  # the second plan's request
     second_trace = read_trace(results[1].run_dir / "trace.jsonl")
     assert not [e for e in second_trace if e["event_type"] == "request_stubbed"]
+
+
+def test_a_secret_in_a_stubbed_url_or_answer_is_masked_everywhere(chromium, tmp_path, sites):
+    routes = """\
+    secrets: {tok: {env: FEED_TOKEN}}
+    routes:
+      - url: "**/items.json?token=${secrets.tok}"
+        respond: {json: {items: [ok], echo: "${secrets.tok}"}}
+    """
+    r = run_routes(chromium, tmp_path, sites, opening("/secret", "items: ok", routes), env={"FEED_TOKEN": TOKEN})
+    assert r.error is None, r.error
+    (hit,) = stubbed(r)
+    assert TOKEN not in hit["url"] and hit["url"].startswith(FEED + "?token=")
+    assert "${secrets.tok}" in r.manifest["configuration"]["effective"]["routes"][0]["url"]
+    for name in ("trace.jsonl", "run_manifest.json"):
+        assert TOKEN not in (r.run_dir / name).read_text(encoding="utf-8")
+    assert TOKEN not in show_run(r.run_dir)
