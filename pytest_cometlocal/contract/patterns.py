@@ -24,8 +24,7 @@ from pytest_cometlocal.contract.errors import PatternError
 from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, StorageItemArgs, TargetPatternArgs,
 )
-from pytest_cometlocal.contract.model.plan import AuthSignals
-from pytest_cometlocal.contract.model.routes import UrlPattern
+from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
 

@@ -16,9 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, settings_record
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, routes_record, settings_record
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
-from pytest_cometlocal.contract.model.routes import routes_record
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 
 # The plan keys a suite config can also set, whose source the run manifest records.

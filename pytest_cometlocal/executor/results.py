@@ -16,10 +16,9 @@ from typing import Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, state_settings
+from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, Route, state_settings
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
-from pytest_cometlocal.contract.model.routes import Route
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.page.locators import ResolvedTarget

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.model.routes import MAX_ROUTE_FILE_BYTES
+from pytest_cometlocal.contract.model.plan import MAX_ROUTE_FILE_BYTES
 from pytest_cometlocal.contract.model.schema import plan_json_schema, suite_json_schema
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text

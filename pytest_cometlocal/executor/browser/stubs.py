@@ -25,7 +25,7 @@ import mimetypes
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
-from pytest_cometlocal.contract.model.routes import Route, body_bytes
+from pytest_cometlocal.contract.model.plan import Route, body_bytes
 from pytest_cometlocal.contract.patterns import compiled
 
 if TYPE_CHECKING:
