@@ -358,3 +358,49 @@ def test_a_secret_in_a_stubbed_url_or_answer_is_masked_everywhere(chromium, tmp_
     for name in ("trace.jsonl", "run_manifest.json"):
         assert TOKEN not in (r.run_dir / name).read_text(encoding="utf-8")
     assert TOKEN not in show_run(r.run_dir)
+
+
+def test_a_saved_sign_in_state_carries_no_routes(chromium, tmp_path, sites):
+    """The plan that saves a storage state has routes; the plan that starts from the state has none: its
+    request is the guard's to block (a state holds cookies and storage, never the maker's stubs)."""
+    from pytest_cometlocal.executor.browser.storage_states import StorageStates
+
+    storage = StorageStates(tmp_path / "runs")
+    maker = validated(tmp_path, opening("/feed", "items: maker", f"""\
+    save_storage_state: signed_in
+    routes:
+      - url: "{FEED}"
+        respond: {{json: {{items: [maker]}}}}
+    """, name="maker"))
+    user = validated(tmp_path, opening("/feed", "Feed unavailable", "storage_state: signed_in\n", name="user"))
+    results = []
+    for valid in (maker, user):
+        eff = effective_settings(valid, default_base_url=sites["url"], env={})
+        results.append(run_plan(chromium.browser(), valid, tmp_path / "runs", eff, storage=storage))
+    assert [r.error for r in results] == [None, None], results
+    assert storage.exists("signed_in")
+    user_trace = read_trace(results[1].run_dir / "trace.jsonl")
+    assert not [e for e in user_trace if e["event_type"] == "request_stubbed"]
+    assert "feed.outside.example" in {b["host"] for e in user_trace
+                                      for b in (e.get("metadata") or {}).get("blocked_requests") or []}
+
+
+def test_requests_of_a_failed_step_are_traced_before_run_finished(chromium, tmp_path, sites):
+    routes = f"""\
+    policy: {{retries_per_action: 0}}
+    routes:
+      - url: "{FEED}"
+        respond: {{json: {{items: [shown]}}}}
+    """
+    # One step, which fetches the feed and then fails its postcondition: nothing of it passes.
+    text = (f"name: failing\nallowlist: [127.0.0.1]\n{DEFAULTS}{textwrap.dedent(routes)}steps:\n"
+            f"  - id: open\n    kind: navigate\n    target: {{type: url, url: /feed}}\n    timeout_ms: 1500\n"
+            f"    postconditions: {shows('items: something else')}\n")
+    r = run_routes(chromium, tmp_path, sites, text)
+    assert r.code == "POSTCONDITION_FAILED" and r.error.action_id == "open", r.error
+    kinds = [e["event_type"] for e in r.events]
+    # Written between steps, after the step's error and just before run_finished, with no step id.
+    assert kinds[-2:] == ["request_stubbed", "run_finished"] and r.events[-2]["step_id"] is None
+    assert kinds.index("error_raised") < len(kinds) - 2
+    assert stubbed(r)[0]["route"] == 0 and finished(r)["routes_unused"] == []
+    assert verify_run(r.run_dir).ok
