@@ -24,7 +24,7 @@ from pytest_cometlocal.contract.errors import PatternError
 from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, StorageItemArgs, TargetPatternArgs,
 )
-from pytest_cometlocal.contract.model.plan import AuthSignals
+from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
 
@@ -43,6 +43,7 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     AttrPatternArgs: ("pattern",),    # (v1.2) element_attr_matches
     StorageItemArgs: ("matches",),    # (v1.2) storage_item
     CookieArgs: ("matches",),         # (v1.2) cookie
+    UrlPattern: ("pattern",),         # (v1.2) a route's url: {pattern: REGEX}
 }
 
 

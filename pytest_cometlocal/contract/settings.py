@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, settings_record
+from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, routes_record, settings_record
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 
 # The plan keys a suite config can also set, whose source the run manifest records.
 CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "overlay_selectors", "defaults",
-                     "browser", "clock")  # (v1.2) browser and clock
+                     "browser", "clock", "routes")  # (v1.2) browser, clock and routes
 
 
 def host_of(url: str | None) -> str:
@@ -78,6 +78,8 @@ class EffectiveSettings:
                 "saves_storage_state": [name for _step, name in self.plan.storage_saves],
                 # (v1.2) only the keys set: a v1 plan's record is unchanged
                 **settings_record(p.browser, p.clock),
+                # (v1.2) the stubs, in the order they are tried (the plan's, then the suite's); masked on write
+                **({"routes": routes_record(p.routes)} if p.routes else {}),
             },
         }
 

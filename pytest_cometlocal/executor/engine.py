@@ -108,6 +108,8 @@ class Executor:
             "domain_allowlist": list(self.settings.allowlist),
             **(metadata or {}),
         })
+        if self.ctx.stubs is not None:  # (v1.2) before the first step: every page of the context is answered
+            self.ctx.stubs.install(self.page.context)
 
     def finish(self, status: RunStatus, error: ExecutorError | None) -> None:
         last = self.ctx.observer.last
@@ -122,12 +124,14 @@ class Executor:
                 self.journal.finisher_failed(first_line(exc))
         if extra:
             self.journal.run_evidence(extra)
+        stubs = self.journal.stubs_finished(self.ctx.stubs) if self.ctx.stubs is not None else {}  # (v1.2)
         self.journal.run_finished({
             "status": status,
             "error_code": error.error_code.value if error else None,
             "steps_executed": self.ctx.policy.steps_taken,
             **({"blocked_requests": late} if (late := self.ctx.events.take_blocked()) else {}),
             **({"page_released": self.released} if self.released else {}),
+            **stubs,
         }, after=last.signature if last else None)
         self.run.finish(status, error_code=error.error_code.value if error else None,
                         failed_step=error.action_id if error else None)
@@ -191,6 +195,8 @@ class Executor:
         return RunResult("failed", error, self.results, self.run.path)
 
     def _safe_finish(self, status: RunStatus, cause: str | None = None) -> None:
+        if self.ctx.stubs is not None:
+            self.ctx.stubs.remove()  # (v1.2) a context that outlives the run keeps none of its routes
         try:
             self.journal.run_finished({"status": status, "error_code": None, "cause": cause})
         except Exception:
@@ -394,6 +400,8 @@ class Executor:
         late = ctx.events.take_blocked()  # refused after action_executed: a page's late requests
         if ctx.pages.ever_several:  # v1.2: the pages opened since (a v1 run never has a second)
             journal.pages_opened(ctx.pages)
+        if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
+            journal.requests_stubbed(ctx.stubs.take())
         journal.postconditions_checked(kind.post_phase, late)
         self._passed(attempt)
 

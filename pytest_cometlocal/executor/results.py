@@ -16,7 +16,7 @@ from typing import Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, state_settings
+from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, Route, state_settings
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
@@ -59,6 +59,9 @@ class ExecutorSettings:
     profile: str = DEFAULT_PROFILE  # the execution profile: how much evidence a step takes
     # (v1.2) the browser settings a storage state saved by this run is made under (STATE_SETTINGS).
     state_settings: Mapping[str, str] = field(default_factory=dict)
+    # (v1.2) the plan's routes (then its suite config's), and the bytes of their files, read at load time.
+    routes: tuple[Route, ...] = ()
+    route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
@@ -81,6 +84,8 @@ class ExecutorSettings:
             storage_saves=dict(valid.storage_saves),
             profile=eff.profile,
             state_settings=state_settings(plan.browser),
+            routes=tuple(plan.routes or ()),
+            route_files=valid.route_files,
         )
 
 

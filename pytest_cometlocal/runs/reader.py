@@ -40,7 +40,7 @@ from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, a
 __all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
            "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
-           "run_settings", "runs_in"]
+           "run_settings", "run_stubs", "runs_in"]
 
 
 @dataclass(frozen=True)
@@ -222,6 +222,13 @@ class RunRecord:
         return run_settings(self.manifest)
 
     @property
+    def stubs(self) -> dict[str, Any]:
+        """(v1.2) The run's routes (the manifest's, masked), the requests they answered or aborted (each
+        request_stubbed event's metadata, with its ``step``) and ``routes_unused`` (run_finished's); ``{}``
+        for a run whose plan had no routes (:func:`run_stubs`)."""
+        return run_stubs(self.manifest, self.trace.events)
+
+    @property
     def ended_as_expected(self) -> bool:
         """A negative plan's run that ended with the error its ``expect`` asks for: pytest passed it."""
         return ended_as_expected(self.manifest, self.errors)
@@ -265,6 +272,19 @@ def run_settings(manifest: Mapping[str, Any]) -> dict[str, Any]:
     if found:
         found["sources"] = {key: sources.get(key) for key in found}
     return found
+
+
+def run_stubs(manifest: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any]:
+    """(v1.2) ``{routes, stubbed, routes_unused}`` of a run (:meth:`RunRecord.stubs`), read leniently."""
+    conf = manifest.get("configuration")
+    effective = conf.get("effective") if isinstance(conf, Mapping) else None
+    routes = effective.get("routes") if isinstance(effective, Mapping) else None
+    stubbed = [{**e.metadata, "step": e.step_id} for e in events if e.event_type == "request_stubbed"]
+    unused = next((e.metadata.get("routes_unused") for e in reversed(events) if e.event_type == "run_finished"), None)
+    if not isinstance(routes, list) and not stubbed:
+        return {}
+    return {"routes": routes if isinstance(routes, list) else [], "stubbed": stubbed,
+            "routes_unused": unused if isinstance(unused, list) else []}
 
 
 def ended_as_expected(manifest: Mapping[str, Any], errors: Sequence[Mapping[str, Any]] = ()) -> bool:

@@ -2,7 +2,7 @@
 
 The run is read by :mod:`pytest_cometlocal.runs.reader`; this module only
 words it: a header from the run manifest (with the browser settings and
-clock the run was made under, v1.2), two lines per step (status and
+clock the run was made under, and its routes with the requests they answered, v1.2), two lines per step (status and
 duration, then what the step does), the last error with its failed
 conditions, details and evidence, and the suggested targets of the error as
 YAML to paste, worded by
@@ -25,7 +25,7 @@ from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, 
 from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.reader import Event, ended_as_expected, plan_identity, read_manifest, read_run, read_trace
 
-__all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "suggested_fix", "suggested_lines"]
+__all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines", "suggested_fix", "suggested_lines"]
 
 
 # How a failed condition's phase reads: an assert step's conditions are checks, not "assertconditions".
@@ -69,6 +69,7 @@ def show_run(run_dir: Path) -> str:
         f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
     ]
     lines += settings_lines(run.settings)
+    lines += stub_lines(run.stubs)
     lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
     lines.append("  steps:")
     statuses = [_status(step.events) for step in run.steps]
@@ -107,6 +108,30 @@ def settings_lines(settings: dict[str, Any]) -> list[str]:
         if items:
             source = (settings.get("sources") or {}).get(group)
             lines.append(f"  {group}: {', '.join(f'{k} {v}' for k, v in items)}{f'  ({source})' if source else ''}")
+    return lines
+
+
+def stub_lines(stubs: dict[str, Any]) -> list[str]:
+    """(v1.2) The header's lines for a run with routes: each route with how many requests it answered,
+    ``(unused)`` for a stale one, then each stubbed request (step, method, URL, answer); none without routes."""
+    if not stubs:
+        return []
+    counts: dict[Any, int] = {}
+    for hit in stubs["stubbed"]:
+        counts[hit.get("route")] = counts.get(hit.get("route"), 0) + 1
+    unused = {u.get("index") for u in stubs["routes_unused"] if isinstance(u, dict)}
+    lines = ["  routes:"]
+    for route in stubs["routes"]:
+        if not isinstance(route, dict):
+            continue
+        index = route.get("index")
+        answer = "abort" if route.get("abort") else f"{route.get('status')} {route.get('answer')}"
+        used = "(unused)" if index in unused else f"{counts.get(index, 0)} request(s)"
+        lines.append(f"    [{index}] {route.get('method') or 'any':<6} {_short(route.get('url'), 80)} -> {answer}  {used}")
+    for hit in stubs["stubbed"]:
+        what = "aborted" if hit.get("answer") == "aborted" else f"answered {hit.get('status')}"
+        lines.append(f"    stubbed at {hit.get('step') or '(between steps)'}: {hit.get('method')} "
+                     f"{_short(hit.get('url'), 100)} by route {hit.get('route')}, {what}")
     return lines
 
 

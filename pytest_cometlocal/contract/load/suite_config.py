@@ -10,6 +10,8 @@ The config is merged into each plan's YAML tree before validation, so its
 values are validated by the same models and rules as a plan's own, and a
 problem in them names ``cometlocal.yaml`` with its line. A plan's own key
 wins; ``policy`` and ``defaults`` are merged key by key (the plan's keys win).
+(v1.2) ``routes`` are added after the plan's own routes: the plan's are
+tried first, and the first route that matches a request wins.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_cometlocal.contract.load.safe_yaml import YDict, copy_tree, load_file
+from pytest_cometlocal.contract.load.safe_yaml import YDict, YList, copy_tree, load_file
 
 from pytest_cometlocal.contract.errors import YamlError
-from pytest_cometlocal.contract.model.plan import MERGED_SUITE_KEYS, SUITE_KEYS, SUITE_ONLY_KEYS
+from pytest_cometlocal.contract.model.plan import APPENDED_SUITE_KEYS, MERGED_SUITE_KEYS, SUITE_KEYS, SUITE_ONLY_KEYS
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 
 SUITE_CONFIG_NAMES: tuple[str, ...] = ("cometlocal.yaml", "cometlocal.yml")
@@ -90,9 +92,20 @@ def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
                     merged.value_marks[sub] = value.value_marks[sub]
             tree[key] = merged
             sources[key] = "plan+suite"
+        elif key in APPENDED_SUITE_KEYS and isinstance(tree[key], YList) and isinstance(value, YList):
+            tree[key] = _appended(tree[key], copy_tree(value))
+            sources[key] = "plan+suite"
         else:
             sources[key] = "plan"
     return sources
+
+
+def _appended(own: YList, more: YList) -> YList:
+    """The plan's list, then the config's (each item keeps its position, so a problem names its file)."""
+    joined = YList(own.mark)
+    joined.extend([*own, *more])
+    joined.item_marks = [*own.item_marks, *more.item_marks]
+    return joined
 
 
 def suite_setting(config: SuiteConfigFile | None, key: str, choices: tuple[str, ...]) -> tuple[str | None, Problem | None]:

@@ -153,7 +153,8 @@ MANDATORY_EVENTS: tuple[str, ...] = (
     "recovery_started", "recovery_finished", "policy_halt", "evidence_captured", "error_raised",
 )
 # (v1.2) page_opened: a page a step opened (a popup, a new tab), its URL masked.
-EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished", "page_opened")
+# (v1.2) request_stubbed: a request one of the plan's routes answered or aborted, its URL masked.
+EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished", "page_opened", "request_stubbed")
 
 EventType = Literal[MANDATORY_EVENTS + EXTENSION_EVENTS]  # type: ignore[valid-type]
 

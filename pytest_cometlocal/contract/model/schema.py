@@ -49,7 +49,9 @@ _EXTENSION_DEFS = frozenset({"ElementChecked", "ElementFocused", "AriaSnapshotMa
 _V12_SETTINGS_DEFS = frozenset({"BrowserSettings", "ClockSettings", "Viewport", "Geolocation"})
 # (v1.2) The $defs of the pages' step keys (switch_page's page).
 _V12_KEY_DEFS = frozenset({"PageSpec"})
-_V12_DEFS = V12_CONDITION_DEFS | _V12_SETTINGS_DEFS | _V12_KEY_DEFS
+# (v1.2) The $defs of ``routes:``.
+_V12_ROUTE_DEFS = frozenset({"Route", "RouteResponse", "UrlPattern"})
+_V12_DEFS = V12_CONDITION_DEFS | _V12_SETTINGS_DEFS | _V12_KEY_DEFS | _V12_ROUTE_DEFS
 # What each older format leaves out of the newest schema:
 # (kinds kept, step keys, $defs, role target keys, plan keys).
 _LEFT_OUT: dict[str, tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...], tuple[str, ...]]] = {

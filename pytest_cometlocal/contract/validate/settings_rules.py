@@ -1,5 +1,6 @@
-"""(v1.2) DEVICE, TIMEZONE, PERMISSION, CLOCK: the ``browser:`` and ``clock:`` rules that need
-more than the models' types, located at the key (``add(loc, message, rule)``, as rules.py).
+"""(v1.2) The plan keys' rules that need more than the models' types, located at the key
+(``add(loc, message, rule)``, as rules.py): DEVICE, TIMEZONE, PERMISSION, CLOCK for
+``browser:`` and ``clock:``, ROUTE and PATH_CONFINEMENT for ``routes:``.
 
 - ``browser.device`` is a name of Playwright's device registry (did-you-mean on a miss);
 - ``browser.timezone`` is an IANA zone of the time-zone database Python sees
@@ -10,6 +11,15 @@ more than the models' types, located at the key (``add(loc, message, rule)``, as
 - ``clock.at`` is an ISO 8601 time with its UTC offset (``Z`` or ``+01:00``): a
   time without one would be read in the zone of the machine that runs it;
 - ``advance_clock`` needs ``clock.at`` (its plan's or its suite config's).
+
+``routes:`` (``check_routes``): a route answers (``respond``) or aborts
+(``abort: true``), never both and never neither, and its answer has at most one body kind (rule ROUTE). A ``file`` is
+confined like ``file_ref``: relative to the folder of the file that declares
+the route (the plan's, or the suite config's for a suite route), no absolute
+path, no ``..``, no symlink out (rule PATH_CONFINEMENT, ``confine``'s own
+messages). It is read here, once, and held to MAX_ROUTE_FILE_BYTES, so a run
+never meets a missing or huge stub file; the bytes travel with the ValidPlan.
+The regex of ``{pattern: REGEX}`` is contract/patterns.py's (rule REGEX).
 """
 
 from __future__ import annotations
@@ -19,10 +29,13 @@ import re
 import zoneinfo
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 from typing import Callable
 
 from pytest_cometlocal.contract.devices import DeviceRegistryUnavailable, device_registry
-from pytest_cometlocal.contract.model.plan import Plan
+from pytest_cometlocal.contract.errors import ConfinementError
+from pytest_cometlocal.contract.load.paths import confine
+from pytest_cometlocal.contract.model.plan import MAX_ROUTE_FILE_BYTES, Plan, Route
 from pytest_cometlocal.contract.model.problems import Loc
 
 Report = Callable[[Loc, str, str], None]
@@ -115,3 +128,52 @@ def clock_problem(at: str) -> str | None:
 def clock_time(at: str) -> datetime:
     """``clock.at`` as the aware datetime Playwright's ``clock.install`` takes (validated already)."""
     return datetime.fromisoformat(at)
+
+
+def check_routes(routes: list[Route] | None, add: Report, folder_of: Callable[[int], tuple[Path, str]]) -> dict[int, bytes]:
+    """Report each bad route at its key; return the bytes of every route ``file`` that could be read.
+
+    ``folder_of(i)``: the folder route ``i``'s file is relative to, and how a message names it.
+    """
+    files: dict[int, bytes] = {}
+    for i, route in enumerate(routes or ()):
+        loc: Loc = ("routes", i)
+        if route.respond is not None and route.abort:
+            add(loc + ("abort",), "a route either responds or aborts, not both (remove respond or abort)", "ROUTE")
+        elif route.respond is None and not route.abort:
+            add(loc, "a route needs respond: {status, json | body | file, headers} or abort: true", "ROUTE")
+        if route.respond is None:
+            continue
+        given = route.respond.given()
+        if len(given) > 1:
+            add(loc + ("respond", given[1]), f"a route's answer has at most one of json, body, file "
+                f"(got {', '.join(given)})", "ROUTE")
+        if route.respond.file is not None:
+            folder, named = folder_of(i)
+            read = _read(route.respond.file, folder, named, loc + ("respond", "file"), add)
+            if read is not None:
+                files[i] = read
+    return files
+
+
+def _read(relative: str, folder: Path, named: str, loc: Loc, add: Report) -> bytes | None:
+    try:
+        path = confine(relative, folder)
+    except ConfinementError as exc:
+        add(loc, f"{exc} ({named})", "PATH_CONFINEMENT")
+        return None
+    try:
+        size = path.stat().st_size
+        if not path.is_file():
+            raise OSError(21, "not a file")
+        if size > MAX_ROUTE_FILE_BYTES:
+            add(loc, f"'{relative}' is {size} bytes; a route's file holds at most {MAX_ROUTE_FILE_BYTES}", "ROUTE")
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        add(loc, f"'{relative}' cannot be read ({named}): {exc.strerror or type(exc).__name__}", "ROUTE")
+        return None
+    if len(data) > MAX_ROUTE_FILE_BYTES:  # it grew between stat and read
+        add(loc, f"'{relative}' holds more than {MAX_ROUTE_FILE_BYTES} bytes", "ROUTE")
+        return None
+    return data

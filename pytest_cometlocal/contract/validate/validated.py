@@ -90,6 +90,8 @@ class ValidPlan:
     config_sources: Mapping[str, str] = field(default_factory=dict)
     suite_config: str | None = None
     suite_profile: str | None = None  # the suite config's ``profile``, a setting of the runs
+    # (v1.2) route index -> the bytes of its ``respond.file``, read (and size-bounded) at load time.
+    route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
 
     @property
     def name(self) -> str:

@@ -43,6 +43,7 @@ from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
+from pytest_cometlocal.contract.validate.settings_rules import check_routes
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
@@ -75,6 +76,8 @@ class _PlanValidation:
         self.defaults: Any = None
         self.config_sources: dict[str, str] = {}
         self.suite_profile: str | None = None
+        self.own_routes = 0  # (v1.2) how many of the routes are the plan's (the suite config's follow)
+        self.route_files: dict[int, bytes] = {}
 
     def checkpoint(self) -> None:
         if self.col.problems:
@@ -93,6 +96,8 @@ class _PlanValidation:
         if suite.problems or problem:
             self.col.problems.extend([*suite.problems, *([problem] if problem else [])])
             raise _Stopped
+        own = self.tree.get("routes")
+        self.own_routes = len(own) if isinstance(own, list) else 0
         self.config_sources = merge_suite_config(self.tree, suite)
 
     # Stage 1
@@ -210,10 +215,18 @@ class _PlanValidation:
         except ConfinementError as exc:
             col.add(("uploads_root",), str(exc), "PATH_CONFINEMENT")
         check_plan(plan, col.reporter(), self.uploads_root)
+        if plan.routes:  # (v1.2) a suite route's file is relative to the suite config's folder
+            self.route_files = check_routes(plan.routes, col.reporter(), self.route_folder)
         self.saves = storage_saves(plan, self.expansion)
         if plan.storage_state is not None and plan.storage_state in {name for _step, name in self.saves}:
             col.add(("storage_state",), f"the plan saves storage state '{plan.storage_state}' itself, so it cannot "
                     "start from it", "STORAGE_STATE")
+
+    def route_folder(self, index: int) -> tuple[Path, str]:
+        suite = self.ctx.suite_config
+        if index >= self.own_routes and suite is not None:
+            return suite.path.resolve().parent, f"the folder of {suite.shown}"
+        return self.ctx.plan_dir, "the plan's folder"
 
     def valid(self) -> ValidPlan:
         plan, tree = self.plan, self.tree
@@ -235,7 +248,8 @@ class _PlanValidation:
         suite = self.ctx.suite_config
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,
-                         suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile)
+                         suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile,
+                         route_files=self.route_files)
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.executor.browser.stubs import Stubs
 from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.pages.pages import Pages
@@ -39,6 +40,7 @@ class StepContext:
     retry: RetryRule
     journal: StepJournal
     places: TargetPlaces  # where each step found its target: the suggestions of a later failure
+    stubs: Stubs | None = None  # (v1.2) the plan's routes; None for a plan without (nothing installed)
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
@@ -53,6 +55,7 @@ class StepContext:
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
+            stubs=Stubs(list(settings.routes), settings.route_files, settings.secrets) if settings.routes else None,
         )
 
     @property

@@ -20,6 +20,7 @@ from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature
+from pytest_cometlocal.executor.browser.stubs import Stubs
 from pytest_cometlocal.executor.errors import EventOutOfOrder, ExecutorFailure, Stop
 from pytest_cometlocal.executor.page.locators import describe_compiled
 from pytest_cometlocal.executor.results import StepAttempt
@@ -42,6 +43,7 @@ ATTEMPT_ORDER = (
     "postconditions_warned",
     "download_failed",  # a download that could not be kept, when the step does not expect one
     "pages_opened",  # (v1.2) page_opened events: each page opened since the last report (a popup, a new tab)
+    "requests_stubbed",  # (v1.2) request_stubbed events: each request a route answered since the last report
     "postconditions_checked",  # or assert_checked
     "evidence_captured",
 )
@@ -214,6 +216,24 @@ class StepJournal:
         for page in opened:
             self.trace.emit("page_opened", attempt.spec.id, metadata={
                 "page": pages.index(page), "url": page.url, "active": page is pages.active})
+
+    def requests_stubbed(self, records: list[dict[str, Any]]) -> None:
+        """(v1.2) A request_stubbed event per request a route answered or aborted since the last report
+        (``Stubs.take``): in the step's attempt, or between steps (the run's end) when no attempt is open."""
+        if not records:
+            return
+        step_id = None
+        if self._open is not None:
+            step_id = self._at("requests_stubbed", again=True).spec.id
+        for record in records:
+            self.trace.emit("request_stubbed", step_id, metadata=record)
+
+    def stubs_finished(self, stubs: Stubs) -> dict[str, Any]:
+        """(v1.2) The run's routes taken off its context, request_stubbed for the requests they answered since
+        the last step reported (between steps), and run_finished's ``routes_unused``: the routes nothing matched."""
+        stubs.remove()
+        self.requests_stubbed(stubs.take())
+        return {"routes_unused": stubs.unused(), **({"requests_stubbed_untraced": stubs.untraced} if stubs.untraced else {})}
 
     def download_failed(self, problem: str) -> None:
         """A download that could not be kept, at a step that does not expect one: noted, not failed."""

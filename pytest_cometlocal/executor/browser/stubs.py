@@ -1,0 +1,141 @@
+"""(v1.2) A plan's ``routes:`` on its browser context: the requests the run answers itself.
+
+Playwright's context routing answers a request inside the browser, before it
+would go to the network guard (the context's proxy): a stubbed request never
+leaves the machine, so its host need not be on the allowlist. A request no
+route takes goes on, through the guard, exactly as without routes. The routes
+are set on the context (every page of it, popups included) before the first
+step and removed when the run finishes, so a context that outlives the run
+(a caller's own, reused) never answers the next plan with this plan's stubs.
+
+Playwright runs the route added last first and ``fallback`` passes a request
+on to the next one, so the routes are added last-to-first: the first route
+of the plan that matches wins (a route whose ``method`` differs passes it on).
+A regex route matches with the plan's own compiled pattern (Python's ``re``,
+through contract/patterns.py), never translated. A plan without routes gets
+no ``Stubs`` at all: nothing is installed and no request is intercepted.
+
+Each answered or aborted request is recorded (``take``): the journal writes
+it as a ``request_stubbed`` event (its URL masked with the rest of the line).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.contract.model.plan import Route, body_bytes
+from pytest_cometlocal.contract.patterns import compiled
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import Request as PwRequest
+    from playwright.sync_api import Route as PwRoute
+
+# A page that polls a stub for ever must not fill the trace: past this many, requests are only counted.
+MAX_RECORDS = 1000
+
+
+class _Answer:
+    """One route made ready to answer: its matcher, and its status, headers and body (secrets filled in)."""
+
+    def __init__(self, index: int, route: Route, file: bytes | None, secrets: Mapping[str, str]):
+        self.index, self.route = index, route
+        if isinstance(route.url, str):
+            self.matcher: str | Callable[[str], bool] = resolve_secrets(route.url, secrets)
+        else:
+            pattern = compiled(route.url.pattern)
+            self.matcher = lambda url: pattern.search(url) is not None
+        self.status, self.headers, self.body = 200, {}, b""
+        respond = route.respond
+        if respond is None:
+            return
+        self.status = respond.status
+        self.headers = {name: resolve_secrets(value, secrets) for name, value in respond.headers.items()}
+        given = respond.given()
+        content_type = None
+        if "json" in given:
+            self.body, content_type = body_bytes(_filled(respond.json_, secrets)), "application/json"
+        elif "body" in given:
+            self.body, content_type = resolve_secrets(respond.body or "", secrets).encode("utf-8"), "text/plain; charset=utf-8"
+        elif file is not None:
+            self.body = file
+            content_type = mimetypes.guess_type(respond.file or "")[0] or "application/octet-stream"
+        if content_type and not any(name.lower() == "content-type" for name in self.headers):
+            self.headers["Content-Type"] = content_type
+
+
+def _filled(value: Any, secrets: Mapping[str, str]) -> Any:
+    """A ``json`` answer with ``${secrets.X}`` filled into its strings (the plan keeps the placeholders)."""
+    if isinstance(value, str):
+        return resolve_secrets(value, secrets)
+    if isinstance(value, list):
+        return [_filled(v, secrets) for v in value]
+    if isinstance(value, dict):
+        return {k: _filled(v, secrets) for k, v in value.items()}
+    return value
+
+
+class Stubs:
+    """The run's routes on one context: installed once, each request they take recorded, removed at the end."""
+
+    def __init__(self, routes: list[Route], files: Mapping[int, bytes], secrets: Mapping[str, str]):
+        self.answers = [_Answer(i, route, files.get(i), secrets) for i, route in enumerate(routes)]
+        self.used = [0] * len(routes)
+        self.records: list[dict[str, Any]] = []
+        self.untraced = 0  # requests answered past MAX_RECORDS
+        self._installed: list[tuple[Any, Callable[..., None]]] = []
+        self._context: BrowserContext | None = None
+
+    def install(self, context: BrowserContext) -> None:
+        """Set every route on ``context``, last first, so the plan's first route is tried first."""
+        self._context = context
+        for answer in reversed(self.answers):
+            handler = self._handler(answer)
+            context.route(answer.matcher, handler)
+            self._installed.append((answer.matcher, handler))
+
+    def remove(self) -> None:
+        """Take the routes off the context (a closed or dead context has none left to take)."""
+        context, installed, self._installed = self._context, self._installed, []
+        for matcher, handler in installed:
+            try:
+                context.unroute(matcher, handler)  # type: ignore[union-attr]
+            except Exception:
+                pass
+
+    def _handler(self, answer: _Answer) -> Callable[[PwRoute, PwRequest], None]:
+        def handle(route: PwRoute, request: PwRequest) -> None:
+            method = answer.route.method
+            try:
+                if method is not None and request.method != method:
+                    route.fallback()
+                    return
+                self._record(answer, request)
+                if answer.route.abort:
+                    route.abort("blockedbyclient")
+                else:
+                    route.fulfill(status=answer.status, headers=answer.headers, body=answer.body)
+            except Exception:  # the page or the context went away meanwhile: nothing left to answer
+                pass
+
+        return handle
+
+    def _record(self, answer: _Answer, request: PwRequest) -> None:
+        self.used[answer.index] += 1
+        if len(self.records) >= MAX_RECORDS:
+            self.untraced += 1
+            return
+        self.records.append({"route": answer.index, "method": request.method, "url": request.url,
+                             "answer": "aborted" if answer.route.abort else "answered",
+                             **({} if answer.route.abort else {"status": answer.status})})
+
+    def take(self) -> list[dict[str, Any]]:
+        """The requests answered or aborted since the last call."""
+        taken, self.records = self.records, []
+        return taken
+
+    def unused(self) -> list[dict[str, Any]]:
+        """The routes no request matched (``details.routes_unused``): a stale stub is seen."""
+        return [answer.route.record(answer.index) for answer in self.answers if not self.used[answer.index]]
