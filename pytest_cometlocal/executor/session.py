@@ -32,6 +32,7 @@ from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
 from pytest_cometlocal.executor.browser.context_settings import install_clock
+from pytest_cometlocal.executor.browser.context_failure import CLOCK, NEW_CONTEXT, NEW_PAGE, making
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
@@ -106,7 +107,9 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     """A fresh context whose every request goes through ``guard``; closed on exit.
 
     ``plan``: (v1.2) its ``browser:`` settings override the caller's arguments, key by key, and its
-    ``clock:`` is installed before any page loads.
+    ``clock:`` is installed before any page loads. What the browser refuses on the way (a setting, the
+    saved state, the clock; or a browser that disconnects) is a typed ``ContextRefused``
+    (``browser.context_failure``), never Playwright's bare error; ``first_page`` does the same for the page.
 
     Closing never raises: a context whose browser died, or whose HAR or video
     cannot be written, is not the plan's failure (a page whose main thread
@@ -116,18 +119,28 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     if state is not None:
         args["storage_state"] = state.path
     args["proxy"] = guard.proxy_settings()  # the guard is not optional
-    context = browser.new_context(**args)
+    with making(NEW_CONTEXT, plan, browser, has_state=state is not None):
+        context = browser.new_context(**args)
     try:
-        guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
-        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        with making(NEW_CONTEXT, plan, browser):
+            guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
+            context.set_default_timeout(DEFAULT_TIMEOUT_MS)
         if plan is not None:
-            install_clock(context, plan.clock)
+            with making(CLOCK, plan, browser):
+                install_clock(context, plan.clock)
         yield context
     finally:
         try:
             close_context(context)
         except Exception:
             pass
+
+
+def first_page(context: BrowserContext, plan: Plan | None) -> Page:
+    """The run's first page: Chromium applies the locale and the time zone here, so a refusal of
+    either is the ``ContextRefused`` of the setting, as ``guarded_context``'s are."""
+    with making(NEW_PAGE, plan, context.browser):
+        return context.new_page()
 
 
 @contextmanager
@@ -152,7 +165,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
         if page is None:
             if browser is None:
                 raise ValueError("open_run needs a browser or a page")
-            page = stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)).new_page()
+            page = first_page(stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)),
+                              eff.plan.plan)
         run = create_run_folder(eff, output, record, page.context, state)
         yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
                        finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
