@@ -31,11 +31,13 @@ from pytest_cometlocal.contract.settings import EffectiveSettings, effective_set
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.settings_rules import NO_CLOCK
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
+from pytest_cometlocal.executor.browser.context_failure import ContextRefused, Refusal
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.engine import Executor
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.session import RunRecord, open_run
+from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.agent.page_view import observe_page
 from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, session_plan, write_plan
 from pytest_cometlocal.agent.errors import AgentError
@@ -90,6 +92,9 @@ class AgentSession:
             executor = closing.enter_context(open_run(self.browsers.browser(), eff, self.workdir / "cometlocal-runs",
                                                       record))
             executor.start({"planner": "mcp", "plan": run_name})
+        except ContextRefused as exc:  # the browser disconnected (or refused) while the context was made
+            closing.close()
+            return self._refused(eff, record, exc.refusal)
         except BaseException:
             closing.close()
             raise
@@ -99,6 +104,15 @@ class AgentSession:
                           clock=eff.plan.plan.clock is not None)
         return {"ok": True, "run_dir": str(executor.run.path), "base_url": eff.base_url, "allowlist": hosts,
                 "defaults": DEFAULTS}
+
+    def _refused(self, eff: EffectiveSettings, record: RunRecord, refusal: Refusal) -> dict[str, Any]:
+        """A start whose context was refused: a typed answer with the run folder that records it, as a plan
+        item's (``executor.setup_failure``); no session is open."""
+        run, error = record_refusal(eff, self.workdir / "cometlocal-runs", record, refusal,
+                                    metadata={"planner": "mcp"})
+        self.redactor = run.redactor
+        return self.mask({"ok": False, "error_code": error.error_code.value, "message": error.message,
+                          "during": refusal.during, "run_dir": str(run.path)})
 
     def _settings(self, base_url: Any, allowlist: Any, name: Any,
                   secrets: Any) -> tuple[EffectiveSettings, dict[str, str]]:
