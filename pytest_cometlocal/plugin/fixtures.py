@@ -199,9 +199,11 @@ def refused_outcome(request: pytest.FixtureRequest, item: pytest.Item, refusal: 
     record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
                                {"nodeid": item.nodeid})
     run, error = record_refusal(eff, opts.output, record, refusal, state, data, {"nodeid": item.nodeid})
-    located = [f"  {p['file']}:{p['line']}:{p['col']} {p['key_path']}: {p['message']}  [{p['rule']}]"
-               for p in error.details.get("validation_errors", [])]
+    problems = error.details.get("validation_errors", [])
     lines = failure_text(eff.plan, error, run.path).splitlines()
-    if located:  # the located setting says it all: the message and the cause would repeat it
-        lines = [lines[0], *located, *(line for line in lines[2:] if not line.startswith("  cause:"))]
+    if problems:  # the located setting says it all (the head names it): the message and the cause would repeat it
+        p = problems[0]
+        lines = [f"{error.error_code.value} — {p['file']}:{p['line']} {p['key_path']} refused by the browser",
+                 f"  {p['file']}:{p['line']}:{p['col']} {p['key_path']}: {p['message']}  [{p['rule']}]",
+                 *(line for line in lines[2:] if not line.startswith("  cause:"))]
     return PlanOutcome(error, run.path, run.redactor.text("\n".join(lines)))

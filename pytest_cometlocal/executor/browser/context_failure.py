@@ -107,8 +107,10 @@ def making(during: str, plan: Plan | None, browser: Browser | None = None, *, ha
     """Run one call of making the context; what Playwright raises becomes :class:`ContextRefused`."""
     from playwright.sync_api import Error as PlaywrightError
 
+    # Playwright's client converts clock.install's time itself: a time it cannot convert raises there.
+    refused = (PlaywrightError, ValueError, OverflowError) if during == CLOCK else (PlaywrightError,)
     try:
         yield
-    except PlaywrightError as exc:
+    except refused as exc:
         connected = browser.is_connected() if browser is not None else True
         raise ContextRefused(classify(exc, during, plan, connected=connected, has_state=has_state)) from None
