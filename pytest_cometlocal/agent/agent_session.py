@@ -31,10 +31,9 @@ from pytest_cometlocal.contract.settings import EffectiveSettings, effective_set
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.settings_rules import NO_CLOCK
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
-from pytest_cometlocal.executor.browser.context_failure import ContextRefused, Refusal
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.engine import Executor
-from pytest_cometlocal.executor.errors import ExecutorFailure
+from pytest_cometlocal.executor.errors import ContextRefused, ExecutorFailure, Refusal
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.session import RunRecord, open_run
 from pytest_cometlocal.executor.setup_failure import record_refusal

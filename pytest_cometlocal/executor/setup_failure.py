@@ -20,8 +20,8 @@ from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.settings_rules import locate_setting
-from pytest_cometlocal.executor.browser.context_failure import Refusal
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
+from pytest_cometlocal.executor.errors import Refusal
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.session import RunRecord, create_run_folder

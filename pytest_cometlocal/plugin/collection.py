@@ -33,8 +33,7 @@ from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
-from pytest_cometlocal.executor.browser.context_failure import ContextRefused, Refusal
-from pytest_cometlocal.executor.errors import OutputWriteFailed
+from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure

@@ -25,8 +25,7 @@ from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
-from pytest_cometlocal.executor.browser.context_failure import ContextRefused, Refusal
-from pytest_cometlocal.executor.errors import BrowserLaunchFailed, RemoteBrowserUnavailable
+from pytest_cometlocal.executor.errors import BrowserLaunchFailed, ContextRefused, Refusal, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.executor.session import (

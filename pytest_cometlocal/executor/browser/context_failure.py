@@ -24,40 +24,20 @@ from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterator
 
-from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.errors import first_line, is_crash
+from pytest_cometlocal.executor.errors import ContextRefused, Refusal, first_line, is_crash
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
 
     from pytest_cometlocal.contract.model.plan import Plan
 
+__all__ = ["CLOCK", "NEW_CONTEXT", "NEW_PAGE", "STATE_FILE", "ContextRefused", "Refusal", "classify", "making"]
+
 # The calls, as ``details.during`` names them.
 STATE_FILE, NEW_CONTEXT, NEW_PAGE, CLOCK = "storage_state", "new_context", "new_page", "clock.install"
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """What went wrong making the context: the code, the plan key and rule it is pinned on (None: no key)."""
-
-    code: ErrorCode
-    during: str
-    cause: str
-    key: str | None = None
-    rule: str | None = None
-
-
-class ContextRefused(CometLocalError):
-    """The run's browser context could not be made or prepared; ``refusal`` says why and where."""
-
-    def __init__(self, refusal: Refusal):
-        where = f" ({refusal.key})" if refusal.key else ""
-        super().__init__(f"{refusal.code.value}: {refusal.during}{where}: {refusal.cause}")
-        self.refusal = refusal
 
 
 # (message pattern, the plan key it names, its rule): a Playwright or Chromium message -> the setting.

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.browser.context_failure import STATE_FILE, ContextRefused, Refusal
-from pytest_cometlocal.executor.errors import first_line
+from pytest_cometlocal.executor.browser.context_failure import STATE_FILE
+from pytest_cometlocal.executor.errors import ContextRefused, Refusal, first_line
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 STORAGE_DIR = ".storage-state"
