@@ -83,26 +83,25 @@ def test_advance_clock_in_a_session_without_a_clock_is_refused_by_rule_clock(chr
 
 
 @pytest.mark.browser
-def test_a_start_whose_browser_goes_away_is_a_typed_answer_with_a_run_folder(portal, tmp_path):
+def test_a_start_whose_browser_goes_away_is_a_typed_answer_with_a_run_folder(chromium, portal, tmp_path):
     """(v1.2) The browser disconnects while start_session makes its context: BROWSER_CRASHED, a run folder
-    that verifies, no session open, and the next start gets a new browser."""
-    from pytest_cometlocal.executor.browser.manager import BrowserManager
+    that verifies, no session open, and the next start gets a new browser (the shared manager relaunches it)."""
     from pytest_cometlocal.runs.verify import verify_run
 
-    class ClosingOnce(BrowserManager):
-        """A real Chromium, closed once after it is handed out: as if it crashed while the context is made."""
+    class ClosingOnce:
+        """The suite's real Chromium, closed once after it is handed out: as if it died while the context is made."""
 
+        remote = None
         closed = False
 
         def browser(self):
-            browser = super().browser()
+            browser = chromium.browser()
             if not self.closed:
                 self.closed = True
                 browser.close()
             return browser
 
-    browsers = ClosingOnce({"headless": True}, None)
-    session = AgentSession(tmp_path, env={}, browsers=browsers)
+    session = AgentSession(tmp_path, env={}, browsers=ClosingOnce())
     try:
         refused = session.start(portal.url)
         assert session.open is None
@@ -110,7 +109,6 @@ def test_a_start_whose_browser_goes_away_is_a_typed_answer_with_a_run_folder(por
         session.end()
     finally:
         session.close()
-        browsers.close()
     assert refused["ok"] is False and refused["error_code"] == "BROWSER_CRASHED", refused
     assert refused["during"] == "new_context" and "Traceback" not in refused["message"]
     verification = verify_run(Path(refused["run_dir"]))
