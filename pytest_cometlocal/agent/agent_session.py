@@ -35,7 +35,7 @@ from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.engine import Executor
 from pytest_cometlocal.executor.errors import ContextRefused, ExecutorFailure, Refusal
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.executor.session import RunRecord, open_run
+from pytest_cometlocal.executor.session import RunRecord, create_run_folder, open_run
 from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.agent.page_view import observe_page
 from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, session_plan, write_plan
@@ -107,8 +107,8 @@ class AgentSession:
     def _refused(self, eff: EffectiveSettings, record: RunRecord, refusal: Refusal) -> dict[str, Any]:
         """A start whose context was refused: a typed answer with the run folder that records it, as a plan
         item's (``executor.setup_failure``); no session is open."""
-        run, error = record_refusal(eff, self.workdir / "cometlocal-runs", record, refusal,
-                                    metadata={"planner": "mcp"})
+        run = create_run_folder(eff, self.workdir / "cometlocal-runs", record)
+        error = record_refusal(eff, run, refusal, metadata={"planner": "mcp"})
         self.redactor = run.redactor
         return self.mask({"ok": False, "error_code": error.error_code.value, "message": error.message,
                           "during": refusal.during, "run_dir": str(run.path)})

@@ -36,6 +36,8 @@ from pytest_cometlocal.executor.browser.context_failure import CLOCK, NEW_CONTEX
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
+from pytest_cometlocal.executor.errors import ContextRefused
+from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.executor.page.watchdog import close_context
 from pytest_cometlocal.executor.results import ExecutorSettings
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
@@ -189,11 +191,19 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
 
     ``guard_host``: where the guard listens; a browser on another machine must
     reach it. ``storage``: where the plan's save points write and where its
-    ``storage_state`` is read from (it must be saved already).
+    ``storage_state`` is read from (it must be saved already). (v1.2) A context the browser
+    refuses is a failed RunResult too, its run folder saying why (``executor.setup_failure``).
     """
     name = plan.plan.storage_state
-    state = (storage.in_use(name, state_settings(plan.plan.browser)) if name is not None and storage is not None
-             else None)
-    with open_run(browser, eff, output, RunRecord.of_plan(eff, profile, extra_info), guard_host=guard_host,
-                  context_args=context_args, state=state, storage=storage) as executor:
-        return executor.run_plan(plan.plan, metadata=started_from(state))
+    record = RunRecord.of_plan(eff, profile, extra_info)
+    state = None
+    try:
+        if name is not None and storage is not None:
+            state = storage.in_use(name, state_settings(plan.plan.browser))
+        with open_run(browser, eff, output, record, guard_host=guard_host, context_args=context_args, state=state,
+                      storage=storage) as executor:
+            return executor.run_plan(plan.plan, metadata=started_from(state))
+    except ContextRefused as exc:  # (v1.2) no context to run in: the run folder records why, as any failure
+        run = create_run_folder(eff, output, record, None, state)
+        error = record_refusal(eff, run, exc.refusal, metadata=started_from(state))
+        return RunResult("failed", error, [], run.path)

@@ -12,7 +12,6 @@ from there), as a load-time problem would be; else BROWSER_CRASHED.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -20,11 +19,9 @@ from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.settings_rules import locate_setting
-from pytest_cometlocal.executor.browser.storage_states import StateInUse
 from pytest_cometlocal.executor.errors import Refusal
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
-from pytest_cometlocal.executor.session import RunRecord, create_run_folder
 from pytest_cometlocal.executor.step.journal import StepJournal
 
 _NO_PAGE = "no page: the browser context could not be made, so no step ran"
@@ -60,15 +57,14 @@ def refusal_error(refusal: Refusal, problem: Problem | None, run: RunFolder, ref
     )
 
 
-def record_refusal(eff: EffectiveSettings, output: Path, record: RunRecord, refusal: Refusal,
-                   state: StateInUse | None = None, data: bytes | None = None,
-                   metadata: dict[str, Any] | None = None) -> tuple[RunFolder, ExecutorError]:
-    """Write the run folder of a run whose context was refused; return it with the typed error.
+def record_refusal(eff: EffectiveSettings, run: RunFolder, refusal: Refusal, data: bytes | None = None,
+                   metadata: dict[str, Any] | None = None) -> ExecutorError:
+    """Write into ``run`` (a new run folder: ``executor.session.create_run_folder``) the record of a run whose
+    context was refused, finish it, and return the typed error.
 
     ``data``: the plan file's bytes as validated, for the setting's exact line; ``metadata``: run_started's
-    (the item's node id). Raises OutputWriteFailed when the folder cannot be written at all.
+    (the item's node id). Raises OutputWriteFailed when the folder cannot be written.
     """
-    run = create_run_folder(eff, output, record, None, state)
     journal = StepJournal(run.trace)
     problem = refusal_problem(eff, refusal, data)
     error: ExecutorError | None = None
@@ -84,4 +80,4 @@ def record_refusal(eff: EffectiveSettings, output: Path, record: RunRecord, refu
         journal.run_finished({"status": "failed", "error_code": error.error_code.value, "steps_executed": 0})
     finally:
         run.finish("failed", error_code=(error.error_code if error else ErrorCode.BROWSER_CRASHED).value)
-    return run, error
+    return error

@@ -32,6 +32,7 @@ from pytest_cometlocal.executor.session import (
     RunFinisher,
     RunRecord,
     TraceListener,
+    create_run_folder,
     first_page,
     guarded_context,
     open_run,
@@ -197,7 +198,8 @@ def refused_outcome(request: pytest.FixtureRequest, item: pytest.Item, refusal: 
         state = None
     record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
                                {"nodeid": item.nodeid})
-    run, error = record_refusal(eff, opts.output, record, refusal, state, data, {"nodeid": item.nodeid})
+    run = create_run_folder(eff, opts.output, record, None, state)
+    error = record_refusal(eff, run, refusal, data, {"nodeid": item.nodeid})
     problems = error.details.get("validation_errors", [])
     lines = failure_text(eff.plan, error, run.path).splitlines()
     if problems:  # the located setting says it all (the head names it): the message and the cause would repeat it

@@ -177,3 +177,22 @@ def test_through_a_playwright_server_a_refusal_and_a_disconnect_are_typed(pytest
     mars = refused(result, pytester.path, "mars", "INVALID_ACTIONSPEC")
     assert mars["details"]["violated_rules"] == ["TIMEZONE"]
     assert runs(pytester.path)["after"]["execution_profile"]["connection"] == "playwright-server"
+
+
+def test_the_library_run_plan_returns_a_refusal_as_a_failed_run(chromium, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_plan`` (the library API) gives a refused context as a failed RunResult with its run folder."""
+    from pytest_cometlocal.contract.settings import effective_settings
+    from pytest_cometlocal.contract.validate import settings_rules
+    from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text
+    from pytest_cometlocal.executor.session import run_plan
+
+    monkeypatch.setattr(settings_rules, "known_zones", lambda: frozenset())  # no time-zone database here
+    text = SUITE + a_plan("mars", "browser: {timezone: Mars/Olympus}\n")
+    [plan] = validate_text(text, ValidationContext(root=tmp_path, env={}), "mars.actions.yaml")
+    result = run_plan(chromium.browser(), plan, tmp_path / "runs", effective_settings(plan, default_base_url="http://127.0.0.1:9"))
+    assert (result.status, result.error.error_code.value, result.steps) == ("failed", "INVALID_ACTIONSPEC", [])
+    assert result.error.details["violated_rules"] == ["TIMEZONE"]
+    assert result.error.details["validation_errors"][0]["line"] == text.splitlines().index(
+        "browser: {timezone: Mars/Olympus}") + 1
+    assert verify_run(result.run_dir).ok
