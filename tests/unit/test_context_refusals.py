@@ -38,6 +38,8 @@ def settled():
      "INVALID_ACTIONSPEC", "browser.locale", "LOCALE"),
     (NEW_CONTEXT, "Browser.new_context: Unknown permission: midi-sysex", "INVALID_ACTIONSPEC",
      "browser.permissions", "PERMISSION"),
+    (NEW_CONTEXT, "Browser.new_context: Unknown permission: geolocation", "INVALID_ACTIONSPEC",
+     "browser.permissions", "PERMISSION"),
     (NEW_CONTEXT, "Browser.new_context: geolocation.latitude: precondition -90 <= LATITUDE <= 90 failed.",
      "INVALID_ACTIONSPEC", "browser.geolocation", "SCHEMA"),
     # Any refusal of clock.install is the clock's (an older Playwright server without it, a time refused).

@@ -44,8 +44,8 @@ STATE_FILE, NEW_CONTEXT, NEW_PAGE, CLOCK = "storage_state", "new_context", "new_
 _ROWS: tuple[tuple[re.Pattern[str], str, str], ...] = (
     (re.compile(r"timezone", re.I), "browser.timezone", "TIMEZONE"),
     (re.compile(r"locale", re.I), "browser.locale", "LOCALE"),
+    (re.compile(r"permission", re.I), "browser.permissions", "PERMISSION"),  # before: "Unknown permission: geolocation"
     (re.compile(r"geolocation", re.I), "browser.geolocation", "SCHEMA"),
-    (re.compile(r"permission", re.I), "browser.permissions", "PERMISSION"),
     (re.compile(r"storage.?state|cookies|origins", re.I), "storage_state", "STORAGE_STATE"),
     (re.compile(r"userAgent|deviceScaleFactor|isMobile|hasTouch", re.I), "browser.device", "DEVICE"),
     (re.compile(r"viewport|screen", re.I), "browser.viewport", "SCHEMA"),
