@@ -33,9 +33,10 @@ from pytest_cometlocal.contract.validate.settings_rules import NO_CLOCK
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.engine import Executor
-from pytest_cometlocal.executor.errors import ExecutorFailure
+from pytest_cometlocal.executor.errors import ContextRefused, ExecutorFailure, Refusal
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.executor.session import RunRecord, open_run
+from pytest_cometlocal.executor.session import RunRecord, create_run_folder, open_run
+from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.agent.page_view import observe_page
 from pytest_cometlocal.agent.plan_writer import DEFAULTS, PlanRefused, session_plan, write_plan
 from pytest_cometlocal.agent.errors import AgentError
@@ -94,6 +95,9 @@ class AgentSession:
             executor = closing.enter_context(open_run(self.browsers.browser(), eff, self.workdir / "cometlocal-runs",
                                                       record))
             executor.start({"planner": "mcp", "plan": run_name})
+        except ContextRefused as exc:  # the browser disconnected (or refused) while the context was made
+            closing.close()
+            return self._refused(eff, record, exc.refusal)
         except BaseException:
             closing.close()
             raise
@@ -103,6 +107,15 @@ class AgentSession:
                           clock=eff.plan.plan.clock is not None, routes=routes)
         return {"ok": True, "run_dir": str(executor.run.path), "base_url": eff.base_url, "allowlist": hosts,
                 "defaults": DEFAULTS}
+
+    def _refused(self, eff: EffectiveSettings, record: RunRecord, refusal: Refusal) -> dict[str, Any]:
+        """A start whose context was refused: a typed answer with the run folder that records it, as a plan
+        item's (``executor.setup_failure``); no session is open."""
+        run = create_run_folder(eff, self.workdir / "cometlocal-runs", record)
+        error = record_refusal(eff, run, refusal, metadata={"planner": "mcp"})
+        self.redactor = run.redactor
+        return self.mask({"ok": False, "error_code": error.error_code.value, "message": error.message,
+                          "during": refusal.during, "run_dir": str(run.path)})
 
     def _settings(self, base_url: Any, allowlist: Any, name: Any, secrets: Any,
                   routes: list[Any] | None = None) -> tuple[EffectiveSettings, dict[str, str]]:

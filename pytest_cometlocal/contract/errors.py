@@ -27,6 +27,7 @@ those). The whole tree::
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
     ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
+    ├── ContextRefused              (v1.2) the run's browser context could not be made (a setting, the clock, a state)
     ├── EventOutOfOrder             (RuntimeError) a step event out of the journal's order (a fault of this plugin)
     │   runs/errors.py: reading finished run folders
     ├── RunFolderError              a path that cannot be read as a run folder

@@ -16,6 +16,7 @@ is built; the run folder and the browser have their own::
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
     ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
+    ├── ContextRefused              (v1.2) the run's browser context could not be made; carries a Refusal
     └── EventOutOfOrder             (RuntimeError) a step event out of the journal's order: a fault of this plugin
 
 Playwright's public classes say what they can (``playwright.sync_api.Error``
@@ -28,10 +29,12 @@ exception is recognised, so the run folder's modules, which raise
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import ExecutorError
 
 __all__ = [
@@ -40,12 +43,14 @@ __all__ = [
     "CheckedStateNotReached",
     "EventOutOfOrder",
     "ChromiumNotFound",
+    "ContextRefused",
     "Crashed",
     "ExecutorFailure",
     "NotCheckable",
     "OptionNotFound",
     "OutputWriteFailed",
     "PageUnresponsive",
+    "Refusal",
     "RemoteBrowserUnavailable",
     "Stop",
     "first_line",
@@ -142,6 +147,27 @@ class RemoteBrowserUnavailable(RuntimeError, CometLocalError):
 
 class BrowserLaunchFailed(RuntimeError, CometLocalError):
     """Chromium cannot start here as asked (a headed one with no display); the message is one line with the way out."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """(v1.2) Why the run's context could not be made: the code, the call (``during``), the browser's
+    message, and the plan key and rule it is pinned on (None: no key). Made by browser/context_failure.py."""
+
+    code: ErrorCode
+    during: str
+    cause: str
+    key: str | None = None
+    rule: str | None = None
+
+
+class ContextRefused(CometLocalError):
+    """(v1.2) The run's browser context could not be made or prepared; ``refusal`` says why and where."""
+
+    def __init__(self, refusal: Refusal):
+        where = f" ({refusal.key})" if refusal.key else ""
+        super().__init__(f"{refusal.code.value}: {refusal.during}{where}: {refusal.cause}")
+        self.refusal = refusal
 
 
 _CRASH_MARKERS = (

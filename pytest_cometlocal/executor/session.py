@@ -32,9 +32,12 @@ from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
 from pytest_cometlocal.executor.browser.context_settings import install_clock
+from pytest_cometlocal.executor.browser.context_failure import CLOCK, NEW_CONTEXT, NEW_PAGE, making
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST, NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
+from pytest_cometlocal.executor.errors import ContextRefused
+from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.executor.page.watchdog import close_context
 from pytest_cometlocal.executor.results import ExecutorSettings
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
@@ -106,7 +109,9 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     """A fresh context whose every request goes through ``guard``; closed on exit.
 
     ``plan``: (v1.2) its ``browser:`` settings override the caller's arguments, key by key, and its
-    ``clock:`` is installed before any page loads.
+    ``clock:`` is installed before any page loads. What the browser refuses on the way (a setting, the
+    saved state, the clock; or a browser that disconnects) is a typed ``ContextRefused``
+    (``browser.context_failure``), never Playwright's bare error; ``first_page`` does the same for the page.
 
     Closing never raises: a context whose browser died, or whose HAR or video
     cannot be written, is not the plan's failure (a page whose main thread
@@ -116,18 +121,28 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     if state is not None:
         args["storage_state"] = state.path
     args["proxy"] = guard.proxy_settings()  # the guard is not optional
-    context = browser.new_context(**args)
+    with making(NEW_CONTEXT, plan, browser, has_state=state is not None):
+        context = browser.new_context(**args)
     try:
-        guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
-        context.set_default_timeout(DEFAULT_TIMEOUT_MS)
+        with making(NEW_CONTEXT, plan, browser):
+            guard_channels(context, guard)  # WebRTC and WebTransport, which the proxy cannot see
+            context.set_default_timeout(DEFAULT_TIMEOUT_MS)
         if plan is not None:
-            install_clock(context, plan.clock)
+            with making(CLOCK, plan, browser):
+                install_clock(context, plan.clock)
         yield context
     finally:
         try:
             close_context(context)
         except Exception:
             pass
+
+
+def first_page(context: BrowserContext, plan: Plan | None) -> Page:
+    """The run's first page: Chromium applies the locale and the time zone here, so a refusal of
+    either is the ``ContextRefused`` of the setting, as ``guarded_context``'s are."""
+    with making(NEW_PAGE, plan, context.browser):
+        return context.new_page()
 
 
 @contextmanager
@@ -152,7 +167,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
         if page is None:
             if browser is None:
                 raise ValueError("open_run needs a browser or a page")
-            page = stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)).new_page()
+            page = first_page(stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)),
+                              eff.plan.plan)
         run = create_run_folder(eff, output, record, page.context, state)
         yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
                        finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
@@ -175,11 +191,19 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
 
     ``guard_host``: where the guard listens; a browser on another machine must
     reach it. ``storage``: where the plan's save points write and where its
-    ``storage_state`` is read from (it must be saved already).
+    ``storage_state`` is read from (it must be saved already). (v1.2) A context the browser
+    refuses is a failed RunResult too, its run folder saying why (``executor.setup_failure``).
     """
     name = plan.plan.storage_state
-    state = (storage.in_use(name, state_settings(plan.plan.browser)) if name is not None and storage is not None
-             else None)
-    with open_run(browser, eff, output, RunRecord.of_plan(eff, profile, extra_info), guard_host=guard_host,
-                  context_args=context_args, state=state, storage=storage) as executor:
-        return executor.run_plan(plan.plan, metadata=started_from(state))
+    record = RunRecord.of_plan(eff, profile, extra_info)
+    state = None
+    try:
+        if name is not None and storage is not None:
+            state = storage.in_use(name, state_settings(plan.plan.browser))
+        with open_run(browser, eff, output, record, guard_host=guard_host, context_args=context_args, state=state,
+                      storage=storage) as executor:
+            return executor.run_plan(plan.plan, metadata=started_from(state))
+    except ContextRefused as exc:  # (v1.2) no context to run in: the run folder records why, as any failure
+        run = create_run_folder(eff, output, record, None, state)
+        error = record_refusal(eff, run, exc.refusal, metadata=started_from(state))
+        return RunResult("failed", error, [], run.path)

@@ -33,10 +33,11 @@ from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
-from pytest_cometlocal.executor.errors import OutputWriteFailed
+from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
 from pytest_cometlocal.executor.step.failures import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
+from pytest_cometlocal.plugin.fixtures import refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
@@ -120,7 +121,10 @@ class PlanFile(pytest.File):
 
 def _run_plan(request: pytest.FixtureRequest) -> None:
     item = request.node
-    if isinstance(item.result, ValidPlan):
+    if isinstance(item.result, ValidPlan) and item.refused is not None:  # (v1.2) its context was refused at setup
+        refusal, data = item.refused, item.parent.data
+        item.run_valid(lambda plan, node: refused_outcome(request, node, refusal, data))
+    elif isinstance(item.result, ValidPlan):
         item.run_valid(request.getfixturevalue("cometlocal_runner"))  # set up with the item
     else:
         item.run_invalid()
@@ -144,6 +148,7 @@ class PlanItem(pytest.Function):
             self.add_marker(tag)
         self.add_marker("cometlocal")
         self.cometlocal_error: ExecutorError | None = None
+        self.refused: Refusal | None = None  # the browser refused the plan's context at setup
         self.cometlocal_run_dir: Path | None = None
 
     @property
@@ -192,13 +197,19 @@ class PlanItem(pytest.Function):
         super().setup()
         if isinstance(result, ValidPlan):
             # The runner and the browser fixtures it needs are set up now, in the setup phase.
-            self.funcargs["request"].getfixturevalue("cometlocal_runner")
+            # A context the browser refuses (a setting, the saved state, the clock, a disconnect)
+            # is the item's failure, reported when it runs with its run folder: not a setup error.
+            try:
+                self.funcargs["request"].getfixturevalue("cometlocal_runner")
+            except ContextRefused as exc:
+                self.refused = exc.refusal
 
     def teardown(self) -> None:
         try:
             super().teardown()
         finally:
             self._plan = None
+            self.refused = None
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         """A plan failure is its text, code first (pytest's short summary shows its first line)."""

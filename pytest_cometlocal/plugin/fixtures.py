@@ -25,12 +25,15 @@ from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
-from pytest_cometlocal.executor.errors import BrowserLaunchFailed, RemoteBrowserUnavailable
+from pytest_cometlocal.executor.errors import BrowserLaunchFailed, ContextRefused, Refusal, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
+from pytest_cometlocal.executor.setup_failure import record_refusal
 from pytest_cometlocal.executor.session import (
     RunFinisher,
     RunRecord,
     TraceListener,
+    create_run_folder,
+    first_page,
     guarded_context,
     open_run,
     started_from,
@@ -130,8 +133,9 @@ def cometlocal_context(cometlocal_browser: Browser, cometlocal_context_args: dic
 
 
 @pytest.fixture
-def cometlocal_page(cometlocal_context: BrowserContext) -> Page:
-    return cometlocal_context.new_page()
+def cometlocal_page(cometlocal_context: BrowserContext, cometlocal_plan_settings: EffectiveSettings) -> Page:
+    """The item's first page (``executor.session.first_page``: a locale or zone Chromium refuses is typed)."""
+    return first_page(cometlocal_context, cometlocal_plan_settings.plan.plan)
 
 
 @dataclass
@@ -180,3 +184,27 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
         return PlanOutcome(result.error, result.run_dir, executor.run.redactor.text(text), result)
 
     return run
+
+
+def refused_outcome(request: pytest.FixtureRequest, item: pytest.Item, refusal: Refusal,
+                    data: bytes | None) -> PlanOutcome:
+    """(v1.2) The outcome of an item whose browser context was refused at setup: its run folder holds the
+    typed error (``executor.setup_failure``), reported as any run's failure; ``data``: the plan file's bytes."""
+    opts = settings(request.config)
+    eff: EffectiveSettings = request.getfixturevalue("cometlocal_plan_settings")  # set up before the context
+    try:
+        state = request.getfixturevalue("cometlocal_storage_state")
+    except ContextRefused:  # the saved state itself was refused: nothing of it to name or mask
+        state = None
+    record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
+                               {"nodeid": item.nodeid})
+    run = create_run_folder(eff, opts.output, record, None, state)
+    error = record_refusal(eff, run, refusal, data, {"nodeid": item.nodeid})
+    problems = error.details.get("validation_errors", [])
+    lines = failure_text(eff.plan, error, run.path).splitlines()
+    if problems:  # the located setting says it all (the head names it): the message and the cause would repeat it
+        p = problems[0]
+        lines = [f"{error.error_code.value} — {p['file']}:{p['line']} {p['key_path']} refused by the browser",
+                 f"  {p['file']}:{p['line']}:{p['col']} {p['key_path']}: {p['message']}  [{p['rule']}]",
+                 *(line for line in lines[2:] if not line.startswith("  cause:"))]
+    return PlanOutcome(error, run.path, run.redactor.text("\n".join(lines)))

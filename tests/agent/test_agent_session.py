@@ -4,6 +4,7 @@ the agent is shown. The session shares the suite's Chromium (tests/conftest.py `
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -79,3 +80,39 @@ def test_advance_clock_in_a_session_without_a_clock_is_refused_by_rule_clock(chr
     assert "advance_clock needs the clock installed: set `clock: {at: ...}`" in refused["message"]
     assert refused["observation"]["url"].endswith("/login")
     assert after["ok"] and saved["steps"] == 2  # the refused step is not in the plan
+
+
+@pytest.mark.browser
+def test_a_start_whose_browser_goes_away_is_a_typed_answer_with_a_run_folder(chromium, portal, tmp_path):
+    """(v1.2) The browser disconnects while start_session makes its context: BROWSER_CRASHED, a run folder
+    that verifies, no session open, and the next start gets a new browser (the shared manager relaunches it)."""
+    from pytest_cometlocal.runs.verify import verify_run
+
+    class ClosingOnce:
+        """The suite's real Chromium, closed once after it is handed out: as if it died while the context is made."""
+
+        remote = None
+        closed = False
+
+        def browser(self):
+            browser = chromium.browser()
+            if not self.closed:
+                self.closed = True
+                browser.close()
+            return browser
+
+    session = AgentSession(tmp_path, env={}, browsers=ClosingOnce())
+    try:
+        refused = session.start(portal.url)
+        assert session.open is None
+        again = session.start(portal.url)
+        session.end()
+    finally:
+        session.close()
+    assert refused["ok"] is False and refused["error_code"] == "BROWSER_CRASHED", refused
+    assert refused["during"] == "new_context" and "Traceback" not in refused["message"]
+    verification = verify_run(Path(refused["run_dir"]))
+    assert verification.ok, verification
+    manifest = json.loads((Path(refused["run_dir"]) / "run_manifest.json").read_text())
+    assert (manifest["status"], manifest["error_code"]) == ("failed", "BROWSER_CRASHED")
+    assert again["ok"], again

@@ -89,7 +89,7 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
 
 
 # (v1.2) The browser settings' and the clock's failure paths: one negative plan each.
-V12_SETTINGS_FAILURE_PATHS = {"DEVICE": "INVALID_ACTIONSPEC", "TIMEZONE": "INVALID_ACTIONSPEC",
+V12_SETTINGS_FAILURE_PATHS = {"DEVICE": "INVALID_ACTIONSPEC", "TIMEZONE": "INVALID_ACTIONSPEC", "LOCALE": "INVALID_ACTIONSPEC",
                               "PERMISSION": "INVALID_ACTIONSPEC", "CLOCK": "INVALID_ACTIONSPEC"}
 
 

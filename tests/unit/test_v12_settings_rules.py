@@ -27,6 +27,13 @@ def validate(text: str):
     ("browser: {device: pixel 7}\n", "DEVICE", "browser.device", "^pixel 7", "did you mean 'Pixel 7'"),
     ("browser: {timezone: Europe/Madird}\n", "TIMEZONE", "browser.timezone", "^Europe/Madird", "'Europe/Madrid'"),
     ("browser: {timezone: CET+1}\n", "TIMEZONE", "browser.timezone", "^CET+1", "unknown time zone"),
+    # A file of the system's zoneinfo folder Python lists, which is no zone: Chromium refuses it.
+    ("browser: {timezone: localtime}\n", "TIMEZONE", "browser.timezone", "^localtime", "unknown time zone"),
+    # Locales the plan's pattern lets through and Chromium refuses (Invalid locale name), seen in Chromium 156.
+    ("browser: {locale: en-12}\n", "LOCALE", "browser.locale", "^en-12", "region (2 letters or 3 digits)"),
+    ("browser: {locale: zh-yue}\n", "LOCALE", "browser.locale", "^zh-yue", "not a locale Chromium takes"),
+    ("browser: {locale: en-GB-oed}\n", "LOCALE", "browser.locale", "^en-GB-oed", "variants (5-8"),
+    ("browser: {locale: de-DE-1901-1901}\n", "LOCALE", "browser.locale", "^de-DE", "a variant is repeated"),
     ("browser: {geolocation: {latitude: 1, longitude: 2}}\n", "PERMISSION", "browser.geolocation",
      "^{latitude", "needs the `geolocation` permission"),
     ("browser: {permissions: [camera, camera]}\n", "PERMISSION", "browser.permissions", "^[camera", "twice"),
@@ -49,6 +56,9 @@ def test_each_bad_setting_is_located_at_its_key(extra: str, rule: str, key_path:
     ("browser: {geolocation: {latitude: 91, longitude: 0}, permissions: [geolocation]}\n",
      "browser.geolocation.latitude", "90"),
     ("browser: {offline: 'yes'}\n", "browser.offline", "bool"),
+    # YAML's .inf passes ge=0, and Playwright cannot send it to the browser (not JSON).
+    ("browser: {geolocation: {latitude: 1, longitude: 2, accuracy: .inf}, permissions: [geolocation]}\n",
+     "browser.geolocation.accuracy", "finite"),
     ("browser: {size: 3}\n", "browser.size", "unknown key"),
 ])
 def test_the_closed_sets_are_the_models(extra: str, key_path: str, says: str) -> None:
@@ -120,3 +130,9 @@ def test_a_state_made_under_settings_is_another_file(tmp_path: Path) -> None:
     assert "made_under" not in plain and german["made_under"] == {"locale": "de-DE"}
     assert files.in_use("login", {"locale": "de-DE"}).info["cookies"] == 1
     assert files.in_use("login").info["cookies"] == 0
+
+
+@pytest.mark.parametrize("locale", ["de", "de-DE", "zh-Hant-TW", "sr-Latn-RS", "de-CH-1901", "sl-rozaj", "en-419",
+                                    "ca-valencia", "ja-Jpan-JP-hepburn-heploc", "en-US-posix"])
+def test_locales_chromium_takes_pass(locale: str) -> None:
+    only_valid(validate(plan(OPEN, extra=f"browser: {{locale: {locale}}}\n")))

@@ -68,7 +68,8 @@ class Geolocation(ContractModel):
 
     latitude: Annotated[float, Field(ge=-90, le=90)]
     longitude: Annotated[float, Field(ge=-180, le=180)]
-    accuracy: Annotated[float, Field(ge=0)] | None = None
+    # Finite: YAML's .inf passes ge=0, but Playwright cannot send it to the browser (not JSON).
+    accuracy: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
 
 
 class BrowserSettings(ContractModel):

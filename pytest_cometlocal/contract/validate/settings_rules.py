@@ -1,12 +1,18 @@
 """(v1.2) The plan keys' rules that need more than the models' types, located at the key
-(``add(loc, message, rule)``, as rules.py): DEVICE, TIMEZONE, PERMISSION, CLOCK for
+(``add(loc, message, rule)``, as rules.py): DEVICE, LOCALE, TIMEZONE, PERMISSION, CLOCK for
 ``browser:`` and ``clock:``, ROUTE and PATH_CONFINEMENT for ``routes:``.
 
 - ``browser.device`` is a name of Playwright's device registry (did-you-mean on a miss);
+- ``browser.locale`` is a Unicode BCP 47 language id as Chromium takes it
+  (language, script, region, variants, none twice): the plan's pattern lets
+  ``en-12``, ``zh-yue`` or ``en-GB-oed`` through, which Chromium refuses when
+  the first page opens;
 - ``browser.timezone`` is an IANA zone of the time-zone database Python sees
-  (``zoneinfo.available_timezones()``: the system's, or the ``tzdata`` package).
-  On a machine with neither, the zone's shape alone is checked and Chromium
-  is the judge when the context opens;
+  (``zoneinfo.available_timezones()``: the system's, or the ``tzdata`` package),
+  less the files of that database that are no zone (``localtime``, which
+  Chromium refuses). On a machine with neither, the zone's shape alone is
+  checked and Chromium is the judge when the context opens (a refusal is then
+  the run's INVALID_ACTIONSPEC, rule TIMEZONE: executor/browser/context_failure.py);
 - ``browser.geolocation`` needs ``geolocation`` in ``browser.permissions``;
 - ``clock.at`` is an ISO 8601 time with its UTC offset (``Z`` or ``+01:00``): a
   time without one would be read in the zone of the machine that runs it;
@@ -30,21 +36,32 @@ import zoneinfo
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from pytest_cometlocal.contract.devices import DeviceRegistryUnavailable, device_registry
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.load.paths import confine
+from pytest_cometlocal.contract.load.safe_yaml import load_documents
 from pytest_cometlocal.contract.model.plan import MAX_ROUTE_FILE_BYTES, Plan, Route
-from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.model.problems import Loc, Mark, SourceMark
+from pytest_cometlocal.contract.validate.locate import locate
+from pytest_cometlocal.contract.validate.validated import PlanSource
 
 Report = Callable[[Loc, str, str], None]
 ZONE_SHAPE = re.compile(r"^[A-Za-z][A-Za-z0-9_+\-]*(?:/[A-Za-z0-9_+\-]+)*$")
 
 
+# Files of a system's zoneinfo folder that Python lists but that name no zone: Chromium refuses them.
+NOT_ZONES = frozenset({"localtime", "posixrules"})
+# A Unicode BCP 47 language id (UTS #35), the form Chromium's setLocaleOverride takes: language,
+# script?, region?, variants (no extlang, no extension: one-letter subtags fail the plan's pattern).
+LOCALE_ID = re.compile(r"^[A-Za-z]{2,3}(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
+                       r"((?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*)$")
+
+
 @lru_cache(maxsize=1)
 def known_zones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
+    return frozenset(zoneinfo.available_timezones()) - NOT_ZONES
 
 
 # Rule CLOCK's message for an advance_clock without clock.at: a plan's, and an MCP session's proposal (agent/).
@@ -75,6 +92,10 @@ def check_browser(plan: Plan, add: Report) -> None:
         problem = device_problem(browser.device)
         if problem:
             add(("browser", "device"), problem, "DEVICE")
+    if browser.locale is not None:
+        problem = locale_problem(browser.locale)
+        if problem:
+            add(("browser", "locale"), problem, "LOCALE")
     if browser.timezone is not None:
         problem = zone_problem(browser.timezone)
         if problem:
@@ -101,6 +122,17 @@ def device_problem(name: str) -> str | None:
                " (`cometlocal schema` cannot list them; Playwright's docs and `playwright.devices` do)"))
 
 
+def locale_problem(locale: str) -> str | None:
+    """What Chromium would refuse in a locale the plan's pattern lets through (its shape is checked already)."""
+    match = LOCALE_ID.match(locale)
+    variants = match.group(1).lower().split("-")[1:] if match else []
+    if match and len(set(variants)) == len(variants):
+        return None
+    why = "a variant is repeated" if match else "subtags: language (2-3 letters), then script (4 letters), region " \
+        "(2 letters or 3 digits), variants (5-8 characters, or a digit and 3), in that order"
+    return f"{locale!r} is not a locale Chromium takes ({why}), such as 'de-DE', 'zh-Hant-TW', 'de-CH-1901'"
+
+
 def zone_problem(zone: str) -> str | None:
     zones = known_zones()
     if zones:
@@ -123,6 +155,46 @@ def clock_problem(at: str) -> str | None:
         return (f"clock.at needs its UTC offset ('Z' or '+01:00'), else it would be read in the zone of the "
                 f"machine that runs it (got {at!r})")
     return None
+
+
+# The plan keys a browser may refuse when the run's context is made: where each is written is kept
+# (PlanSource.setting_marks), so a refusal at run time is located as a load-time problem is.
+SETTING_KEYS = ("browser", "clock", "storage_state")
+
+
+def setting_marks(tree: Mapping[str, Any]) -> dict[str, Mark]:
+    """``browser``, ``browser.<key>``, ``clock``, ``clock.at``, ``storage_state`` -> where the value is written
+    (a SourceMark naming the suite config for a key that came from it)."""
+    marks: dict[str, Mark] = {}
+    value_marks = getattr(tree, "value_marks", None)
+    for key in SETTING_KEYS:
+        if key not in tree or value_marks is None:
+            continue
+        marks[key] = value_marks[key]
+        inner = tree[key]
+        for sub in inner if isinstance(inner, Mapping) and hasattr(inner, "value_marks") else ():
+            marks[f"{key}.{sub}"] = inner.value_marks[sub]
+    return marks
+
+
+def locate_setting(source: PlanSource, key: str, data: bytes | None = None) -> tuple[str, Mark]:
+    """(file, position) of the plan setting ``key`` (``browser.timezone``, ``clock.at``, ``storage_state``).
+
+    A valid plan's quick load keeps where its ``browser``/``clock`` mappings start, not each inner value:
+    with the file's bytes (``data``) the one document is loaded again with positions, for the exact one.
+    A key from the suite config names that file. Falls back to the mapping, then to the plan itself.
+    """
+    marks = source.setting_marks
+    mark = marks.get(key) or marks.get(key.partition(".")[0]) or source.mark
+    if isinstance(mark, SourceMark):
+        return mark.file, Mark(mark.line, mark.col)
+    if data is not None:
+        try:
+            document = load_documents(data, source.file, positions=True)[source.doc_index]
+            mark = locate(document.value, key.split("."), mark, tags=False)[0]
+        except Exception:  # the bytes are the ones validated; this is only a finer position
+            pass
+    return source.file, Mark(mark.line, mark.col)
 
 
 def clock_time(at: str) -> datetime:

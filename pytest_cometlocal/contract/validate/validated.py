@@ -61,6 +61,10 @@ class PlanSource:
     step_marks: Mapping[str, Mark] = field(default_factory=dict)
     # step id -> ("plans/a.actions.yaml:12", "groups/login.steps.yaml:9"): the plan line, then group lines.
     step_origins: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # (v1.2) "browser.timezone", "clock.at", "storage_state", ... -> where written (settings_rules.setting_marks):
+    # a setting the browser refuses when the run starts is located there. Not compared: a quick load keeps
+    # only where the mappings start (settings_rules.locate_setting finds the exact place from the bytes).
+    setting_marks: Mapping[str, Mark] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ from pytest_cometlocal.contract.model.plan import Plan, SecretRef
 from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, SourceMark
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
-from pytest_cometlocal.contract.validate.settings_rules import check_routes
+from pytest_cometlocal.contract.validate.settings_rules import check_routes, setting_marks
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
@@ -244,7 +244,7 @@ class _PlanValidation:
                     step_origins[step.id] = node_mark.via + (f"{node_mark.file}:{node_mark.line}",)
                 else:
                     step_origins[step.id] = (f"{file}:{mark.line}",)
-        source = PlanSource(self.file, self.doc.index, tree.mark, step_marks, step_origins)
+        source = PlanSource(self.file, self.doc.index, tree.mark, step_marks, step_origins, setting_marks(tree))
         suite = self.ctx.suite_config
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,

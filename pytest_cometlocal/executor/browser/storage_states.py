@@ -23,6 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.executor.browser.context_failure import STATE_FILE
+from pytest_cometlocal.executor.errors import ContextRefused, Refusal, first_line
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 STORAGE_DIR = ".storage-state"
@@ -111,9 +114,17 @@ class StorageStates:
     def load(self, name: str, made_under: Mapping[str, str] | None = None) -> tuple[Path, dict[str, Any], list[str]]:
         """(file, description, values to mask) of a saved state."""
         path = self.path(state_key(name, made_under))
-        data = path.read_bytes()
-        state = json.loads(data)
-        return path, describe(name, data, state, made_under), state_values(state)
+        try:
+            data = path.read_bytes()
+            state = json.loads(data)
+            if not isinstance(state, dict):
+                raise ValueError(f"a storage state is a JSON object, not {type(state).__name__}")
+            values, info = state_values(state), describe(name, data, state, made_under)
+        except (OSError, ValueError, AttributeError, TypeError) as exc:  # gone, unreadable, not JSON: typed, never a traceback
+            raise ContextRefused(Refusal(ErrorCode.INVALID_ACTIONSPEC, STATE_FILE,
+                                         f"storage state '{name}' cannot be loaded from {path}: {first_line(exc)}",
+                                         "storage_state", "STORAGE_STATE")) from None
+        return path, info, values
 
 
 @dataclass(frozen=True)
