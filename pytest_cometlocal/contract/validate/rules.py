@@ -28,6 +28,8 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
+from pytest_cometlocal.contract.validate.request_rules import check_request
+from pytest_cometlocal.contract.validate.saved_rules import check_saved
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -111,6 +113,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
     check_extension_inputs(step, loc, add)
+    check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
@@ -298,7 +301,7 @@ def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
 def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
     RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
-    EXPECT (expect.step names a step)."""
+    EXPECT (expect.step names a step), SAVED (v1.2)."""
     if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
         add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
     for i, tag in enumerate(plan.tags):
@@ -331,6 +334,7 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
     check_settings(plan, add)  # (v1.2) browser: and clock:
+    check_saved(plan, add)  # (v1.2) ${saved.NAME}
 
 
 def in_u4_order(step: ActionSpec) -> ActionSpec:

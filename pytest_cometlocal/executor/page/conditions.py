@@ -22,6 +22,7 @@ from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
+from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, pause, resolve_now
@@ -72,6 +73,7 @@ class CheckContext:
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
+    response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
@@ -379,6 +381,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "storage_item": _stored(stored.storage_item),  # v1.2
     "cookie": _stored(stored.cookie),  # v1.2
     "page_count_equals": _page_count_equals,  # v1.2
+    **RESPONSE_EVALUATORS,  # v1.2 (executor/http/response_checks.py)
 }
 
 

@@ -24,6 +24,7 @@ from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
+from pytest_cometlocal.executor.step.saving import keep_saves
 
 CONDITION_CODES = {
     "host_in_allowlist": ErrorCode.DOMAIN_BLOCKED,
@@ -51,6 +52,8 @@ class StepConditions:
         if warnings:
             self.ctx.journal.conditions_warned(phase, warnings)
         if not failed:
+            if phase != "pre" and (spec.save or spec.save_text):  # (v1.2) saved values (step/saving.py)
+                keep_saves(self.failures, attempt, phase)
             return results
         if phase != "pre":
             self.safety.check_navigation(attempt)

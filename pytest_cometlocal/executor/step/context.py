@@ -22,6 +22,7 @@ from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.step.observer import Observer, profile_row
+from pytest_cometlocal.executor.step.saved import SavedValues
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:
@@ -39,6 +40,7 @@ class StepContext:
     retry: RetryRule
     journal: StepJournal
     places: TargetPlaces  # where each step found its target: the suggestions of a later failure
+    saved: SavedValues  # (v1.2) ``${saved.NAME}``: what steps saved so far in this item
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
@@ -53,6 +55,7 @@ class StepContext:
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
+            saved=SavedValues(),
         )
 
     @property
@@ -82,4 +85,5 @@ class StepContext:
             resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
             mask_name=self.run.redactor.file_name,
             mask_text=self.run.redactor.text,
+            response=attempt.response,
         )
