@@ -50,7 +50,9 @@ def keep_saves(failures: Failures, attempt: StepAttempt, phase: str) -> None:
                             f"save {refused}: a saved value cannot hold a ${{secrets.NAME}} reference",
                             details={"save": refused})
     ctx.saved.keep(values)
-    attempt.saved = values
+    # Masked as text before the trace encodes it: a secret inside a saved JSON text is escaped once there,
+    # and would be escaped twice in the trace line, where no mask would know it.
+    attempt.saved = {name: mask(value) for name, value in values.items()}
 
 
 def _target_text(failures: Failures, attempt: StepAttempt, phase: str) -> str:
