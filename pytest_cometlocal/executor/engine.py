@@ -47,7 +47,7 @@ from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import Ahead, LookWithTarget, look_ahead, resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
-from pytest_cometlocal.executor.step.urls import absolute_url
+from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
 if TYPE_CHECKING:

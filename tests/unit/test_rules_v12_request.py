@@ -11,11 +11,11 @@ from pytest_cometlocal.contract.load.interpolation import interpolate
 from pytest_cometlocal.contract.model.actionspec import (
     SIDE_EFFECT_KINDS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, ActionSpec, describe_step, effect_kind,
     format_version)
-from pytest_cometlocal.contract.validate.request_rules import save_problem
+from pytest_cometlocal.contract.http.rules import save_problem
 from pytest_cometlocal.executor.http import saves
 from pytest_cometlocal.executor.http.client import next_hop, prepared
 from pytest_cometlocal.executor.http.exchange import HttpResponse, evidence_document, observed
-from pytest_cometlocal.executor.step.saved import SavedValues
+from pytest_cometlocal.executor.http.saved import SavedValues
 from tests.support import mark_at, only, only_problems, only_valid, plan
 
 POST = '''\

@@ -28,8 +28,8 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
-from pytest_cometlocal.contract.validate.request_rules import check_request
-from pytest_cometlocal.contract.validate.saved_rules import check_saved
+from pytest_cometlocal.contract.http.rules import check_request
+from pytest_cometlocal.contract.http.saved import check_saved
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]

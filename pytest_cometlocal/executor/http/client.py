@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.allowlist import url_allowed
@@ -27,10 +27,9 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import first_line, is_crash, is_timeout
 from pytest_cometlocal.executor.http.exchange import MAX_REDIRECTS, HttpResponse, evidence_document, sent_body
 
-if TYPE_CHECKING:
-    from pytest_cometlocal.executor.results import StepAttempt
-    from pytest_cometlocal.executor.step.actions import Actions
-
+# ``actions`` below is the step's executor/step/actions.py Actions, ``attempt`` its StepAttempt: not
+# imported, as the step room imports this one.
+Actions = StepAttempt = Any
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 

@@ -22,7 +22,7 @@ from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.step.observer import Observer, profile_row
-from pytest_cometlocal.executor.step.saved import SavedValues
+from pytest_cometlocal.executor.http.saved import SavedValues
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 
 from pytest_cometlocal.contract.load.interpolation import SAVED_REFERENCE
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.validate.request_rules import saved_names
+from pytest_cometlocal.contract.http.rules import saved_names
 
 Report = Callable[[Loc, str, str], None]
 

@@ -11,13 +11,14 @@ from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from typing import Any
+
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.step.failures import Failures
 
 
-def absolute_url(failures: Failures, attempt: StepAttempt, written: str) -> str:
-    """``written`` (the step's URL, secrets as references) as the absolute URL the step requests."""
+def absolute_url(failures: Any, attempt: Any, written: str) -> str:
+    """``written`` (the step's URL, secrets as references) as the absolute URL the step requests;
+    ``failures`` is the step's Failures, ``attempt`` its StepAttempt (the step room imports this one)."""
     settings = failures.ctx.settings
     url = resolve_secrets(written, settings.secrets)
     parts = split_url(url)  # validated, but a secret's value can still break it (never shown)
