@@ -119,10 +119,10 @@ def test_saved_in_a_condition_of_the_saving_step_itself_is_too_early(validate):
     only(only_problems(validate(text)), "SAVED", "steps[0].postconditions[0].args.equals", line)
 
 
-def test_an_unknown_space_still_names_saved_among_the_allowed(validate):
+def test_an_unknown_space_is_still_interpolation(validate):
     text = plan('- {id: a, kind: navigate, target: {type: url, url: "/x/${save.x}"}}\n')
     problem = only_problems(validate(text)).problems[0]
-    assert problem.rule == "INTERPOLATION" and "${saved.NAME}" in problem.message
+    assert problem.rule == "INTERPOLATION" and "${save.x}" in problem.message
 
 
 def test_interpolation_keeps_saved_references_and_refuses_building_one():

@@ -48,7 +48,7 @@ def interpolate(
         m = _NAME.match(inner)
         if not m:
             errors.append(
-                f"cannot interpolate '${{{match.group(1)}}}': use ${{vars.NAME}}, ${{secrets.NAME}} or ${{saved.NAME}}"
+                f"cannot interpolate '${{{match.group(1)}}}': use ${{vars.NAME}} or ${{secrets.NAME}}"
             )
             return match.group(0)
         space, name = m.groups()
