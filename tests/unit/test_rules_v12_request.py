@@ -92,11 +92,20 @@ def test_get_and_head_are_read_only_for_same_state_counting(validate):
      "INPUTS", "steps[0].preconditions[0].kind", "kind: ^response_status", None),
     ("- {id: s, kind: request, method: GET, url: /x, target: {type: testid, id: a}}", "INPUTS", "steps[0].target",
      "target: ^{", "'request' takes no target"),
+    ("- {id: s, kind: request, method: DELETE, url: /x, criticality: critical}", "U5", "steps[0].postconditions",
+     "postconditions: ^", "a critical step needs a strong postcondition (response_status, response_json, "
+     "response_header, url_is, url_matches, download_started, upload_completed, or "
+     "toast_contains/element_text_contains/aria_snapshot_matches with severity critical)"),
 ])
 def test_request_rules_are_located(validate, step, rule, key_path, at, message):
     text = plan(step + "\n")
     line, col = mark_at(text, at)
     only(only_problems(validate(text)), rule, key_path, line, col, message)
+
+
+def test_a_critical_request_with_a_response_check_is_strong_enough(validate):
+    only_valid(validate(plan("- {id: s, kind: request, method: DELETE, url: /x, criticality: critical, "
+                             "postconditions: [{kind: response_status, args: {status: 204}}]}\n")))
 
 
 def test_saved_with_nothing_saving_it_is_located_at_load(validate):

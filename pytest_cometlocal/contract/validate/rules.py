@@ -290,9 +290,10 @@ def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
     if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
         # A v1 step keeps v1's message, word for word.
         checks = "toast_contains/element_text_contains" + ("" if format_version(step) == "v1" else "/aria_snapshot_matches")
+        response = "response_status, response_json, response_header, " if step.kind == "request" else ""  # (v1.2)
         add(
             loc + ("postconditions",),
-            "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+            f"a critical step needs a strong postcondition ({response}url_is, url_matches, download_started, "
             f"upload_completed, or {checks} with severity critical)",
             "U5",
         )
