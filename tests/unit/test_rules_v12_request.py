@@ -216,3 +216,40 @@ def test_prepared_fills_secrets_only_in_what_is_sent():
 def test_redirects_change_the_method_as_browsers_do(method, status, expected):
     new, body = next_hop(method, status, {"data": "x"})
     assert new == expected and (body == {} if new != method else body == {"data": "x"})
+
+
+GROUP = """\
+description: open the document the plan created
+vars: {suffix: x}
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: "/docs/${saved.doc_id}?s=${vars.suffix}"}
+  - id: number
+    kind: assert
+    target: {type: testid, id: n}
+    save_text: number
+"""
+
+
+def _group(plan_dir, text: str) -> None:
+    path = plan_dir / "groups" / "doc.steps.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_saved_values_cross_step_groups_both_ways(validate, plan_dir):
+    _group(plan_dir, GROUP)
+    steps = only_valid(validate(plan("""\
+        - {id: create, kind: request, method: POST, url: /api/docs, save: {doc_id: /id}}
+        - use: ../groups/doc.steps.yaml
+        - {id: check, kind: fill, value: "${saved.number}", target: {type: testid, id: f}}
+        """))).plan.steps
+    assert steps[1].target.url == "/docs/${saved.doc_id}?s=x" and steps[3].value == "${saved.number}"
+
+
+def test_saved_in_a_group_with_nothing_saving_it_is_located_in_the_group(validate, plan_dir):
+    _group(plan_dir, GROUP)
+    problems = only_problems(validate(plan("- use: ../groups/doc.steps.yaml\n"))).problems
+    assert [(p.rule, p.file, p.key_path, p.mark.line) for p in problems] == [
+        ("SAVED", "groups/doc.steps.yaml", "steps[0].target.url", 6)]

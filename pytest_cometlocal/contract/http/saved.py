@@ -6,8 +6,8 @@ step's own saves are not there yet while it runs (its references are filled
 in before it acts). Recovery steps may use what the recovery steps before
 them save, nothing else: a recovery runs after a failure at any step, when a
 value of the plan may not have been saved yet. Each problem is located at
-the string that uses the name. A plan with no ``${saved.`` anywhere costs one
-serialization.
+the string that uses the name. A plan with no ``${saved.`` anywhere (the
+interpolation stage tells) costs nothing.
 """
 
 from __future__ import annotations
@@ -21,14 +21,14 @@ from pytest_cometlocal.contract.http.rules import saved_names
 Report = Callable[[Loc, str, str], None]
 
 
-def check_saved(plan: Any, add: Report) -> None:
-    """SAVED, for the plan's steps, then its recovery steps (each list on its own)."""
+def check_saved(plan: Any, add: Report, used: bool) -> None:
+    """SAVED, for the plan's steps, then its recovery steps (each list on its own); ``used``: whether any
+    string of the plan (or of a step group it uses) holds ``${saved.``, which interpolation saw."""
+    if not used:
+        return
     blocks = [(plan.steps, ("steps",))]
     if plan.recovery:
         blocks.append((plan.recovery.steps, ("recovery", "steps")))
-    if not any(step.save or step.save_text for steps, _loc in blocks for step in steps) \
-            and "${saved." not in plan.model_dump_json():
-        return
     for steps, loc in blocks:
         saved: list[str] = []
         for i, step in enumerate(steps):

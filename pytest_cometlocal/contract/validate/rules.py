@@ -29,7 +29,6 @@ from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.http.rules import check_request
-from pytest_cometlocal.contract.http.saved import check_saved
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -302,7 +301,8 @@ def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
 def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
     RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
-    EXPECT (expect.step names a step), SAVED (v1.2)."""
+    EXPECT (expect.step names a step). (v1.2) SAVED is the validator's, which knows whether any string uses
+    ``${saved.``."""
     if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
         add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
     for i, tag in enumerate(plan.tags):
@@ -335,7 +335,6 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
     check_settings(plan, add)  # (v1.2) browser: and clock:
-    check_saved(plan, add)  # (v1.2) ${saved.NAME}
 
 
 def in_u4_order(step: ActionSpec) -> ActionSpec:

@@ -44,6 +44,7 @@ from pytest_cometlocal.contract.model.problems import Loc, Mark, Problem, Source
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, PlanSource, Row, ValidationContext, ValidPlan, file_stem
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
+from pytest_cometlocal.contract.http.saved import check_saved  # (v1.2) rule SAVED
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
 
@@ -75,6 +76,7 @@ class _PlanValidation:
         self.defaults: Any = None
         self.config_sources: dict[str, str] = {}
         self.suite_profile: str | None = None
+        self.uses_saved = False  # (v1.2) a string of the plan holds ${saved.NAME} (rule SAVED)
 
     def checkpoint(self) -> None:
         if self.col.problems:
@@ -152,6 +154,7 @@ class _PlanValidation:
                 return text
             if problem := long_key_vars(path, text, self.vars):
                 self.col.add(path, problem, "KEY")
+            self.uses_saved = self.uses_saved or "${saved." in out  # (v1.2) rule SAVED has work
             return out
 
         interpolate_in_place(self.tree, interp)
@@ -210,6 +213,7 @@ class _PlanValidation:
         except ConfinementError as exc:
             col.add(("uploads_root",), str(exc), "PATH_CONFINEMENT")
         check_plan(plan, col.reporter(), self.uploads_root)
+        check_saved(plan, col.reporter(), self.uses_saved or bool(self.expansion and self.expansion.uses_saved))
         self.saves = storage_saves(plan, self.expansion)
         if plan.storage_state is not None and plan.storage_state in {name for _step, name in self.saves}:
             col.add(("storage_state",), f"the plan saves storage state '{plan.storage_state}' itself, so it cannot "
