@@ -399,8 +399,9 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     delay = 0.02
     while True:
         results = {id(r.condition): r for r in look(required, ctx, phase)}
-        if all(r.ok for r in results.values()) or time.monotonic() >= deadline:
-            break
+        if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
+                or time.monotonic() >= deadline:
+            break  # (v1.2) a response does not change: one look decides a response_* condition
         pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 2, 0.2)
     for c in conditions:
