@@ -253,3 +253,16 @@ def test_saved_in_a_group_with_nothing_saving_it_is_located_in_the_group(validat
     problems = only_problems(validate(plan("- use: ../groups/doc.steps.yaml\n"))).problems
     assert [(p.rule, p.file, p.key_path, p.mark.line) for p in problems] == [
         ("SAVED", "groups/doc.steps.yaml", "steps[0].target.url", 6)]
+
+
+def test_verify_reads_an_http_exchange_as_json_with_its_request_and_response(tmp_path):
+    from pytest_cometlocal.runs.verify import Verification, _check_exchange
+
+    good, bad, broken = tmp_path / "good.json", tmp_path / "bad.json", tmp_path / "broken.json"
+    good.write_text('{"request": {"method": "GET", "url": "http://h/"}, "response": null}')
+    bad.write_text('{"request": {"method": "GET"}}')
+    broken.write_text('{"request": ')
+    result = Verification(tmp_path)
+    for path in (good, bad, broken):
+        _check_exchange(path, path.name, result)
+    assert [p.split(":")[0] for p in result.problems] == ["bad.json", "broken.json"]
