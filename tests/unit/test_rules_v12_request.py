@@ -266,3 +266,18 @@ def test_verify_reads_an_http_exchange_as_json_with_its_request_and_response(tmp
     for path in (good, bad, broken):
         _check_exchange(path, path.name, result)
     assert [p.split(":")[0] for p in result.problems] == ["bad.json", "broken.json"]
+
+
+def test_host_in_allowlist_on_a_request_reads_the_request_s_url(validate):
+    from pytest_cometlocal.executor.page.conditions import CheckContext, evaluate
+
+    step = only_valid(validate(plan(POST, extra="vars: {trace: t1}\n"))).plan.steps[0]
+    cond = step.preconditions[0]
+    assert cond.kind == "host_in_allowlist"
+    ctx = CheckContext(page=None, step=step, base_url=None, allowlist=("127.0.0.1",), toast_selector="",
+                       overlay_selectors=(), requested_url="http://127.0.0.2/api/docs")
+    assert evaluate(cond, ctx, "post") == (False, {"url": "http://127.0.0.2/api/docs", "allowlist": ["127.0.0.1"]})
+    ctx.response = _response()  # sent: its last URL (after redirects)
+    assert evaluate(cond, ctx, "post")[0] is False and evaluate(cond, ctx, "post")[1]["url"] == "http://h/api"
+    ctx.response.url = "http://127.0.0.1/api/docs/d3"
+    assert evaluate(cond, ctx, "post")[0] is True

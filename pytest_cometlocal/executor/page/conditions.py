@@ -137,8 +137,12 @@ def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 
 
 def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """Before a navigation the URL it is about to request; otherwise the page's."""
-    url = ctx.requested_url if (phase == "pre" and ctx.requested_url) else ctx.page.url
+    """Before a navigation the URL it is about to request; otherwise the page's. (v1.2) On a request step
+    the request's URL: the one it is about to send, then the last one it sent (after redirects)."""
+    if ctx.response is not None:
+        url = ctx.response.url
+    else:
+        url = ctx.requested_url if (phase == "pre" or ctx.step.kind == "request") and ctx.requested_url else ctx.page.url
     return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
 
 
