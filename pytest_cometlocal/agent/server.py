@@ -53,6 +53,9 @@ PROPOSE_DESCRIPTION = (
     "switch_page (page: {index: N} | {url_matches: REGEX} | {title_contains: TEXT}); click and press take "
     "opens: page when they open a popup or tab, which becomes the active page; condition page_count_equals (count)."
     " advance_clock (ms) needs a plan's clock.at, which a session has not: it is refused (rule CLOCK)."
+    " request (method, url, headers?, one of json/form/body?, save?: an HTTP call held to the allowlist) with "
+    "conditions response_status (status), response_json (pointer, equals/matches/length), response_header "
+    "(name, equals/matches)."
 )
 
 
