@@ -5,7 +5,8 @@ The API is behind a sign-in made in the page: ``/signin`` sets the ``session``
 cookie; without it ``/api/me`` is 401. ``/api/me`` sets a ``seen`` cookie the
 page must then have. ``POST /api/docs`` creates a document (201, Location);
 ``/docs/<id>`` shows it with a number; ``/api/echo`` answers with what it got;
-``/api/out`` redirects to the outside listener, ``/api/hop`` to ``/api/me``.
+``/api/out`` redirects to the outside listener, ``/api/hop`` to ``/api/me``; ``/api/slow``
+answers after 3 s.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import http.server
 import json
 import socket
 import threading
+import time
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -84,6 +86,9 @@ class ApiServer:
                                       "text/html")
                 if url.path == "/api/out":
                     return self._send(302, {}, headers=(("Location", outside.url + "/stolen"),))
+                if url.path == "/api/slow":  # answers after 3 s
+                    time.sleep(3)
+                    return self._send(200, {"late": True})
                 if url.path == "/api/hop":
                     return self._send(302, {}, headers=(("Location", "/api/me"),))
                 if not self._signed_in():

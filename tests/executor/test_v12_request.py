@@ -155,6 +155,28 @@ def test_a_refused_port_is_a_typed_transport_failure(chromium, tmp_path: Path, a
     assert "ECONNREFUSED" in r.error.details["cause"] and r.error.details["method"] == "GET"
 
 
+def test_a_call_that_runs_out_of_time_is_navigation_timeout(chromium, tmp_path: Path, api: ApiServer) -> None:
+    plan = request_plan("  - {id: slow, kind: request, method: GET, url: /api/slow, timeout_ms: 500}\n")
+    r = run_text(chromium, tmp_path, plan, api.url)
+    assert r.code == "NAVIGATION_TIMEOUT", r.error
+    assert r.error.details["timeout_ms"] == 500 and r.error.details["url"] == api.url + "/api/slow"
+    assert r.error.details["cause"]
+
+
+def test_a_redirect_inside_the_allowlist_is_followed_and_recorded(chromium, tmp_path: Path, api: ApiServer) -> None:
+    plan = request_plan("""\
+  - {id: signin, kind: navigate, target: {type: url, url: /signin}}
+  - {id: hop, kind: request, method: GET, url: /api/hop,
+     postconditions: [{kind: response_json, args: {pointer: /user, equals: ana}}, {kind: host_in_allowlist}]}
+""")
+    r = run_text(chromium, tmp_path, plan, api.url)
+    assert r.error is None, r.error
+    (entry,) = [e for e in r.evidence["files"] if e["kind"] == "http_exchange"]
+    doc = json.loads((r.run_dir / entry["uri"]).read_text())
+    assert doc["redirects"] == [{"status": 302, "url": api.url + "/api/hop", "location": "/api/me"}]
+    assert doc["response"]["url"] == api.url + "/api/me" and doc["response"]["status"] == 200
+
+
 def test_a_dry_run_blocks_a_critical_post(chromium, tmp_path: Path, api: ApiServer) -> None:
     from pytest_cometlocal.contract.settings import effective_settings
     from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text
