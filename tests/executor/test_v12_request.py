@@ -177,6 +177,20 @@ def test_a_redirect_inside_the_allowlist_is_followed_and_recorded(chromium, tmp_
     assert doc["response"]["url"] == api.url + "/api/me" and doc["response"]["status"] == 200
 
 
+def test_a_form_and_a_text_body_are_sent_as_written(chromium, tmp_path: Path, api: ApiServer) -> None:
+    plan = request_plan("""\
+  - {id: form, kind: request, method: POST, url: /api/echo, form: {a: 1, b: x y},
+     postconditions: [{kind: response_json, args: {pointer: /body, equals: "a=1&b=x+y"}},
+                      {kind: response_json, args: {pointer: /headers, matches: "application/x-www-form-urlencoded"}}]}
+  - {id: text, kind: request, method: POST, url: /api/echo, body: "plain ${vars.word}", headers: {Content-Type: text/plain},
+     postconditions: [{kind: response_json, args: {pointer: /body, equals: plain words}},
+                      {kind: response_json, args: {pointer: /headers/Content-Type, equals: text/plain}}]}
+""", extra="vars: {word: words}\n")
+    r = run_text(chromium, tmp_path, plan, api.url)
+    assert r.error is None, r.error
+    assert api.posts() == ["/api/echo", "/api/echo"]
+
+
 def test_a_dry_run_blocks_a_critical_post(chromium, tmp_path: Path, api: ApiServer) -> None:
     from pytest_cometlocal.contract.settings import effective_settings
     from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text

@@ -18,14 +18,14 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
-from urllib.parse import urljoin
+from urllib.parse import urlencode, urljoin
 
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.actionspec import READ_ONLY_METHODS
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import first_line, is_crash, is_timeout
-from pytest_cometlocal.executor.http.exchange import MAX_REDIRECTS, HttpResponse, evidence_document, sent_body
+from pytest_cometlocal.executor.http.exchange import MAX_REDIRECTS, HttpResponse, evidence_document
 
 # ``actions`` below is the step's executor/step/actions.py Actions, ``attempt`` its StepAttempt: not
 # imported, as the step room imports this one.
@@ -76,7 +76,7 @@ def perform(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
     headers, body = prepared(spec, settings.secrets)
     method = spec.method or "GET"
     request = {"method": method, "url": url, "headers": headers,
-               "body": body.get("data") if "data" in body else sent_body(None, body.get("form"), None)}
+               "body": body["data"] if "data" in body else urlencode(body["form"]) if "form" in body else None}
     deadline = time.monotonic() + spec.timeout_ms / 1000
     hops: list[dict[str, Any]] = []
     client = ctx.page.context.request

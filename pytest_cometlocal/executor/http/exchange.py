@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pytest_cometlocal.contract.json_values import MISSING
+from pytest_cometlocal.executor.runfolder.redactor import MASK
 
 # Headers whose values are credentials: masked in every record, whatever they hold.
 CREDENTIAL_HEADERS = frozenset({"authorization", "proxy-authorization", "cookie", "set-cookie"})
-MASK = "***"
 # The most of a body an evidence file keeps, and a failure's ``observed`` (UTF-8 bytes, after masking).
 EVIDENCE_BODY_LIMIT = 64 * 1024
 OBSERVED_BODY_LIMIT = 4 * 1024
@@ -86,15 +86,6 @@ def observed(response: HttpResponse | None, mask: Mask, **more: Any) -> dict[str
         return {"problem": "no response: the step made no request", **more}
     return {"status": response.status, "headers": shown_headers(response.headers, mask),
             **shown_body(response.body, OBSERVED_BODY_LIMIT, mask), **more}
-
-
-def sent_body(json_body: Any, form: dict[str, str] | None, body: str | None) -> str | None:
-    """The request's body as the evidence shows it (secrets still as references, masked later anyway)."""
-    if json_body is not None:
-        return json.dumps(json_body, ensure_ascii=False)
-    if form is not None:
-        return "&".join(f"{k}={v}" for k, v in form.items())
-    return body
 
 
 def evidence_document(request: dict[str, Any], response: HttpResponse | None, hops: list[dict[str, Any]],
