@@ -9,7 +9,7 @@ one context); what a part adds is its own job, not forwarding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
@@ -40,7 +40,7 @@ class StepContext:
     retry: RetryRule
     journal: StepJournal
     places: TargetPlaces  # where each step found its target: the suggestions of a later failure
-    saved: SavedValues  # (v1.2) ``${saved.NAME}``: what steps saved so far in this item
+    saved: SavedValues = field(default_factory=SavedValues)  # (v1.2) ``${saved.NAME}``: what this item's steps saved
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
@@ -55,7 +55,6 @@ class StepContext:
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
-            saved=SavedValues(),
         )
 
     @property
