@@ -22,7 +22,8 @@ from pydantic import BaseModel
 
 from pytest_cometlocal.contract.errors import PatternError
 from pytest_cometlocal.contract.model.conditions import (
-    AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, StorageItemArgs, TargetPatternArgs,
+    AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, ResponseHeaderArgs, ResponseJsonArgs, StorageItemArgs,
+    TargetPatternArgs,
 )
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.targets import PageSpec
@@ -44,6 +45,8 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     StorageItemArgs: ("matches",),    # (v1.2) storage_item
     CookieArgs: ("matches",),         # (v1.2) cookie
     UrlPattern: ("pattern",),         # (v1.2) a route's url: {pattern: REGEX}
+    ResponseJsonArgs: ("matches",),   # (v1.2) response_json
+    ResponseHeaderArgs: ("matches",),  # (v1.2) response_header
 }
 
 

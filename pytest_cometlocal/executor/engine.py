@@ -24,15 +24,13 @@ from __future__ import annotations
 
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
-from urllib.parse import urljoin
 
-from pytest_cometlocal.contract.model.actionspec import ActionSpec, format_version
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, effect_kind, format_version
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE, resolve_secrets
+from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
-from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (
@@ -49,6 +47,7 @@ from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import Ahead, LookWithTarget, look_ahead, resolve_step_target
 from pytest_cometlocal.executor.step.save_point import save_state
+from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
 if TYPE_CHECKING:
@@ -224,9 +223,8 @@ class Executor:
 
     def execute(self, spec: ActionSpec, index: int, *, recovery: bool = False, parent_tag: str = "") -> StepResult:
         """Run one step with its retries and recovery; raise ExecutorFailure when it fails for good."""
-        attempt_no = 0
-        recoveries = 0
-        started = time.monotonic()
+        attempt_no, recoveries, started = 0, 0, time.monotonic()
+        spec = self.ctx.saved.apply(spec)  # (v1.2) ${saved.NAME}: the values earlier steps saved
         while True:
             attempt_no += 1
             suffix = f"_a{attempt_no}" if attempt_no > 1 else ""
@@ -338,13 +336,13 @@ class Executor:
         state = attempt.before.signature
         journal.observation_captured(ctx.policy.observation_metadata(state))
         journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))
-        if kind.url_target:
-            attempt.requested_url = self._absolute(attempt, spec.target.url)
+        if kind.url_of is not None:
+            attempt.requested_url = absolute_url(self.failures, attempt, kind.url_of(spec))
         journal.proposal_accepted()
         journal.action_compiled()
         if halt is not None:
             raise self.failures.halt(attempt, halt)
-        halt = ctx.policy.count_revisit(spec.kind, state, attempt.attempt == 1, attempt.recovery)
+        halt = ctx.policy.count_revisit(effect_kind(spec), state, attempt.attempt == 1, attempt.recovery)
         if halt is not None:
             raise self.failures.halt(attempt, halt)
         ctx.policy.count_step()
@@ -418,26 +416,3 @@ class Executor:
                                                   self.ctx.observer.profile.full_every_step))
         self.journal.evidence_captured()
         self.ctx.places.passed(attempt.spec.id, attempt.target.context if attempt.target else None)
-
-    def _absolute(self, attempt: StepAttempt, url: str) -> str:
-        url = resolve_secrets(url, self.settings.secrets)
-        parts = split_url(url)  # validated, but a secret's value can still break it (never shown)
-        if not isinstance(parts, str) and parts.scheme:
-            return url
-        base = split_url(self.settings.base_url) if self.settings.base_url else None  # a fixture's, unchecked
-        if isinstance(parts, str):
-            why, short = "cannot be read as a URL once its secrets are filled in", "unreadable URL"
-        elif base is None:
-            why = "needs a base URL: --base-url, the plan's base_url, ini base_url or a cometlocal_base_url fixture"
-            short = "relative URL without a base URL"
-        elif isinstance(base, str):
-            why, short = f"has an unreadable base URL: {base}", "unreadable base URL"
-        else:
-            return urljoin(self.settings.base_url, url)
-        raise self.failures.fail(
-            attempt, ErrorCode.INVALID_ACTIONSPEC, "proposal_validation",
-            f"{'URL' if isinstance(parts, str) else 'relative URL'} {attempt.spec.target.url!r} {why}",
-            details={"violated_rules": ["URL"], "validation_errors": [
-                {"key_path": "target.url", "message": short, "rule": "URL"}]},
-            retryable=False,
-        )

@@ -130,6 +130,8 @@ class StepAttempt:
     phase: str = ""  # the part of the step running now (the watchdog's and a crash's "during")
     started: float = field(default_factory=time.monotonic)
     scrolled: ScrollOutcome | None = None  # (v1.1) how a scroll step's loop ended
+    response: Any = None  # (v1.2) a request step's last response (executor/http/exchange.py HttpResponse)
+    saved: dict[str, str] | None = None  # (v1.2) the values this attempt saved, recorded with its checks
 
 
 @dataclass(frozen=True)

@@ -80,7 +80,7 @@ def show_run(run_dir: Path) -> str:
         duration = step.duration_ms
         lines.append(f"    {status:<{width_status}} {step.step_id:<{width_id}} "
                      f"{'-' if duration is None else duration:>6} ms")
-        if what := step.what:
+        if what := step.http_line or step.what:  # (v1.2) a request: method, URL, status
             lines.append(f"    {'':<{width_status}} {_short(what, 100)}")
     error = run.errors[-1] if run.errors else None
     if error:

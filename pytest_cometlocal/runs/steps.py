@@ -72,6 +72,17 @@ class StepRecord:
         return describe_step(spec)
 
     @property
+    def http_line(self) -> str | None:
+        """(v1.2) A request step in one line, ``POST http://host/api/docs -> 201``, from its last sent call
+        (``action_executed``); None for any other step, or a request that sent nothing."""
+        if self.kind != "request":
+            return None
+        sent = [e.metadata for e in self.events if e.event_type == "action_executed" and "status" in e.metadata]
+        if not sent:
+            return None
+        return f"{sent[-1].get('method')} {sent[-1].get('url')} -> {sent[-1].get('status')}"
+
+    @property
     def first_ts(self) -> str | None:
         return self.events[0].ts_utc if self.events else None
 

@@ -9,7 +9,8 @@ a withheld download, with its original_sha256, size and evidence gap; a
 masked one must say what it was masked from. Every step record (``action_spec``)
 is of a known format (``schema_version`` v1, v1.1 or v1.2; none in runs recorded
 before v1.1 counts as v1), and one the manifest's ``format_versions`` lists
-when it has them. Pure Python: no browser, no pytest.
+when it has them. (v1.2) A request step's http exchange is JSON with its request
+and response. Pure Python: no browser, no pytest.
 
 The files are read by :mod:`pytest_cometlocal.runs.reader`, at its line level:
 verify checks each trace line, where the other readers only want the events.
@@ -108,6 +109,18 @@ def _check_withheld(entry: dict[str, Any], result: Verification) -> None:
     result.withheld += 1
 
 
+def _check_exchange(path: Path, uri: str, result: Verification) -> None:
+    """(v1.2) A request step's ``evidence/http/<tag>.json``: JSON with its request (method, url) and response."""
+    try:
+        doc = read_json(path)
+    except RunFileError as exc:
+        result.add(f"{uri}: not valid JSON ({exc.reason})")
+        return
+    request = doc.get("request") if isinstance(doc, dict) else None
+    if not isinstance(request, dict) or not {"method", "url"} <= set(request) or "response" not in doc:
+        result.add(f"{uri}: an http exchange without its request (method, url) and response")
+
+
 def verify_run(run_dir: Path) -> Verification:
     """Check one run folder against the trace and evidence contracts."""
     result = Verification(run_dir)
@@ -142,6 +155,8 @@ def verify_run(run_dir: Path) -> Verification:
                 result.add(f"{uri}: sha256 does not match the manifest (modified after the run)")
             elif entry.get("size_bytes") is not None and path.stat().st_size != entry["size_bytes"]:
                 result.add(f"{uri}: size does not match the manifest")
+            elif entry.get("kind") == "http_exchange":
+                _check_exchange(path, uri, result)
         if result.withheld:
             result.notes.append(f"{result.withheld} file(s) withheld, listed with their hash but not stored "
                                 "(details.evidence_gaps)")

@@ -13,7 +13,7 @@ from tests.support import DEFAULTS
 LOGIN_AND_FORM = """\
 name: everything
 """ + DEFAULTS + """\
-policy: {allow_stop: true, same_state_revisits: 3}  # (v1.2) history moves revisit pages on purpose
+policy: {allow_stop: true, same_state_revisits: 4}  # (v1.2) history moves and a POST revisit pages on purpose
 clock: {at: "2024-03-01T09:30:00+01:00"}
 steps:
   - id: open
@@ -197,6 +197,17 @@ steps:
   - id: close_help
     kind: close_page
     postconditions: [{kind: page_count_equals, args: {count: 1}}]
+  - id: api_call  # (v1.2) an HTTP call through the context's client; the portal's upload answers JSON
+    kind: request
+    method: POST
+    url: /upload
+    headers: {X-Filename: note.txt}
+    body: hello
+    save: {stored: /name}
+    postconditions:
+      - {kind: response_status, args: {status: [200, 201]}}
+      - {kind: response_json, args: {pointer: /size, equals: 5}}
+      - {kind: response_header, args: {name: content-type, matches: json}}
   - id: tick
     kind: advance_clock
     ms: 1000

@@ -212,7 +212,7 @@ def test_no_key_runs_code(validate):
     for key in ("script", "eval", "exec", "js", "python", "run"):
         text = insert_after(FULL, "kind: navigate", f"{key}: document.body.remove()")
         inv = only_problems(validate(text, env=ENV))
-        hint = "; did you mean 'value'?" if key == "eval" else ""
+        hint = {"eval": "; did you mean 'value'?", "js": "; did you mean 'json'?"}.get(key, "")  # json: v1.2's request
         assert [(p.rule, p.key_path, p.mark.line, p.message) for p in inv.problems] == [
             ("SCHEMA", f"steps[0].{key}", line_of(text, f"{key}: document"), f"unknown key '{key}' (unknown keys are rejected){hint}")]
 

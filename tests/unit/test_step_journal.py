@@ -213,7 +213,7 @@ def test_every_action_kind_of_the_contract_is_one_row_of_the_actions():
     assert {k for k, row in ACTIONS.items() if row.resolves_target} == {
         "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"}
     assert [k for k, row in ACTIONS.items() if row.ends_run] == ["stop"]
-    assert [k for k, row in ACTIONS.items() if row.url_target] == ["navigate"]
+    assert [k for k, row in ACTIONS.items() if row.url_of is not None] == ["navigate", "request"]
     assert [k for k, row in ACTIONS.items() if row.post_phase == "assert"] == ["assert"]
 
 

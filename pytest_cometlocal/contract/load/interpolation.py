@@ -4,8 +4,10 @@ Vars are substituted at load time. Secrets are *checked* at load time (the
 name is declared and its environment variable is set) but stay as
 ``${secrets.NAME}`` references in the validated plan: the executor resolves
 them at the moment it types them, so no validated plan, trace line or report
-can carry a secret value. Nothing else is evaluated: there are no expressions,
-filters or defaults inside ``${...}``.
+can carry a secret value. (v1.2) ``${saved.NAME}`` is left as it is written:
+a value a step saves while the plan runs, substituted by the executor then
+(rule SAVED checks at load time that an earlier step saves it). Nothing else
+is evaluated: there are no expressions, filters or defaults inside ``${...}``.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any, Callable, Mapping
 from pytest_cometlocal.contract.errors import InterpolationError
 
 REFERENCE = re.compile(r"\$\{([^{}]*)\}")
-_NAME = re.compile(r"^(vars|secrets)\.([A-Za-z_][A-Za-z0-9_]*)$")
+_NAME = re.compile(r"^(vars|secrets|saved)\.([A-Za-z_][A-Za-z0-9_]*)$")
 SECRET_REFERENCE = re.compile(r"\$\{secrets\.([A-Za-z_][A-Za-z0-9_]*)\}")
+SAVED_REFERENCE = re.compile(r"\$\{saved\.([A-Za-z_][A-Za-z0-9_]*)\}")  # (v1.2)
 
 
 def interpolate(
@@ -38,6 +41,7 @@ def interpolate(
         return text
     errors: list[str] = []
     passed: list[str] = []  # secret references brought in by var values
+    kept: list[str] = []  # (v1.2) saved references a group's ``with`` value brings in
 
     def replace(match: re.Match[str]) -> str:
         inner = match.group(1).strip()
@@ -56,7 +60,10 @@ def interpolate(
             value = str(vars[name])
             if secrets_in_vars and "${" in value:
                 passed.extend(SECRET_REFERENCE.findall(value))
+                kept.extend(SAVED_REFERENCE.findall(value))
             return value
+        if space == "saved":  # (v1.2) substituted at run time
+            return "${saved." + name + "}"
         try:
             secret_names(name)
         except InterpolationError as exc:
@@ -68,12 +75,12 @@ def interpolate(
         # Each distinct problem once: a text repeating one bad reference must not
         # give a message as long as the text.
         raise InterpolationError("; ".join(dict.fromkeys(errors)))
-    if _references_formed(text, out, passed):
+    if _references_formed(text, out, passed, kept):
         raise InterpolationError("a var value cannot form a new ${...} reference")
     return out
 
 
-def _references_formed(text: str, out: str, passed: list[str] = ()) -> bool:
+def _references_formed(text: str, out: str, passed: list[str] = (), kept: list[str] = ()) -> bool:
     """Did substitution assemble a reference that was not written as such?
 
     Substitution is one pass, so "${secrets.${vars.X}}" or a var holding "$"
@@ -81,13 +88,14 @@ def _references_formed(text: str, out: str, passed: list[str] = ()) -> bool:
     checked. After substitution the only "${" left may be the secret
     references and the unmatched "${" that were already in the text.
     """
-    if "${" not in out and not passed and "${secrets." not in text:
+    if "${" not in out and not passed and not kept and "${secrets." not in text and "${saved." not in text:
         return False  # no reference before, none after: the common case, without the regexes
     secrets_before = sorted(SECRET_REFERENCE.findall(text) + list(passed))
-    if sorted(SECRET_REFERENCE.findall(out)) != secrets_before:
+    saved_before = sorted(SAVED_REFERENCE.findall(text) + list(kept))
+    if sorted(SECRET_REFERENCE.findall(out)) != secrets_before or sorted(SAVED_REFERENCE.findall(out)) != saved_before:
         return True
     unmatched_before = text.count("${") - len(REFERENCE.findall(text))
-    return out.count("${") > unmatched_before + len(secrets_before)
+    return out.count("${") > unmatched_before + len(secrets_before) + len(saved_before)
 
 
 def resolve_secrets(text: str, values: Mapping[str, str]) -> str:

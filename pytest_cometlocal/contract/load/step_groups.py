@@ -107,6 +107,7 @@ class Expansion:
     group_paths: dict[int, str] = field(default_factory=dict)   # id(step node) -> key path in its group file
     group_nodes: list[Any] = field(default_factory=list)       # every step node that came from a group
     used: bool = False
+    uses_saved: bool = False  # (v1.2) a group step holds ${saved.NAME}: rule SAVED has work to do
 
 
 class GroupExpander:
@@ -298,6 +299,8 @@ class GroupExpander:
                 return text
             if problem := long_key_vars(loc, text, vars_):
                 add(loc, problem, "KEY", tree=group)
+            if "${saved." in out:
+                self.result.uses_saved = True
             return out
 
         interpolate_in_place(steps, interp, ("steps",))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Iterable, Literal, get_args
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Criticality
@@ -30,21 +30,23 @@ ActionKind = Literal[
     "press", "hover", "check", "uncheck", "drag", "scroll",  # v1.1
     "advance_clock",  # v1.2 (settings)
     "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2 (pages)
+    "request",  # v1.2 (HTTP steps)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
 # (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
-V12_KINDS: frozenset[str] = frozenset({"advance_clock"}) | PAGE_KINDS
+V12_KINDS: frozenset[str] = frozenset({"advance_clock", "request"}) | PAGE_KINDS
 EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
 # What same-state revisits count (a step that changes, or may change, the page): advance_clock
 # fires the page's due timers, which change it; the page kinds move, reload, switch or close pages.
+# A request is counted unless its method is read-only (``effect_kind``).
 SIDE_EFFECT_KINDS = (frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | {"advance_clock"}
-                     | PAGE_KINDS)
+                     | PAGE_KINDS | {"request"})
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
-NO_TARGET_KINDS = frozenset({"advance_clock"}) | PAGE_KINDS
+NO_TARGET_KINDS = frozenset({"advance_clock", "request"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 # wait_for and assert have no side effect to do again: retry_on never repeats them.
@@ -63,11 +65,19 @@ FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
 # A role target with a filter (targets.ROLE_FILTERS) is v1.2 too. (V12_KINDS is defined above.)
 # The plan keys ``browser`` and ``clock`` are plan.V12_PLAN_KEYS.
 # ms: advance_clock's; opens: on click/press, page: on switch_page (pages).
-V12_STEP_KEYS: frozenset[str] = frozenset({"ms", "opens", "page"})
+# save / save_text: saved values (on request, and on assert / wait_for with a target).
+V12_STEP_KEYS: frozenset[str] = frozenset({"ms", "opens", "page", "save", "save_text"})
+# (v1.2) The keys of a request step; a step that has one is a request, so v1.2 by its kind.
+REQUEST_KEYS: tuple[str, ...] = ("method", "url", "headers", "json", "form", "body")
+HTTP_METHODS: tuple[str, ...] = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD")  # rule METHOD
+# GET and HEAD change nothing on the server: a request with one is not a side effect.
+READ_ONLY_METHODS = frozenset({"GET", "HEAD"})
+SAVE_NAME_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
 V12_CONDITION_KINDS: frozenset[str] = frozenset({
     "page_count_equals",  # pages
     "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
     "element_attr_matches", "element_texts_equal", "storage_item", "cookie",
+    "response_status", "response_json", "response_header",  # request
 })
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
@@ -82,12 +92,16 @@ def _number_as_text(value: Any) -> Any:
 
 
 InputText = Annotated[str, BeforeValidator(_number_as_text)]
+SaveName = Annotated[str, Field(pattern=SAVE_NAME_PATTERN)]
 StepId = Annotated[str, Field(pattern=STEP_ID_PATTERN)]
 TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
 
 
 class ActionSpec(ContractModel):
     """One executable step (ActionSpec v1)."""
+
+    # (v1.2) ``json`` is read and written under its key; the attribute is ``json_body``.
+    model_config = ConfigDict(serialize_by_alias=True, validate_by_name=False, validate_by_alias=True)
 
     id: StepId
     kind: ActionKind
@@ -110,6 +124,18 @@ class ActionSpec(ContractModel):
     # v1.2 keys: ``opens`` on click and press (the action must open a new page), ``page`` on switch_page.
     opens: Opens | None = None
     page: PageSpec | None = None
+    # v1.2 request keys (rules METHOD, BODY, SAVE_POINTER); ``json`` is the key, ``json_body`` the attribute
+    # (``json`` would shadow pydantic's method).
+    method: Annotated[str, Field(json_schema_extra={"enum": list(HTTP_METHODS)})] | None = None
+    url: Annotated[str, Field(min_length=1)] | None = None
+    headers: dict[Annotated[str, Field(min_length=1)], InputText] | None = None
+    json_body: Any = Field(None, alias="json")
+    form: dict[Annotated[str, Field(min_length=1)], InputText] | None = None
+    body: str | None = None
+    # v1.2 saved values: NAME -> a JSON Pointer, ``status`` or ``header:NAME`` (request); the target's text (assert,
+    # wait_for).
+    save: Annotated[dict[SaveName, str], Field(min_length=1)] | None = None
+    save_text: SaveName | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -134,6 +160,12 @@ class ActionSpec(ContractModel):
         if self.file_ref is None:
             return []
         return [self.file_ref] if isinstance(self.file_ref, str) else list(self.file_ref)
+
+
+def effect_kind(step: ActionSpec) -> str:
+    """What same-state counting reads (budget.counted): the kind, or ``request:read`` for a GET or HEAD."""
+    kind = step.kind
+    return "request:read" if kind == "request" and step.method in READ_ONLY_METHODS else kind
 
 
 def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2"]:
@@ -193,6 +225,8 @@ def describe_step(step: ActionSpec) -> str:
         return f"advance clock {step.ms} ms"
     if step.kind == "scroll":
         return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
+    if step.kind == "request":
+        return f"{step.method} {step.url}"
     if step.kind == "switch_page" and step.page is not None:
         return f"switch to {step.page.describe()}"
     text = step.kind.replace("_", " ") if step.kind in PAGE_KINDS else step.kind + (f" {target}" if target else "")

@@ -1,5 +1,5 @@
 """Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's,
-28 with v1.2's).
+32 with v1.2's).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -133,6 +133,38 @@ class CookieArgs(ContractModel):  # v1.2
 
     @model_validator(mode="after")
     def _one_check(self) -> "CookieArgs":
+        _at_most_one(self, ("equals", "matches"))
+        return self
+
+
+HttpStatus = Annotated[int, Field(ge=100, le=599)]
+
+
+class ResponseStatusArgs(ContractModel):  # v1.2: a code, or a list of the codes that hold
+    status: HttpStatus | Annotated[list[HttpStatus], Field(min_length=1)]
+
+
+class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names in the response's body
+    pointer: str
+    equals: Any = None
+    matches: str | None = None
+    length: Annotated[int, Field(ge=0)] | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> "ResponseJsonArgs":
+        given = [n for n in ("equals", "matches", "length") if n in self.model_fields_set]
+        if len(given) != 1:
+            raise ValueError("exactly one of equals, matches, length" + (f" (got {', '.join(given)})" if given else ""))
+        return self
+
+
+class ResponseHeaderArgs(ContractModel):  # v1.2: a header of the response (its name in any case)
+    name: NonEmpty
+    equals: str | None = None
+    matches: str | None = None
+
+    @model_validator(mode="after")
+    def _one_check(self) -> "ResponseHeaderArgs":
         _at_most_one(self, ("equals", "matches"))
         return self
 
@@ -290,6 +322,21 @@ class PageCountEquals(_Condition):  # v1.2
     args: PageCountArgs
 
 
+class ResponseStatus(_Condition):  # v1.2 (request)
+    kind: Literal["response_status"]
+    args: ResponseStatusArgs
+
+
+class ResponseJson(_Condition):  # v1.2 (request)
+    kind: Literal["response_json"]
+    args: ResponseJsonArgs
+
+
+class ResponseHeader(_Condition):  # v1.2 (request)
+    kind: Literal["response_header"]
+    args: ResponseHeaderArgs
+
+
 _CONDITION_MODELS = Union[
     UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
@@ -298,6 +345,7 @@ _CONDITION_MODELS = Union[
     ElementHidden, ElementTextMatches, ElementValueContains, ElementValueMatches, ElementAttrMatches,
     ElementTextsEqual, StorageItem, Cookie,
     PageCountEquals,
+    ResponseStatus, ResponseJson, ResponseHeader,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -314,7 +362,11 @@ V12_CONDITION_DEFS = frozenset({
     "ElementTextsEqual", "StorageItem", "Cookie", "TargetPatternArgs", "TargetNeedleArgs", "AttrPatternArgs",
     "TextsArgs", "StorageItemArgs", "CookieArgs",
     "PageCountEquals", "PageCountArgs",  # pages
+    "ResponseStatus", "ResponseJson", "ResponseHeader", "ResponseStatusArgs", "ResponseJsonArgs",  # request
+    "ResponseHeaderArgs",
 })
+# (v1.2) Conditions on the step's last response: a request step's postconditions only (rule INPUTS).
+RESPONSE_KINDS = frozenset({"response_status", "response_json", "response_header"})
 
 # Conditions that look at an element: without args.target they use the step's target.
 # (aria_snapshot_matches without one looks at the page's body.)
@@ -327,7 +379,7 @@ ELEMENT_KINDS = frozenset({
 })
 
 # U5: a critical step needs at least one of these (with a non-warning severity).
-STRONG_KINDS = frozenset({"url_is", "url_matches", "download_started", "upload_completed"})
+STRONG_KINDS = frozenset({"url_is", "url_matches", "download_started", "upload_completed"}) | RESPONSE_KINDS
 STRONG_IF_CRITICAL = frozenset({"toast_contains", "element_text_contains", "aria_snapshot_matches"})
 
 

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from pytest_cometlocal.contract.model.actionspec import (
-    DEFAULTABLE_KEYS, EXTENSION_KEYS, EXTENSION_KINDS, V1_KINDS, V12_STEP_KEYS,
+    DEFAULTABLE_KEYS, EXTENSION_KEYS, EXTENSION_KINDS, REQUEST_KEYS, V1_KINDS, V12_STEP_KEYS,
 )
 from pytest_cometlocal.contract.model.conditions import V12_CONDITION_DEFS
 from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, Plan, StepGroup, SuiteConfig, UseStep
@@ -55,8 +55,8 @@ _V12_DEFS = V12_CONDITION_DEFS | _V12_SETTINGS_DEFS | _V12_KEY_DEFS | _V12_ROUTE
 # What each older format leaves out of the newest schema:
 # (kinds kept, step keys, $defs, role target keys, plan keys).
 _LEFT_OUT: dict[str, tuple[frozenset[str], tuple[str, ...], frozenset[str], tuple[str, ...], tuple[str, ...]]] = {
-    "v1.1": (V1_KINDS | EXTENSION_KINDS, tuple(V12_STEP_KEYS), _V12_DEFS, ROLE_FILTERS, tuple(V12_PLAN_KEYS)),
-    "v1": (V1_KINDS, (*EXTENSION_KEYS, *V12_STEP_KEYS), _V12_DEFS | _EXTENSION_DEFS, ROLE_FILTERS,
+    "v1.1": (V1_KINDS | EXTENSION_KINDS, (*V12_STEP_KEYS, *REQUEST_KEYS), _V12_DEFS, ROLE_FILTERS, tuple(V12_PLAN_KEYS)),
+    "v1": (V1_KINDS, (*EXTENSION_KEYS, *V12_STEP_KEYS, *REQUEST_KEYS), _V12_DEFS | _EXTENSION_DEFS, ROLE_FILTERS,
            tuple(V12_PLAN_KEYS)),
 }
 

@@ -28,6 +28,7 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
+from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -111,6 +112,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
     check_extension_inputs(step, loc, add)
+    check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
@@ -287,9 +289,10 @@ def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
     if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
         # A v1 step keeps v1's message, word for word.
         checks = "toast_contains/element_text_contains" + ("" if format_version(step) == "v1" else "/aria_snapshot_matches")
+        response = "response_status, response_json, response_header, " if step.kind == "request" else ""  # (v1.2)
         add(
             loc + ("postconditions",),
-            "a critical step needs a strong postcondition (url_is, url_matches, download_started, "
+            f"a critical step needs a strong postcondition ({response}url_is, url_matches, download_started, "
             f"upload_completed, or {checks} with severity critical)",
             "U5",
         )
@@ -298,7 +301,8 @@ def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
 def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
     RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
-    EXPECT (expect.step names a step)."""
+    EXPECT (expect.step names a step). (v1.2) SAVED is the validator's, which knows whether any string uses
+    ``${saved.``."""
     if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
         add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
     for i, tag in enumerate(plan.tags):

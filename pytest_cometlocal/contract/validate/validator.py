@@ -45,6 +45,7 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResul
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from pytest_cometlocal.contract.validate.settings_rules import check_routes, setting_marks
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
+from pytest_cometlocal.contract.http.saved import check_saved  # (v1.2) rule SAVED
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
 
@@ -78,6 +79,7 @@ class _PlanValidation:
         self.suite_profile: str | None = None
         self.own_routes = 0  # (v1.2) how many of the routes are the plan's (the suite config's follow)
         self.route_files: dict[int, bytes] = {}
+        self.uses_saved = False  # (v1.2) a string of the plan holds ${saved.NAME} (rule SAVED)
 
     def checkpoint(self) -> None:
         if self.col.problems:
@@ -157,6 +159,7 @@ class _PlanValidation:
                 return text
             if problem := long_key_vars(path, text, self.vars):
                 self.col.add(path, problem, "KEY")
+            self.uses_saved = self.uses_saved or "${saved." in out  # (v1.2) rule SAVED has work
             return out
 
         interpolate_in_place(self.tree, interp)
@@ -217,6 +220,7 @@ class _PlanValidation:
         check_plan(plan, col.reporter(), self.uploads_root)
         if plan.routes:  # (v1.2) a suite route's file is relative to the suite config's folder
             self.route_files = check_routes(plan.routes, col.reporter(), self.route_folder)
+        check_saved(plan, col.reporter(), self.uses_saved or bool(self.expansion and self.expansion.uses_saved))
         self.saves = storage_saves(plan, self.expansion)
         if plan.storage_state is not None and plan.storage_state in {name for _step, name in self.saves}:
             col.add(("storage_state",), f"the plan saves storage state '{plan.storage_state}' itself, so it cannot "

@@ -22,6 +22,7 @@ from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
+from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, pause, resolve_now
@@ -72,6 +73,7 @@ class CheckContext:
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
+    response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
@@ -135,8 +137,12 @@ def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 
 
 def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """Before a navigation the URL it is about to request; otherwise the page's."""
-    url = ctx.requested_url if (phase == "pre" and ctx.requested_url) else ctx.page.url
+    """Before a navigation the URL it is about to request; otherwise the page's. (v1.2) On a request step
+    the request's URL: the one it is about to send, then the last one it sent (after redirects)."""
+    if ctx.response is not None:
+        url = ctx.response.url
+    else:
+        url = ctx.requested_url if (phase == "pre" or ctx.step.kind == "request") and ctx.requested_url else ctx.page.url
     return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
 
 
@@ -379,6 +385,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "storage_item": _stored(stored.storage_item),  # v1.2
     "cookie": _stored(stored.cookie),  # v1.2
     "page_count_equals": _page_count_equals,  # v1.2
+    **RESPONSE_EVALUATORS,  # v1.2 (executor/http/response_checks.py)
 }
 
 
@@ -396,8 +403,9 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     delay = 0.02
     while True:
         results = {id(r.condition): r for r in look(required, ctx, phase)}
-        if all(r.ok for r in results.values()) or time.monotonic() >= deadline:
-            break
+        if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
+                or time.monotonic() >= deadline:
+            break  # (v1.2) a response does not change: one look decides a response_* condition
         pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
         delay = min(delay * 2, 0.2)
     for c in conditions:

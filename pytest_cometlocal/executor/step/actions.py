@@ -40,6 +40,7 @@ from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, down
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.pages import actions as page_actions
+from pytest_cometlocal.executor.http import client as http_client
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_until
@@ -350,7 +351,8 @@ class ActionKind:
 
     perform: Callable[[Actions, StepAttempt], dict[str, Any]]  # the side effect; returns action_executed's metadata
     resolves_target: bool = False  # the step's element is resolved before its preconditions
-    url_target: bool = False  # the target is a URL, made absolute before the step is accepted
+    # The URL the step requests (a navigate's target, a request's url), made absolute before it is accepted.
+    url_of: Callable[[Any], str] | None = None
     post_phase: str = "post"  # "assert": its postconditions are checks (assert_checked)
     waits: bool = False  # its postconditions are what it waits for: unmet is NAVIGATION_TIMEOUT
     ends_run: bool = False  # checks its preconditions, then ends the run (policy.allow_stop)
@@ -358,7 +360,7 @@ class ActionKind:
 
 # One row per action kind of the contract (contract/model/actionspec.py ActionKind).
 ACTIONS: dict[str, ActionKind] = {
-    "navigate": ActionKind(Actions._navigate, url_target=True),
+    "navigate": ActionKind(Actions._navigate, url_of=lambda spec: spec.target.url),
     "click": ActionKind(Actions._click, resolves_target=True),
     "fill": ActionKind(Actions._fill, resolves_target=True),
     "select": ActionKind(Actions._select, resolves_target=True),
@@ -380,4 +382,5 @@ ACTIONS: dict[str, ActionKind] = {
     "reload": ActionKind(page_actions.reload),
     "switch_page": ActionKind(page_actions.switch_page),
     "close_page": ActionKind(page_actions.close_page),
+    "request": ActionKind(http_client.perform, url_of=lambda spec: spec.url),  # v1.2 (executor/http/client.py)
 }

@@ -24,6 +24,9 @@ from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
+from pytest_cometlocal.executor.http.saves import keep_saves
+from pytest_cometlocal.executor.page.locators import resolve_now
+from pytest_cometlocal.executor.page.texts import element_text
 
 CONDITION_CODES = {
     "host_in_allowlist": ErrorCode.DOMAIN_BLOCKED,
@@ -51,6 +54,8 @@ class StepConditions:
         if warnings:
             self.ctx.journal.conditions_warned(phase, warnings)
         if not failed:
+            if phase != "pre" and (spec.save or spec.save_text):  # (v1.2) saved values (http/saves.py)
+                keep_saves(self.failures, attempt, lambda: self._target_text(attempt, phase))
             return results
         if phase != "pre":
             self.safety.check_navigation(attempt)
@@ -61,6 +66,19 @@ class StepConditions:
         """Whether every condition (warnings too) holds at one look: the look-ahead's preconditions,
         checked while the previous step's picture is drawn; nothing is written or raised."""
         return all(r.ok for r in poll(conditions, self.ctx.check_context(attempt), "pre", 0))
+
+    def _target_text(self, attempt: StepAttempt, phase: str) -> str:
+        """(v1.2) save_text: the text of the step's target as the text conditions read it; exactly one element."""
+        if attempt.target is not None:
+            return element_text(attempt.target.locator)
+        resolution = resolve_now(self.ctx.page, attempt.spec.alternatives)
+        if resolution.resolved is None:
+            raise self.failures.fail(attempt, ErrorCode.POSTCONDITION_FAILED, "postcondition",
+                                     f"save_text {attempt.spec.save_text}: the target is not one element",
+                                     details={"save": attempt.spec.save_text}, failed_conditions=[FailedCondition(
+                                         kind="element_exists", args={}, phase=phase,
+                                         observed={"counts": [a.count for a in resolution.attempts]})])
+        return element_text(resolution.resolved.locator)
 
     def _failure(self, attempt: StepAttempt, phase: str, failed: list[CheckResult]) -> Exception:
         spec = attempt.spec

@@ -9,7 +9,7 @@ one context); what a part adds is its own job, not forwarding.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
@@ -23,6 +23,7 @@ from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.step.observer import Observer, profile_row
+from pytest_cometlocal.executor.http.saved import SavedValues
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ class StepContext:
     journal: StepJournal
     places: TargetPlaces  # where each step found its target: the suggestions of a later failure
     stubs: Stubs | None = None  # (v1.2) the plan's routes; None for a plan without (nothing installed)
+    saved: SavedValues = field(default_factory=SavedValues)  # (v1.2) ``${saved.NAME}``: what this item's steps saved
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
@@ -85,4 +87,5 @@ class StepContext:
             resolve_text=lambda s: resolve_secrets(s, self.settings.secrets),
             mask_name=self.run.redactor.file_name,
             mask_text=self.run.redactor.text,
+            response=attempt.response,
         )

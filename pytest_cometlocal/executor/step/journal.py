@@ -245,7 +245,8 @@ class StepJournal:
         attempt = self._at("postconditions_checked")
         self.trace.emit(_CHECKED[phase], attempt.spec.id, before=attempt.before.signature,
                         after=attempt.after.signature if attempt.after else None,
-                        metadata={"ok": True, **({"blocked_requests": blocked} if blocked else {})})
+                        metadata={"ok": True, **({"blocked_requests": blocked} if blocked else {}),
+                                  **({"saved": attempt.saved} if attempt.saved else {})})
 
     def evidence_captured(self) -> None:
         """The end of an attempt that passed: its evidence files."""

@@ -22,6 +22,7 @@ from pytest_cometlocal.executor.page.observation import (
     Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
+from pytest_cometlocal.contract.model.actionspec import effect_kind
 from pytest_cometlocal.executor.step.budget import counted
 
 if TYPE_CHECKING:
@@ -170,7 +171,7 @@ class Observer:
             self.last = self._named(finish(ahead, previous.screenshot, None, previous.signature.algorithm_version))
             return self.last, True
         seen = fresh() if fresh is not None and not self.events.crashed else None
-        visit = counted(attempt.spec.kind, attempt.attempt == 1, attempt.recovery)
+        visit = counted(effect_kind(attempt.spec), attempt.attempt == 1, attempt.recovery)
         return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=visit, before=True), False
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:

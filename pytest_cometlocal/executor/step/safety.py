@@ -40,16 +40,17 @@ class Safety:
             if request.navigation and request.main_frame and not url_allowed(request.url, self.ctx.settings.allowlist):
                 self.domain_blocked(attempt, request.url, before_request=False)
 
-    def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool) -> None:
+    def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool, stage: str = "execution") -> None:
+        """DOMAIN_BLOCKED (ACTION_CRITICAL_BLOCKED at a critical step); a request step's is at stage precondition."""
         host = url_host(url)
         details = {"host": host, "url": url, "allowlist": list(self.ctx.settings.allowlist),
                    "stopped_before_request": before_request, "blocked_requests": self.ctx.events.blocked_since(attempt.marks)}
         if attempt.spec.criticality == "critical":
-            raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "execution",
+            raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, stage,
                                      f"critical step would leave the allowlist: {host}",
                                      details={"critical_reason": "unsafe_domain_escape", **details},
                                      severity="critical", extended=True)
-        raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, "execution", f"host {host} is outside the allowlist",
+        raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, stage, f"host {host} is outside the allowlist",
                                  details=details)
 
     def check_auth(self, attempt: StepAttempt) -> None:

@@ -177,7 +177,7 @@ def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, i
 def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead:
     look = ctx.observer.look_ahead()
     kind, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
-    if kind.ends_run or kind.url_target or spec.criticality == "critical":
+    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical":
         return Ahead(spec, look)
     resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
     if kind.resolves_target and spec.alternatives and resolution is None:
