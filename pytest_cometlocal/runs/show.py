@@ -84,7 +84,7 @@ def show_run(run_dir: Path) -> str:
             lines.append(f"    {'':<{width_status}} {_short(what, 100)}")
     error = run.errors[-1] if run.errors else None
     if error:
-        lines.append(f"  error: {error.get('error_code')} at step {error.get('action_id')} ({error.get('stage')}): "
+        lines.append(f"  error: {error.get('error_code')} {_where(error, run.steps)} ({error.get('stage')}): "
                      f"{error.get('message')}")
         for fc in error.get("failed_conditions") or []:
             phase = PHASES.get(fc.get("phase"), f"{fc.get('phase')} condition")
@@ -97,6 +97,14 @@ def show_run(run_dir: Path) -> str:
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
     return "\n".join(lines + suggested_lines(run.errors))
+
+
+def _where(error: dict[str, Any], steps: Any) -> str:
+    """``at step ID``; an error of no step (a context the browser refused, a plan rejected) happened before the
+    first step, or between steps once some ran."""
+    if error.get("action_id"):
+        return f"at step {error['action_id']}"
+    return "between steps" if steps else "before the first step"
 
 
 def settings_lines(settings: dict[str, Any]) -> list[str]:

@@ -145,3 +145,29 @@ def test_the_file_names_of_a_run_folder_are_written_once() -> None:
     spelled = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
                      if literals.search(p.read_text("utf-8")))
     assert spelled == ["contract/run_folder.py"]
+
+
+def write_refused_run(root: Path) -> Path:
+    """A run whose context the browser refused: one error_raised of no step, as executor.setup_failure writes."""
+    run = RunFolder.create(root, "refused", mode="live", policy=Policy(), allowlist=(),
+                           plan_info={"name": "refused", "file": "r.actions.yaml"})
+    run.trace.emit("run_started")
+    ref = run.evidence.add_json("validation_report", "context_refused.json", {"during": "new_context"})
+    run.trace.emit("evidence_captured", evidence_refs=[ref])
+    error = ExecutorError(error_code=ErrorCode.BROWSER_CRASHED, stage="execution", severity="error",
+                          message="the browser context could not be made (new_context): gone", retryable=False,
+                          run_id=run.run_id, seq=run.trace.next_seq, step_index=None, action_id=None,
+                          action_kind=None, criticality=None, state_before=None, evidence_refs=[ref],
+                          created_at="2026-11-25T00:00:00Z", details={"during": "new_context"})
+    run.trace.emit("error_raised", error=error)
+    run.trace.emit("run_finished", metadata={"status": "failed"})
+    run.finish("failed", error_code="BROWSER_CRASHED", failed_step=None)
+    return run.path
+
+
+def test_show_names_an_error_of_no_step_as_before_the_first_step(tmp_path: Path) -> None:
+    path = write_refused_run(tmp_path)
+    assert verify_run(path).ok, verify_run(path).problems
+    text = show_run(path)
+    assert "  error: BROWSER_CRASHED before the first step (execution): the browser context could not be made" in text
+    assert "None" not in text.split("  error:", 1)[1].splitlines()[0]
