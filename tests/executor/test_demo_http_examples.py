@@ -1,7 +1,6 @@
 """(v1.2) The worked example of docs/http-steps.md runs in a real Chromium against the demo portal.
 
-It needs plan format v1.2 part B's executor (the ``request`` step, saved values, ``routes:``) and is
-skipped until that is merged; the plans are found where tests/unit/test_http_examples.py finds them.
+The plans are example_plans/v12/http_documents.actions.yaml and http_stubs.actions.yaml, as the docs print them.
 """
 
 from __future__ import annotations
@@ -10,10 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_http_examples import MERGED, example_path
+from tests.unit.test_http_examples import example_path
 
-pytestmark = [pytest.mark.browser,
-              pytest.mark.skipif(not MERGED, reason="needs plan format v1.2 part B (request steps, routes) merged")]
+pytestmark = pytest.mark.browser
 
 
 def example(name: str) -> str:
@@ -42,4 +40,5 @@ def test_the_stubs_example_never_reaches_the_slow_endpoint(run, portal):
     assert sum(1 for _m, p in portal.hits if p.startswith("/api/slow/recommendations")) == slow_before
     stubbed = events(r, "request_stubbed")
     assert len(stubbed) == 2  # the recommendations and the feed, each answered by its route
-    assert not (r.events[-1].get("details") or {}).get("routes_unused")  # both routes were used
+    assert r.events[-1]["event_type"] == "run_finished"
+    assert r.events[-1]["metadata"]["routes_unused"] == []  # both routes were used

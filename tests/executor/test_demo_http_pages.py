@@ -1,8 +1,8 @@
 """(v1.2) The demo portal's API pages in a real Chromium, run as v1 plans: /docs/<id> saves through the API,
 /shop shows the slow recommendations, /feed cannot reach its outside host under the guard.
 
-(The HTTP steps and stubs that use them, example_plans/v12/pending_http/, run once plan format v1.2
-part B's executor is merged.)
+(The HTTP steps and stubs that use them, example_plans/v12/http_*.actions.yaml, run in
+test_demo_http_examples.py.)
 """
 
 from __future__ import annotations

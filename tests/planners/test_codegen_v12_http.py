@@ -2,9 +2,8 @@
 become ``request`` steps, ``expect(response).to_be_ok()`` and asserts on the response their ``response_*``
 postconditions, ``page.route(...)`` / ``context.route(...)`` with ``fulfill`` / ``abort`` the plan's ``routes:``.
 
-The plans are built as the command builds them (read, map, build, dump); until plan format v1.2 part B is merged
-the validator does not know ``request`` or ``routes``, so the command itself (which validates before writing)
-is run only once it does.
+The plans are built as the command builds them (read, map, build, dump); the command itself (which validates
+before writing) is run once, on the whole recording.
 """
 
 from __future__ import annotations
@@ -14,15 +13,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS
 from pytest_cometlocal.planners.codegen_http import OK_STATUSES
 from pytest_cometlocal.planners.codegen_map import map_calls
 from pytest_cometlocal.planners.codegen_parse import read_script
 from pytest_cometlocal.planners.importer import build_plan
 from pytest_cometlocal.planners.plan_yaml import dump_plan
 from tests.planners.test_codegen_import import GOTO, imported, script
-
-MERGED = "request" in ACTION_KINDS
 
 # A hand-written test as people write them next to codegen's output: set up through the API, check, stub.
 RECORDING = GOTO + """\
@@ -142,7 +138,6 @@ def test_the_cli_reports_left_out_http_statements_like_any_other(tmp_path, capsy
     assert "rec.py:10: not imported: a route handler maps only as a lambda" in err
 
 
-@pytest.mark.skipif(not MERGED, reason="needs plan format v1.2 part B (request steps, routes) merged")
 def test_the_imported_plan_validates(tmp_path):
     (tmp_path / "feed.json").write_text('{"items": []}')
     code, plan = imported(tmp_path, RECORDING)

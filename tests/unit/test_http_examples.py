@@ -1,15 +1,9 @@
-"""(v1.2) The worked example of docs/http-steps.md, as plan files: example_plans/v12/pending_http/ until
-plan format v1.2 part B (the ``request`` step, saved values, ``routes:``) is merged, example_plans/v12/ after.
-
-Before the merge the validator does not know ``request`` or ``routes``: what it knows of the plans (their
-browser steps, targets and conditions) is validated now, with the part-B parts taken out, and the part-B
-parts are checked against the shape the branches share (docs/http-steps.md). Once ``request`` is an action
-kind, the plans validate as they are.
+"""(v1.2) The worked example of docs/http-steps.md, as plan files in example_plans/v12/: they validate as they
+are, use every part-B step key and condition, and the docs print them whole.
 """
 
 from __future__ import annotations
 
-import copy
 import re
 from pathlib import Path
 from typing import Any
@@ -17,21 +11,17 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans" / "v12"
 NAMES = ("http_documents", "http_stubs")
-MERGED = "request" in ACTION_KINDS
 SAVED = re.compile(r"\$\{saved\.([A-Za-z_][A-Za-z0-9_]*)\}")
 METHODS = {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}
 RESPONSE_CONDITIONS = {"response_status", "response_json", "response_header"}
 
 
 def example_path(name: str) -> Path:
-    """Where the plan is: moved into example_plans/v12/ at the merge, pending before."""
-    moved = EXAMPLES / f"{name}.actions.yaml"
-    return moved if moved.exists() else EXAMPLES / "pending_http" / f"{name}.actions.yaml.pending"
+    return EXAMPLES / f"{name}.actions.yaml"
 
 
 def strings(value: Any):
@@ -45,35 +35,11 @@ def strings(value: Any):
         yield value
 
 
-def without_part_b(plan: dict[str, Any]) -> dict[str, Any]:
-    """The plan as v1.2 part A knows it: no routes, no request steps, saved values as a literal."""
-    plan = copy.deepcopy(plan)
-    plan.pop("routes", None)
-    steps = []
-    for step in plan["steps"]:
-        if step["kind"] == "request":
-            continue
-        step.pop("save_text", None)
-        steps.append(yaml.safe_load(SAVED.sub("d1", yaml.safe_dump(step))))
-    plan["steps"] = steps
-    return plan
-
-
 @pytest.mark.parametrize("name", NAMES)
 def test_the_example_is_where_the_docs_link_it(name):
     assert example_path(name).is_file()
     docs = (EXAMPLES.parents[1] / "docs" / "http-steps.md").read_text(encoding="utf-8")
     assert f"{name}.actions.yaml" in docs
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_what_the_validator_knows_today_is_valid(name, tmp_path):
-    path = example_path(name)
-    text = yaml.safe_dump(without_part_b(yaml.safe_load(path.read_text(encoding="utf-8"))), sort_keys=False)
-    plan_path = tmp_path / f"{name}.actions.yaml"
-    results = validate_text(text, ValidationContext(root=tmp_path, plan_path=plan_path, env={}), file=plan_path.name)
-    problems = [p.format() for r in results if isinstance(r, InvalidPlan) for p in r.problems]
-    assert problems == []
 
 
 def test_the_documents_example_uses_every_part_b_step_key_and_saves_before_use():
@@ -104,7 +70,6 @@ def test_the_stubs_example_answers_the_slow_and_the_outside_service():
     assert "allowlist" not in plan  # the outside host is not allowed: the route answers it
 
 
-@pytest.mark.skipif(not MERGED, reason="needs plan format v1.2 part B (the request step and routes) merged")
 @pytest.mark.parametrize("name", NAMES)
 def test_the_examples_validate_as_they_are(name, tmp_path):
     path = example_path(name)
