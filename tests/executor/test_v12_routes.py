@@ -404,3 +404,56 @@ def test_requests_of_a_failed_step_are_traced_before_run_finished(chromium, tmp_
     assert kinds.index("error_raised") < len(kinds) - 2
     assert stubbed(r)[0]["route"] == 0 and finished(r)["routes_unused"] == []
     assert verify_run(r.run_dir).ok
+
+
+def request_plan(url: str, routes: str, postconditions: str = "") -> str:
+    """A plan whose one step is a ``request`` GET of ``url``, with ``routes`` (a routes: block) that match it."""
+    return (f"name: request under routes\nallowlist: [127.0.0.1]\n{DEFAULTS}policy: {{retries_per_action: 0}}\n"
+            f"{textwrap.dedent(routes)}steps:\n"
+            f"  - id: call\n    kind: request\n    method: GET\n    url: \"{url}\"\n{postconditions}")
+
+
+def test_a_route_does_not_answer_a_request_step_it_goes_to_the_server(chromium, tmp_path, sites):
+    """Playwright's context routes do not apply to the context's request client: the step reaches the real
+    server (its body is the server's, not the stub's) and the route stays unused."""
+    routes = """\
+    routes:
+      - url: "**/api/items"
+        respond: {json: {items: [stub]}}
+    """
+    checks = ("    postconditions: [{kind: response_json, args: {pointer: /items/0, equals: real-GET}}]\n")
+    gets = len([h for h in sites["hits"] if h == "GET /api/items"])
+    r = run_routes(chromium, tmp_path, sites, request_plan(sites["url"] + "/api/items", routes, checks))
+    assert r.error is None, r.error
+    assert len([h for h in sites["hits"] if h == "GET /api/items"]) == gets + 1
+    assert stubbed(r) == [] and [u["index"] for u in finished(r)["routes_unused"]] == [0]
+
+
+def test_a_route_does_not_let_a_request_step_leave_the_allowlist_and_the_failure_names_unused_routes(
+        chromium, tmp_path, sites):
+    """A request step to an off-list host that a route would answer is DOMAIN_BLOCKED, nothing sent; the
+    item's failure carries ``routes_unused`` in its error's details (error_raised, the result) as well as on
+    run_finished."""
+    routes = f"""\
+    routes:
+      - url: "{sites['outside']}/items.json"
+        respond: {{json: {{items: [stub]}}}}
+      - url: "**/never/*"
+        abort: true
+    """
+    before = len(sites["outside_hits"])
+    r = run_routes(chromium, tmp_path, sites, request_plan(sites["outside"] + "/items.json", routes))
+    assert r.code == "DOMAIN_BLOCKED", r.error
+    assert len(sites["outside_hits"]) == before and stubbed(r) == []
+    assert [u["index"] for u in r.error.details["routes_unused"]] == [0, 1]
+    assert r.error.details["routes_unused"][1] == {"index": 1, "url": "**/never/*", "abort": True}
+    (raised,) = [e for e in r.events if e["event_type"] == "error_raised"]
+    assert raised["error"]["details"]["routes_unused"] == r.error.details["routes_unused"]
+    assert finished(r)["routes_unused"] == r.error.details["routes_unused"]
+    assert verify_run(r.run_dir).ok
+
+
+def test_a_failure_without_routes_has_no_routes_unused(chromium, tmp_path, sites):
+    r = run_routes(chromium, tmp_path, sites, request_plan(sites["outside"] + "/items.json", ""))
+    assert r.code == "DOMAIN_BLOCKED", r.error
+    assert "routes_unused" not in r.error.details
