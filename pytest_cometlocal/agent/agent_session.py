@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
-from pytest_cometlocal.contract.model.problems import Mark, Problem
+from pytest_cometlocal.contract.model.problems import Mark, Problem, format_key_path
+from pytest_cometlocal.contract.http.saved import unsaved_references
 from pytest_cometlocal.contract.validate.settings_rules import NO_CLOCK
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
 from pytest_cometlocal.executor.browser.manager import BrowserManager
@@ -55,6 +56,7 @@ class _Open:
     ids: set[str] = field(default_factory=set)
     clock: bool = False  # (v1.2) the session's plan installs a clock (clock.at): advance_clock may run
     routes: list[Any] | None = None  # (v1.2) the session's stubs, as given: the saved plan keeps them
+    saved: list[str] = field(default_factory=list)  # (v1.2) names the accepted steps save, in order (rule SAVED)
 
 
 class AgentSession:
@@ -170,6 +172,10 @@ class AgentSession:
                 # (v1.2) rule CLOCK, refused as any invalid proposal is: not Playwright's error from the page
                 raise session.executor.failures.reject(filled, [Problem("<proposal>", Mark(1, 1), "kind", NO_CLOCK,
                                                                         "CLOCK")])
+            unsaved = [Problem("<proposal>", Mark(1, 1), format_key_path(path), message, "SAVED")
+                       for path, message in unsaved_references(step, session.saved)]
+            if unsaved:  # (v1.2) rule SAVED across proposals: the plan save_plan writes must load
+                raise session.executor.failures.reject(filled, unsaved)
             result = session.executor.propose(filled)
         except ExecutorFailure as failure:
             error = failure.error.model_dump(mode="json")
@@ -179,6 +185,7 @@ class AgentSession:
                       "duration_ms": result.duration_ms}
             session.accepted.append(step)
             session.ids.add(step.get("id"))
+            session.saved.extend(_saves(step))
         try:
             answer["observation"] = observe_page(session.executor.page, session.redactor)
         except Exception as exc:  # a page that crashed or closed: the answer still comes
@@ -221,6 +228,12 @@ class AgentSession:
         finally:
             if self.own_browsers:
                 self.browsers.close()
+
+
+def _saves(step: dict[str, Any]) -> list[str]:
+    """The names an accepted (so valid) proposal saves: its ``save`` keys and its ``save_text``."""
+    save, text = step.get("save"), step.get("save_text")
+    return [*(save if isinstance(save, dict) else ()), *([text] if isinstance(text, str) else [])]
 
 
 __all__ = ["AgentSession", "AgentError"]

@@ -1,7 +1,6 @@
 """(v1.2) HTTP steps, saved values and stubs through ``cometlocal mcp``: ``propose`` names them,
 ``start_session`` takes ``routes`` and validates them as a plan's before a browser opens, ``save_plan``
-keeps them. Running a ``request`` step needs plan format v1.2 part B's executor: those tests skip until
-it is merged.
+keeps them; the session remembers what its accepted steps saved (rule SAVED across proposals).
 """
 
 from __future__ import annotations
@@ -17,11 +16,10 @@ from pytest_cometlocal.agent import server
 from pytest_cometlocal.agent.agent_session import AgentSession
 from pytest_cometlocal.agent.errors import AgentError
 from pytest_cometlocal.agent.plan_writer import plan_document
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, V12_KINDS, V12_STEP_KEYS
+from pytest_cometlocal.contract.model.actionspec import V12_KINDS, V12_STEP_KEYS
 from pytest_cometlocal.contract.model.policy import Policy
 from tests.agent.test_mcp_server import Agent, converse, env, verify  # noqa: F401  (env: the server's environment)
 
-MERGED = "request" in ACTION_KINDS
 FEED_ROUTE = {"url": "https://feed.outside.example/**", "respond": {"status": 200, "json": {"items": [{"title": "Hi"}]}}}
 
 
@@ -54,7 +52,6 @@ def test_bad_routes_are_refused_before_a_browser_opens(tmp_path, routes):
 
 
 @pytest.mark.browser
-@pytest.mark.skipif(not MERGED, reason="needs plan format v1.2 part B (request steps, routes) merged")
 def test_an_agent_creates_a_document_through_the_api_stubs_the_feed_and_saves_the_plan(portal, env, tmp_path):
     async def script(agent: Agent) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -85,7 +82,14 @@ def test_an_agent_creates_a_document_through_the_api_stubs_the_feed_and_saves_th
     assert out["start"]["ok"], out["start"]
     failed = [a for a in out["answers"] if not a["ok"]]
     assert not failed, [(a.get("action_id"), a.get("error_code"), a.get("message")) for a in failed]
-    assert out["unsaved"]["error_code"] == "INVALID_ACTIONSPEC" and "SAVED" in out["unsaved"]["details"]["violated_rules"]
+    # The session remembers what its accepted steps saved: doc_id ran substituted (the page showed the document),
+    # a name no accepted step saved is refused as the plan rule refuses it.
+    unsaved = out["unsaved"]
+    assert unsaved["error_code"] == "INVALID_ACTIONSPEC" and unsaved["details"]["violated_rules"] == ["SAVED"]
+    (problem,) = unsaved["details"]["validation_errors"]
+    assert problem["key_path"] == "target.url"
+    assert problem["message"] == "no earlier step saves 'nothing' (saved before this step: doc_id)"
+    assert out["saved"]["ok"] and out["saved"]["steps"] == len(out["answers"])
     plan = yaml.safe_load((tmp_path / "http.actions.yaml").read_text())
     assert plan["routes"] == [FEED_ROUTE] and plan["steps"][4]["save"] == {"doc_id": "/id"}
     assert [d["title"] for d in portal.docs.all()].count("From an agent") >= 1

@@ -32,12 +32,21 @@ def check_saved(plan: Any, add: Report, used: bool) -> None:
     for steps, loc in blocks:
         saved: list[str] = []
         for i, step in enumerate(steps):
-            for path, text in _strings(step.model_dump(mode="json", exclude_none=True), loc + (i,)):
-                for name in SAVED_REFERENCE.findall(text):
-                    if name not in saved:
-                        earlier = ", ".join(dict.fromkeys(saved)) or "none"
-                        add(path, f"no earlier step saves '{name}' (saved before this step: {earlier})", "SAVED")
+            for path, message in unsaved_references(step.model_dump(mode="json", exclude_none=True), saved,
+                                                    loc + (i,)):
+                add(path, message, "SAVED")
             saved.extend(saved_names(step))
+
+
+def unsaved_references(step: Any, saved: list[str], loc: Loc = ()) -> Iterator[tuple[Loc, str]]:
+    """(key path, rule SAVED's message) for each ``${saved.NAME}`` in ``step`` (a dumped step, or a step as a
+    planner proposes it) that ``saved`` (the names saved before it, in order) does not hold. The MCP session
+    checks a proposal with it against what its accepted steps saved."""
+    for path, text in _strings(step, loc):
+        for name in SAVED_REFERENCE.findall(text):
+            if name not in saved:
+                earlier = ", ".join(dict.fromkeys(saved)) or "none"
+                yield path, f"no earlier step saves '{name}' (saved before this step: {earlier})"
 
 
 def _strings(value: Any, loc: Loc) -> Iterator[tuple[Loc, str]]:
