@@ -297,7 +297,8 @@ class Executor:
 
     def _raise_final(self, attempt: StepAttempt, error: ExecutorError) -> None:
         if self.ctx.stubs is not None:  # (v1.2) the item's failure names its stale stubs, as run_finished does
-            error = error.model_copy(update={"details": {**error.details, "routes_unused": self.ctx.stubs.unused()}})
+            unused = self.run.redactor.tree(self.ctx.stubs.unused())
+            error = error.model_copy(update={"details": {**error.details, "routes_unused": unused}})
         self.journal.step_failed(attempt.spec.id, error)
         self._record(StepResult(attempt.spec.id, attempt.spec.kind, False, elapsed_ms(attempt.started),
                                 error=f"{error.error_code.value}: {error.message}",

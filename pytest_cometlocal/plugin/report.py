@@ -37,7 +37,8 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
         lines.append(f"  failed {what} {fc.kind} {args} observed: {_short(fc.observed)}")
     details = error.details
     for key in ("count_observed", "matches_sample", "host", "allowlist", "auth_signal", "overlay_selector",
-                "overlay_text", "policy_reason", "critical_reason", "net_error", "timeout_ms", "file_ref", "attempts"):
+                "overlay_text", "policy_reason", "critical_reason", "net_error", "timeout_ms", "file_ref", "attempts",
+                "routes_unused"):  # (v1.2) a failing item's stale stubs
         if key in details and details[key] not in (None, [], {}):
             lines.append(f"  {key}: {_short(details[key])}")
     if error.cause:

@@ -137,3 +137,20 @@ def test_routes_are_in_the_v12_schemas_only() -> None:
     for older in ("v1", "v1.1"):
         schema = plan_json_schema(older)
         assert "routes" not in schema["properties"] and "Route" not in schema["$defs"]
+
+
+def test_a_failure_report_names_the_unused_routes(tmp_path):
+    """The item's failure text shows ``details.routes_unused`` (the executor puts it on a failing item's error)."""
+    from pytest_cometlocal.contract.model.codes import ErrorCode
+    from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
+    from pytest_cometlocal.plugin.report import failure_text
+
+    valid = only_valid(validate(plan(OPEN, extra='routes:\n  - {url: "**/never/*", abort: true}\n'), tmp_path))
+    ref = EvidenceRef(kind="dom_snapshot_partial", uri="evidence/dom/open.json", sha256="0" * 64)
+    error = ExecutorError(error_code=ErrorCode.DOMAIN_BLOCKED, stage="precondition", severity="error",
+                          message="host not allowed", retryable=False, run_id="r", seq=3, step_index=0,
+                          action_id="open", action_kind="navigate", criticality="normal", state_before=None,
+                          evidence_refs=[ref], created_at="2026-11-25T00:00:00Z",
+                          details={"routes_unused": [{"index": 0, "url": "**/never/*", "abort": True}]})
+    text = failure_text(valid, error, None)
+    assert '  routes_unused: [{"index": 0, "url": "**/never/*", "abort": true}]' in text.splitlines()
