@@ -24,13 +24,9 @@ from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
-from pytest_cometlocal.executor.page.locators import (
-    compile_target, condition_locators, matches_now, not_one, pause, resolve_now,
-)
-from pytest_cometlocal.executor.page.texts import (
-    COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal, element_value, first_lines, normalize, seen,
-    shown_texts, shown_values,
-)
+from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
+from pytest_cometlocal.executor.page.texts import (COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal,
+                                                   element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -246,7 +242,6 @@ def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, 
 
 
 def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    """(counted, page/texts.py)"""
     count, value = element_value(locator)
     return count == 1 and value == ctx.resolve_text(args.value), {"count": count, "value": value}
 
