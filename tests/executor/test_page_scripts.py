@@ -29,6 +29,7 @@ BUILT = {
     "HIT_TEST_JS": conditions.HIT_TEST_JS,
     "VISIBLE_TEXTS_JS": conditions.VISIBLE_TEXTS_JS,
     "ELEMENT_TEXT_JS": texts.ELEMENT_TEXT_JS,
+    "ELEMENT_VALUE_JS": texts.ELEMENT_VALUE_JS,
     "SHOWN_TEXTS_JS": texts.SHOWN_TEXTS_JS,
     "caret off, then the fence": screenshots._CARET_OFF_JS + ";\n" + screenshots._FENCE_JS,
     "CARET_ON_JS": screenshots._CARET_ON_JS,

@@ -175,7 +175,8 @@ def test_the_reading_is_playwrights_own(chromium, site):
         page.goto(site.url + "/texts")
         for selector in ELEMENTS:
             locator = page.locator(selector)
-            read = element_text(locator)
+            count, read = element_text(locator)
+            assert count == 1
             expect(locator).to_have_text(read, timeout=1000)
             assert read == normalize(locator.evaluate("(e) => e.textContent")) or selector in ("#go", "#script", "#shadow")
     finally:

@@ -25,10 +25,9 @@ from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
-from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, pause, resolve_now
-from pytest_cometlocal.executor.page.texts import (
-    ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal, first_lines, normalize, seen, shown_texts, shown_values,
-)
+from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
+from pytest_cometlocal.executor.page.texts import (COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal,
+                                                   element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -186,17 +185,19 @@ def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[boo
     return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
 
 
-def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]]) -> Evaluator:
+def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]], counted: bool = False) -> Evaluator:
     """An element condition: its element resolved first (exactly one), then ``check`` looks at it.
 
     The step's own element (resolved before its action) is counted first, and any element again
     when the look fails or does not hold: one the page removed since is ``{count: 0, problem}``.
+    A ``counted`` check counts its element in its own look (``observed.count``, one round trip):
+    no count is made around it then.
     """
     def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         locator, found = _target_locator(ctx, cond.args.target)
         if locator is None:
             return False, found or {"count": 0}
-        if found == {} and (gone := matches_now(locator)) is not None:
+        if found == {} and not counted and (gone := matches_now(locator)) is not None:
             return False, gone  # the step's element, resolved before its action: counted now, without a wait
         try:
             ok, observed = check(locator, cond.args, ctx)
@@ -206,13 +207,13 @@ def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]])
             return False, gone
         if ok:
             return ok, observed
-        gone = matches_now(locator)
+        gone = not_one(observed["count"]) if counted else matches_now(locator)
         return False, observed if gone is None else gone
     return evaluate_element
 
 
 def _exists(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    """The step's resolved element too is counted now: the action may have removed it."""
+    """The step's resolved element too is counted now: the action may have removed it (counted)."""
     count = locator.count()
     return count == 1, {"count": count}
 
@@ -235,9 +236,10 @@ def _clickable(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, An
 
 
 def _text_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    """As ``toContainText``: the element's text and the wanted text both normalized (page/texts.py)."""
-    content = element_text(locator)
-    return normalize(ctx.resolve_text(args.text)) in content, {"count": 1, "text": seen(content, ctx.mask_text)}
+    """As ``toContainText``: the element's text and the wanted text both normalized (page/texts.py; counted)."""
+    count, content = element_text(locator)
+    ok = count == 1 and normalize(ctx.resolve_text(args.text)) in content
+    return ok, {"count": count, "text": seen(content, ctx.mask_text)}
 
 
 def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
@@ -246,8 +248,8 @@ def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, 
 
 
 def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    value = locator.input_value(timeout=1000)
-    return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
+    count, value = element_value(locator)
+    return count == 1 and value == ctx.resolve_text(args.value), {"count": count, "value": value}
 
 
 def _checked(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
@@ -363,14 +365,14 @@ EVALUATORS: dict[str, Evaluator] = {
     "url_matches": _url_matches,
     "host_in_allowlist": _host_in_allowlist,
     "title_contains": _title_contains,
-    "element_exists": _on_element(_exists),
+    "element_exists": _on_element(_exists, counted=True),
     "element_visible": _on_element(_visible),
     "element_enabled": _on_element(_enabled),
     "element_clickable": _on_element(_clickable),
     "element_count_equals": _element_count_equals,
-    "element_text_contains": _on_element(_text_contains),
+    "element_text_contains": _on_element(_text_contains, counted=True),
     "element_attr_equals": _on_element(_attr_equals),
-    "element_value_equals": _on_element(_value_equals),
+    "element_value_equals": _on_element(_value_equals, counted=True),
     "network_idle": _network_idle,
     "no_blocking_overlay": _no_overlay,
     "toast_contains": _toast_contains,
@@ -379,7 +381,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
     "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
-    **{kind: _on_element(check) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/texts.py)
+    **{kind: _on_element(check, kind in COUNTED) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/texts.py)
     "element_hidden": _element_hidden,  # v1.2
     "element_texts_equal": element_texts_equal,  # v1.2
     "storage_item": _stored(stored.storage_item),  # v1.2

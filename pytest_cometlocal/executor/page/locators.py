@@ -301,6 +301,11 @@ def matches_now(locator: Locator) -> dict[str, Any] | None:
         if is_crash(exc):
             raise
         return None
+    return not_one(count)
+
+
+def not_one(count: int) -> dict[str, Any] | None:
+    """None for exactly one match, else ``observed``'s count and sentence (nothing matches, or several do)."""
     if count == 1:
         return None
     return {"count": count, "problem": "the target now matches nothing" if count == 0

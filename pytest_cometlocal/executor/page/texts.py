@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 # An element's text as Playwright's toHaveText reads it (scripts/element_text.js).
 ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
 
+# A locator's count and its one element's value, as input_value reads a form control (scripts/element_value.js).
+ELEMENT_VALUE_JS = load_script(__package__, "element_value.js")
+
 # The shown toasts' texts, the page's text and whether the page shows a text (scripts/shown_texts.js).
 SHOWN_TEXTS_JS = load_script(__package__, "shown_texts.js", element_text=read_script(__package__, "element_text.js"))
 
@@ -53,9 +56,23 @@ def normalize(text: str) -> str:
     return _SPACES.sub(" ", _DROPPED.sub("", text)).strip(" ")
 
 
-def element_text(locator: Locator) -> str:
-    """The one element's text, normalized (the element must exist: ``locator.evaluate`` waits for it)."""
-    return locator.evaluate(ELEMENT_TEXT_JS, timeout=1000)
+def element_text(locator: Locator) -> tuple[int, str]:
+    """How many elements ``locator`` matches now and, when one, its text, normalized ("" otherwise).
+
+    One round trip (``evaluate_all``), which also counts: ``locator.evaluate`` makes three (wait for
+    the element, read it, release its handle), and a count of its own would be a fourth."""
+    got = locator.evaluate_all(ELEMENT_TEXTS_JS, 1)
+    return got["count"], got["texts"][0] if got["count"] == 1 else ""
+
+
+def element_value(locator: Locator) -> tuple[int, str]:
+    """How many elements ``locator`` matches now and, when one, its value as ``input_value`` reads it
+    ("" otherwise). An <input>, <textarea> or <select> is read with the count, in one round trip;
+    another element (a label, which input_value follows to its control) through ``input_value``."""
+    got = locator.evaluate_all(ELEMENT_VALUE_JS)
+    if got["count"] == 1 and got["value"] is None:
+        return 1, locator.input_value(timeout=1000)
+    return got["count"], got["value"] or ""
 
 
 def shown_texts(page: Page, toast_selector: str, wanted: str | None) -> dict[str, Any]:
@@ -99,21 +116,25 @@ def shown_values(observed: dict[str, Any], mask: Callable[[str], str]) -> dict[s
 
 
 # -- (v1.2) checks of one element's text, value or attribute: ``(locator, args, ctx) -> (holds, observed)``
+# Those in COUNTED count their element in the same look: ``observed.count`` is the count now, and a
+# count other than 1 never holds (page/conditions.py's _on_element then counts no more).
 
 
 def _text_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
-    content = element_text(locator)
-    return compiled(args.pattern).search(content) is not None, {"count": 1, "text": seen(content, ctx.mask_text)}
+    count, content = element_text(locator)
+    ok = count == 1 and compiled(args.pattern).search(content) is not None
+    return ok, {"count": count, "text": seen(content, ctx.mask_text)}
 
 
 def _value_contains(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
-    value = locator.input_value(timeout=1000)
-    return ctx.resolve_text(args.text) in value, {"count": 1, "value": seen(value, ctx.mask_text)}
+    count, value = element_value(locator)
+    return count == 1 and ctx.resolve_text(args.text) in value, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
 def _value_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
-    value = locator.input_value(timeout=1000)
-    return compiled(args.pattern).search(value) is not None, {"count": 1, "value": seen(value, ctx.mask_text)}
+    count, value = element_value(locator)
+    ok = count == 1 and compiled(args.pattern).search(value) is not None
+    return ok, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
 def _attr_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
@@ -129,6 +150,7 @@ ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
     "element_value_matches": _value_matches,
     "element_attr_matches": _attr_matches,
 }
+COUNTED = frozenset({"element_text_matches", "element_value_contains", "element_value_matches"})
 
 
 def _text_is(text: str, entry: str, ctx: Any) -> bool:
