@@ -5,13 +5,22 @@
     .venv/bin/python -m benchmarks --only overhead,fixed --json out.json
     .venv/bin/python -m benchmarks --only scaling       # page size 10 -> 5,000 rows, ~8-10 min
     .venv/bin/python -m benchmarks --only real          # a 14-step flow on Django's admin, ~10 min
+    .venv/bin/python -m benchmarks --only http --rounds 3   # a request step vs context.request by hand, ~1 min
 
-Sections: validation, overhead, fixed, disk, profile, scaling, real, throughput (run in
+Sections: validation, overhead, fixed, disk, profile, http, scaling, real, throughput (run in
 this order; throughput last, sized to what is left of ``--budget-min`` unless
 ``--plans`` is given). Each prints a table with its goal and whether it is met.
 Browser sections start fresh ``python -m pytest`` processes on generated suites
 in a temporary folder (``--keep DIR`` keeps them). Nothing here is part of the
 test suite's asserts; figures go to benchmarks/RESULTS.md by hand, dated.
+
+http (issue 37): a plan of v1.2 ``request`` steps (POST with a JSON body and a
+``save``, GET of ``${saved.x}``, ``response_status`` + ``response_json`` checks)
+against a local JSON API, side by side with a hand-written pytest-playwright test
+making the same calls through ``context.request`` with the same checks, and a v1
+navigate/assert plan for context; alternating in one session, ms per step and the
+ratio. ``--cprofile FILE`` also profiles the request plan alone and splits a step's
+time (HTTP call, looks, evidence file, trace, hashing).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "scaling", "real", "throughput")
+SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "http", "scaling", "real", "throughput")
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -37,7 +46,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="small counts, to check that the code works (figures are not meaningful)")
     p.add_argument("--json", metavar="FILE", help="also write every figure (and the machine) as JSON")
     p.add_argument("--keep", metavar="DIR", help="keep the generated suites and run folders in DIR")
-    p.add_argument("--rounds", type=int, help="overhead: rounds of plan + hand-written (default 5; quick 1)")
+    p.add_argument("--rounds", type=int, help="overhead, http: rounds of plan + hand-written (default 5; quick 1)")
+    p.add_argument("--http-steps", type=int, help="http: steps per item, even: POST/GET pairs (default 20; quick 4)")
     p.add_argument("--items", type=int, help="fixed cost: 1-step items of each kind (default 30; quick 3)")
     p.add_argument("--plans", type=int, help="throughput: plans of 10 steps (default 200, reduced to fit --budget-min, "
                    "with a note; quick 4)")
@@ -55,7 +65,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                    "(default 4; quick 1)")
     p.add_argument("--real-flows", type=int, help="real: flows per pytest process, the first its warm-up (default 3; "
                    "quick 2)")
-    p.add_argument("--cprofile", metavar="FILE", help="profile: also write cProfile stats of the counted runs to FILE")
+    p.add_argument("--cprofile", metavar="FILE", help="profile: also write cProfile stats of the counted runs to FILE; "
+                   "http: profile the request plan alone, stats to FILE (FILE-http when profile runs too)")
     args = p.parse_args(argv)
     args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = [s for s in args.sections if s not in SECTIONS]
@@ -64,6 +75,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     q = args.quick
     args.rounds = args.rounds or (1 if q else 5)
     args.items = args.items or (3 if q else 30)
+    args.http_steps = args.http_steps or (4 if q else 20)
     args.plans = args.plans or (4 if q else None)
     args.validation_plans = args.validation_plans or (100 if q else 1000)
     args.profile_runs = args.profile_runs or (2 if q else 4)
@@ -158,6 +170,19 @@ def main(argv: list[str] | None = None) -> int:
             results["profile"] = bench_profile(work, runs=args.profile_runs, bench_steps=8 if args.quick else 40,
                                                cprofile=args.cprofile)
             mark('profile')
+        if "http" in args.sections:
+            from .bench_http import bench_http
+
+            out = args.cprofile
+            if out and "profile" in args.sections:
+                out = str(Path(out).with_name(Path(out).stem + "-http" + Path(out).suffix))
+            http = bench_http(work, steps=args.http_steps, rounds=args.rounds, cprofile=out)
+            results["http"] = http
+            med = http["median_call_ms_per_step"]
+            summary.append(["request step: plan / context.request by hand, per step", f"{http['ratio_call']:.1f}x "
+                            f"({med['request']:.1f} vs {med['hand']:.1f} ms; v1 navigate/assert {med['navigate']:.1f} ms)",
+                            "(reported)", ""])
+            mark('http')
         if "scaling" in args.sections:
             from .bench_scaling import GOAL, bench_scaling
 
