@@ -14,7 +14,7 @@ on the one below, so a trace line is parsed once whoever asks:
   :func:`read_events` parses only the lines that name the events asked for;
 - the run: :func:`read_run` folds the events into steps (:class:`StepRecord`),
   attempts (:class:`Attempts`) and errors, next to the run manifest
-  (:class:`RunRecord`); :func:`read_evidence` lists the evidence manifest.
+  (:class:`StoredRun`); :func:`read_evidence` lists the evidence manifest.
 - the folders: :func:`find_runs` lists the run folders that paths name (run
   folders, or output folders such as the shards' of one CI run), once each.
 
@@ -37,7 +37,7 @@ from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
 from pytest_cometlocal.runs.events import Event
 from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
+__all__ = ["Event", "EvidenceEntry", "StoredRun", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
            "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
            "run_settings", "run_stubs", "runs_in"]
@@ -173,7 +173,7 @@ def read_evidence(run_dir: Path) -> tuple[EvidenceEntry, ...]:
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class StoredRun:
     """One run folder: its manifest's identity and status, its trace, and its steps in order of first appearance."""
 
     path: Path
@@ -251,7 +251,7 @@ class RunRecord:
 
 def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """The plan a run manifest names: ``{file, name}``, and ``row_id`` for a row of a parametrized plan
-    (:meth:`RunRecord.plan_identity`)."""
+    (:meth:`StoredRun.plan_identity`)."""
     plan = manifest.get("plan")
     plan = plan if isinstance(plan, dict) else {}
     identity = {"file": plan.get("file"), "name": plan.get("name")}
@@ -275,7 +275,7 @@ def run_settings(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_stubs(manifest: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any]:
-    """(v1.2) ``{routes, stubbed, routes_unused}`` of a run (:meth:`RunRecord.stubs`), read leniently."""
+    """(v1.2) ``{routes, stubbed, routes_unused}`` of a run (:meth:`StoredRun.stubs`), read leniently."""
     conf = manifest.get("configuration")
     effective = conf.get("effective") if isinstance(conf, Mapping) else None
     routes = effective.get("routes") if isinstance(effective, Mapping) else None
@@ -318,14 +318,14 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def read_run(path: Path) -> RunRecord:
+def read_run(path: Path) -> StoredRun:
     """Read one run folder; raise :class:`RunFolderError` when it is not one."""
     manifest = _read_manifest(path)
     try:
         trace = read_trace(path / TRACE)
     except RunFileError as exc:
         raise RunFolderError(f"cannot read {exc.path}: {exc.reason}") from None
-    return RunRecord(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
+    return StoredRun(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
 
 
 def read_manifest(path: Path) -> dict[str, Any]:
