@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 __all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "PendingObservation", "finish",
-           "look", "look_arg", "look_of", "observe", "observe_pending", "same_page", "take_pictures"]
+           "look_arg", "look_of", "observe", "observe_pending", "same_page", "take_pictures"]
 
 MAX_ELEMENTS = 400
 # Why an observation of a document that has no <body> yet has no picture (``unpainted``).
@@ -134,7 +134,7 @@ class Look:
         return dom_key(self.hashes["key_elements_hash"], self.hashes["visible_text_hash"])
 
 
-def look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
+def take_look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
     """Read the page's signature data and snapshot in one evaluate.
 
     ``controls`` (the ``fast`` profile) adds the state of the form controls
@@ -152,7 +152,7 @@ def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:
 
 
 def look_of(data: dict[str, Any], controls: bool) -> Look:
-    """The Look of what OBSERVE_JS returned (``look`` reads it; the fast profile's target match reads it too)."""
+    """The Look of what OBSERVE_JS returned (``take_look`` reads it; the fast profile's target match reads it too)."""
     key = [data["key"], data["controls"]] if controls else data["key"]
     key_json = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
     snapshot = {
@@ -224,7 +224,7 @@ def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (
     (with the same ``secrets``).
     """
     if seen is None:
-        seen = look(page, secrets if screenshot else ())
+        seen = take_look(page, secrets if screenshot else ())
     if not screenshot:
         return finish(seen, None, None, FRAME_ALGORITHM)
     if previous is not None and previous.screenshot is not None and not full and same_page(previous, seen):
@@ -277,7 +277,7 @@ class PendingObservation:
 def observe_pending(page: Page, secrets: tuple[str, ...] = ()) -> PendingObservation:
     """``observe`` with its frame requested, not waited for: a page showing a secret, one not painted,
     an empty document already seen or no DevTools protocol get their (whole) observation at once."""
-    seen = look(page, secrets)
+    seen = take_look(page, secrets)
     data = seen.data
     blank = _blank_key(data)
     if not (data.get("marked") or data.get("unpainted") or (blank and blank in _BLANK_FRAMES)):

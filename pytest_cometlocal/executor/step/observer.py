@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE, FAST_ALGORITHM
 from pytest_cometlocal.executor.errors import CallTimedOut, Crashed, PageUnresponsive, first_line
 from pytest_cometlocal.executor.page.observation import (
-    Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
+    Look, Observation, finish, observe, observe_pending, same_page, take_look, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.contract.model.actionspec import effect_kind
@@ -124,7 +124,7 @@ class Observer:
         capture, not a frame and a PNG; pictures taken two ways are not compared).
         """
         if seen is None:
-            seen = look(self.page, self.secrets, controls=True)
+            seen = take_look(self.page, self.secrets, controls=True)
         shot = png = None
         method = "none"
         if full:
@@ -204,7 +204,7 @@ class Observer:
 
     def look_ahead(self) -> Look:
         """The DOM read of the next step's "before", taken while this step's picture is drawn."""
-        return look(self.page, self.secrets)
+        return take_look(self.page, self.secrets)
 
     def _carried(self, attempt: StepAttempt) -> Observation | None:
         """The previous step's "after", if nothing can have changed the page since.
