@@ -12,7 +12,8 @@ finishers and the storage states are the executor's from its construction.
 On exit the context closes before the guard stops. The trace's run_finished
 is the executor's to write: ``Executor.run_plan`` writes it whatever happens
 (an interrupt and an internal fault included); a caller that drives steps
-itself calls ``Executor.start`` and ``Executor.finish``.
+itself calls ``Executor.start`` and ``Executor.finish``. ``record_invalid_plan`` is the run of a plan
+that failed validation: a complete run folder, without a browser.
 """
 
 from __future__ import annotations
@@ -25,9 +26,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from pytest_cometlocal.contract.expectation import expect_record
 from pytest_cometlocal.contract.model.actionspec import format_versions
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
-from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidPlan
 from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
@@ -43,6 +46,8 @@ from pytest_cometlocal.executor.results import ExecutorSettings
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.executor.step.failures import invalid_plan_error
+from pytest_cometlocal.executor.step.journal import StepJournal
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -207,3 +212,38 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
         run = create_run_folder(eff, output, record, None, state)
         error = record_refusal(eff, run, exc.refusal, metadata=started_from(state))
         return RunResult("failed", error, [], run.path)
+
+
+def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") -> tuple[RunFolder, ExecutorError]:
+    """Write the run folder of an invalid plan (no browser, a full audit trail) and return it with its typed error.
+
+    The run folder gets run_manifest.json, a trace (run_started,
+    proposal_rejected, evidence_captured, error_raised, run_finished) and the
+    validation report as the error's evidence.
+    """
+    run = RunFolder.create(
+        output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
+        plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
+                   "doc_index": invalid.source.doc_index, **expect_record(invalid.expect)},
+        format_versions=(),  # no step of an invalid plan was validated: it uses no format for sure
+    )
+    journal = StepJournal(run.trace)
+    try:
+        journal.run_started({"execution_mode": mode, "plan": invalid.name})
+        report = {
+            "schema_version": "v1",
+            "plan": invalid.name,
+            "file": invalid.source.file,
+            "violated_rules": invalid.violated_rules,
+            "problems": [p.as_dict() | {"text": p.format()} for p in invalid.problems],
+        }
+        ref = run.evidence.add_json("validation_report", "validation_report.json", report)
+        # The error is created before it is emitted, so it records the seq of its first event.
+        error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
+        journal.plan_rejected(error, len(invalid.problems))
+        journal.run_evidence([ref])
+        journal.error_raised(error)
+        journal.run_finished({"status": "failed", "error_code": error.error_code.value})
+    finally:
+        run.finish("failed", error_code=ErrorCode.INVALID_ACTIONSPEC.value)
+    return run, error

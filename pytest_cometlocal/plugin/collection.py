@@ -34,7 +34,7 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResul
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
 from pytest_cometlocal.plugin.fixtures import refused_outcome

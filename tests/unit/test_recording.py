@@ -18,7 +18,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError,
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.redactor import MASK, Redactor
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
