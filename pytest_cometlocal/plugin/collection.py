@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -37,7 +37,7 @@ from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed,
 from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
-from pytest_cometlocal.plugin.fixtures import refused_outcome
+from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
@@ -275,7 +275,7 @@ class PlanItem(pytest.Function):
             attach_run(run.path, error)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
-    def run_valid(self, runner: Callable[[ValidPlan, pytest.Item], Any]) -> None:
+    def run_valid(self, runner: Runner) -> None:
         assert isinstance(self.result, ValidPlan)
         states = shared_states(self.config)
         before = dict(states.files.saved)
@@ -303,16 +303,13 @@ class PlanItem(pytest.Function):
         self.conclude(judge(expect, error, failure_text))
 
 
-def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:
-    """A runner returns None (pass), or an object with error/run_dir/failure_text."""
+def _unpack(outcome: Outcome | None) -> tuple[ExecutorError | None, Path | None, str]:
+    """A runner returns None (pass), or an Outcome: error, run_dir and failure_text."""
     if outcome is None:
         return None, None, ""
-    error = getattr(outcome, "error", None)
-    run_dir = getattr(outcome, "run_dir", None)
-    text = getattr(outcome, "failure_text", "") or (
-        f"{error.error_code.value}: {error.message}" if error is not None else ""
-    )
-    return error, run_dir, text
+    error = outcome.error
+    text = outcome.failure_text or (f"{error.error_code.value}: {error.message}" if error is not None else "")
+    return error, outcome.run_dir, text
 
 
 __all__ = ["PlanFile", "PlanItem", "ErrorCode"]

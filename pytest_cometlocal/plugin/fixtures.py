@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import pytest
 
+from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
@@ -138,11 +139,24 @@ def cometlocal_page(cometlocal_context: BrowserContext, cometlocal_plan_settings
     return first_page(cometlocal_context, cometlocal_plan_settings.plan.plan)
 
 
+class Outcome(Protocol):
+    """What a runner returns for an item that did not pass (docs/pytest-integration.md, "The runner"):
+    the default runner's PlanOutcome, or an object of a runner of one's own with these three."""
+
+    error: ExecutorError | None
+    run_dir: Path | None
+    failure_text: str
+
+
+# ``cometlocal_runner``'s function: None is a pass (or a plan's ``expect`` not met).
+Runner = Callable[[ValidPlan, pytest.Item], "Outcome | None"]
+
+
 @dataclass
 class PlanOutcome:
     """What the item needs from a run: the typed error, the run folder, the failure text."""
 
-    error: Any
+    error: ExecutorError | None
     run_dir: Path | None
     failure_text: str
     result: RunResult | None = None
@@ -151,7 +165,7 @@ class PlanOutcome:
 @pytest.fixture
 def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: EffectiveSettings,
                       cometlocal_network_guard: NetworkGuard, cometlocal_storage_state: StateInUse | None,
-                      pytestconfig: pytest.Config) -> Callable[[ValidPlan, pytest.Item], PlanOutcome]:
+                      pytestconfig: pytest.Config) -> Runner:
     """Runs the item's plan in the page (``executor.session.open_run``) and returns a PlanOutcome."""
     opts = settings(pytestconfig)
 
