@@ -125,13 +125,13 @@ def _failed(error: dict[str, Any], details: dict[str, Any]) -> tuple[Failed, Any
 
 def failure_of(record: StoredRun) -> Failure:
     """The fixable failure of one read run; NotFixable (one line) for a run that passed or has no suggestions."""
-    status = record.manifest.get("status")
+    status = record.status
     if status in NOT_FAILED:
         raise NothingToFix(f"{status}: nothing to fix")
     if status != "failed" or not record.errors:
         raise NotFixable(f"{status or 'unfinished'}: nothing to fix")
     if record.ended_as_expected:
-        raise EndedAsExpected(f"{record.manifest.get('error_code')}, as its plan expects: nothing to fix")
+        raise EndedAsExpected(f"{record.error_code}, as its plan expects: nothing to fix")
     error = record.errors[-1]
     details = error.get("details") if isinstance(error.get("details"), dict) else {}
     code = str(error.get("error_code"))

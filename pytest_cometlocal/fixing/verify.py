@@ -330,14 +330,14 @@ def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, 
     if record is None:
         _give_up(item, unfixed, "the rerun left no run folder (timed out, or pytest could not run it)")
         return
-    status, failed_step = record.manifest.get("status"), record.manifest.get("failed_step")
+    status, failed_step = record.status, record.failed_step
     if outcome == "passed" or (outcome == "skipped" and status == "blocked" and dry_run):
         item.done = True
         for key in item.chain:
             if sites[key].locked_by is None:
                 sites[key].locked_by = run
         return
-    if record.manifest.get("error_code") in TIMING_CODES:  # inconclusive: the same candidates run again
+    if record.error_code in TIMING_CODES:  # inconclusive: the same candidates run again
         if item.runs >= MAX_ROUNDS:
             _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, last {record.manifest['error_code']} "
                      f"at step '{failed_step}' [{shown_path(run)}]")

@@ -84,7 +84,7 @@ class RunDiff:
         started); two such runs have no steps to compare, and must not match
         a passing one.
         """
-        ends = [" ".join(str(v) for v in (r.manifest.get("status"), r.manifest.get("error_code")) if v)
+        ends = [" ".join(v for v in (r.status, r.error_code) if v)
                 for r in (self.a, self.b)]
         return None if ends[0] == ends[1] else f"{ends[0]} vs {ends[1]}"
 
@@ -293,8 +293,7 @@ def render_text(diff: RunDiff) -> str:
     row = f"  row {ident['row_id']}" if "row_id" in ident else ""
     lines = [f"plan '{ident.get('name')}' ({ident.get('file')}){row}"]
     for label, run in (("A", diff.a), ("B", diff.b)):
-        status = run.manifest.get("status")
-        code = run.manifest.get("error_code")
+        status, code = run.status, run.error_code
         where = "" if run.path.name == run.manifest.get("run_id") else f"  (folder {run.path})"
         lines.append(f"  {label}: {run.manifest.get('run_id')}  {status}{' ' + code if code else ''}{where}")
     header = ("", "step", "A outcome", "B outcome", "A att", "B att", "A time", "B time", "before", "after")

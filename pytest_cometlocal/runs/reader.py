@@ -206,6 +206,22 @@ class StoredRun:
         return self.trace.attempts
 
     @property
+    def status(self) -> str | None:
+        """The manifest's ``status`` (passed, failed, halted, stopped, blocked, interrupted, internal_error);
+        None for a run that never finished, or a manifest that holds no text there."""
+        return _text(self.manifest, "status")
+
+    @property
+    def error_code(self) -> str | None:
+        """The manifest's ``error_code``: the code of the error the run ended with (None: none)."""
+        return _text(self.manifest, "error_code")
+
+    @property
+    def failed_step(self) -> str | None:
+        """The manifest's ``failed_step``: the id of the step the run failed at (None: none, or outside a step)."""
+        return _text(self.manifest, "failed_step")
+
+    @property
     def plan(self) -> dict[str, Any]:
         plan = self.manifest.get("plan")
         return plan if isinstance(plan, dict) else {}
@@ -243,10 +259,15 @@ class StoredRun:
 
     def summary(self) -> dict[str, Any]:
         return {"path": str(self.path), "run_id": self.manifest.get("run_id"),
-                "status": self.manifest.get("status"), "error_code": self.manifest.get("error_code"),
-                "failed_step": self.manifest.get("failed_step"), "started_at": self.manifest.get("started_at"),
+                "status": self.status, "error_code": self.error_code,
+                "failed_step": self.failed_step, "started_at": self.manifest.get("started_at"),
                 "base_url": self.base_url, "events": self.events, "truncated": self.truncated,
                 "finished": self.finished}
+
+
+def _text(manifest: Mapping[str, Any], key: str) -> str | None:
+    value = manifest.get(key)
+    return value if isinstance(value, str) else None
 
 
 def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
