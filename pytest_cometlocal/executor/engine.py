@@ -30,7 +30,7 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
-from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (
@@ -68,14 +68,12 @@ class Executor:
 
     def __init__(self, page: Page, run: RunFolder, settings: ExecutorSettings, guard: NetworkGuard | None = None,
                  on_step: Callable[[StepResult], None] | None = None, *,
-                 listeners: Iterable[Callable[[TraceEvent], None]] = (),
                  finishers: Iterable[Callable[[ExecutorError | None], list[EvidenceRef]]] = (),
                  storage: StorageStates | None = None):
         self.on_step = on_step  # told about every finished step (a reporter's hook)
         # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
         self.finishers = tuple(finishers)
         self.run = run
-        run.trace.listeners.extend(listeners)  # told about every trace event once it is written
         self.settings = settings
         self.guard = guard
         self.results: list[StepResult] = []

@@ -7,8 +7,9 @@ storage-state maker and the library's ``run_plan`` (which let it open both),
 and the agent's MCP session. The allowlist is the one ``effective_settings``
 computed; a context opened here has DEFAULT_CONTEXT_ARGS, the caller's
 arguments, the saved state it starts from, the guard as proxy, the page
-script that guards WebRTC and WebTransport, and DEFAULT_TIMEOUT_MS. Listeners,
-finishers and the storage states are the executor's from its construction.
+script that guards WebRTC and WebTransport, and DEFAULT_TIMEOUT_MS. The trace's
+listeners are its run folder's from its creation; finishers and the storage states
+are the executor's from its construction.
 On exit the context closes before the guard stops. The trace's run_finished
 is the executor's to write: ``Executor.run_plan`` writes it whatever happens
 (an interrupt and an internal fault included); a caller that drives steps
@@ -94,9 +95,10 @@ class RunRecord:
 
 
 def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,
-                      state: StateInUse | None = None) -> RunFolder:
+                      state: StateInUse | None = None, listeners: Sequence[TraceListener] = ()) -> RunFolder:
     """The run's folder under ``output``: its manifest names the guards in force for ``context`` and the
-    saved state the run starts from, whose values are masked from the start, as the secrets are."""
+    saved state the run starts from, whose values are masked from the start, as the secrets are; ``listeners``
+    are told about every event of its trace."""
     extra = {**record.extra, "guards": guards_in_force(context, record.connection)}
     if state is not None:
         extra["storage_state"] = state.info
@@ -104,7 +106,7 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
         output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
         redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
         profile={"base_url": eff.base_url, "browser": "chromium", **record.profile, "name": eff.profile}, extra=extra,
-        format_versions=record.format_versions,
+        format_versions=record.format_versions, listeners=listeners,
     )
 
 
@@ -174,8 +176,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
                 raise ValueError("open_run needs a browser or a page")
             page = first_page(stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)),
                               eff.plan.plan)
-        run = create_run_folder(eff, output, record, page.context, state)
-        yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
+        run = create_run_folder(eff, output, record, page.context, state, listeners)
+        yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step,
                        finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
 
 
