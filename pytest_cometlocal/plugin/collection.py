@@ -41,7 +41,7 @@ from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
-from pytest_cometlocal.plugin.report import suggestions_count
+from pytest_cometlocal.plugin.report import changed_plan_message, error_properties, output_failed_text
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
@@ -178,9 +178,7 @@ class PlanItem(pytest.Function):
         # can have changed: a parametrize CSV file now gives other rows.
         self._changed = True
         file = self.parent.shown
-        changed = Problem(file, Mark(outline.line, 1), "",
-                          f"plan '{outline.item_name}' was collected, but validating its file again to run does "
-                          "not give it: a file it reads changed during the session; run pytest again", "CHANGED")
+        changed = Problem(file, Mark(outline.line, 1), "", changed_plan_message(outline.item_name), "CHANGED")
         return InvalidPlan(outline.name, PlanSource(file, outline.doc_index, changed.mark), (changed,), None,
                            outline.tags)
 
@@ -229,14 +227,8 @@ class PlanItem(pytest.Function):
             label_error(error)
         self.add_marker(pytest.mark.cometlocal_error_code(error.error_code.value))
         expected = self.result.expect if isinstance(self.result, InvalidPlan) else self.result.plan.expect
-        self.user_properties.append(("cometlocal.error_code", error.error_code.value))
-        self.user_properties.append(("cometlocal.step_id", error.action_id or ""))
-        if run_dir is not None:
-            self.user_properties.append(("cometlocal.run_dir", str(run_dir)))
-        if suggestions_count(error):  # counted by the terminal summary's "cometlocal fix" line
-            self.user_properties.append(("cometlocal.suggestions", suggestions_count(error)))
-        if expected is not None:
-            self.user_properties.append(("cometlocal.expected_error_code", expected.error_code))
+        expected_code = expected.error_code if expected is not None else None
+        self.user_properties.extend(error_properties(error, run_dir, expected_code))
 
     def conclude(self, verdict: Verdict) -> None:
         if verdict.outcome == "failed":
@@ -254,11 +246,7 @@ class PlanItem(pytest.Function):
         self.add_marker(pytest.mark.cometlocal_error_code(code))
         self.user_properties.append(("cometlocal.error_code", code))
         self.user_properties.append(("cometlocal.step_id", ""))
-        text = (f"{code}: cannot write the run folder of plan '{self.item_name}' under "
-                f"{settings(self.config).output}\n  {exc}\n  no run record was kept "
-                "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
-        if also:
-            text += "\n" + also
+        text = output_failed_text(self.item_name, settings(self.config).output, exc, also)
         self.conclude(Verdict("failed", text, ErrorCode.OUTPUT_WRITE_FAILED))
 
     def run_invalid(self) -> None:
