@@ -165,7 +165,7 @@ def test_a_rerun_that_failed_says_how_far_it_got(passed: tuple[str, ...], failed
     steps = [SimpleNamespace(step_id=s, outcome="passed") for s in passed]
     if failed:
         steps.append(SimpleNamespace(step_id=failed, outcome="failed"))
-    record = SimpleNamespace(manifest={"status": "failed", "error_code": code, "failed_step": failed}, steps=steps)
+    record = SimpleNamespace(status="failed", error_code=code, failed_step=failed, steps=steps)
     item = SimpleNamespace(steps={("plans/p.actions.yaml", 5, ("target",)): "save"})
     assert verify._how_far(record, item).startswith(said)  # type: ignore[arg-type]
 
