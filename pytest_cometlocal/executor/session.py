@@ -53,6 +53,8 @@ from pytest_cometlocal.executor.step.journal import StepJournal
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
 
+    from pytest_cometlocal.executor.page.observation import BlankFrames
+
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
 DEFAULT_TIMEOUT_MS = 30_000  # the context's default for Playwright calls that name no timeout
 
@@ -157,8 +159,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
              guard: NetworkGuard | None = None, guard_host: str = DEFAULT_GUARD_HOST, page: Page | None = None,
              context_args: Mapping[str, Any] | None = None, state: StateInUse | None = None,
              storage: StorageStates | None = None, listeners: Sequence[TraceListener] = (),
-             finishers: Sequence[RunFinisher] = (),
-             on_step: Callable[[StepResult], None] | None = None) -> Iterator[Executor]:
+             finishers: Sequence[RunFinisher] = (), on_step: Callable[[StepResult], None] | None = None,
+             blank_frames: BlankFrames | None = None) -> Iterator[Executor]:
     """An Executor on a new run folder under ``output``, for a run with the settings ``eff``.
 
     ``guard``: a started guard to use (else one is started on ``guard_host``
@@ -166,7 +168,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
     (else a ``guarded_context`` of ``browser`` is opened with ``context_args``
     and ``state``, and closed on exit). ``state``: the saved state the run
     starts from (named in the manifest, its values masked); ``storage``: where
-    the plan's save points write.
+    the plan's save points write; ``blank_frames``: the frames of empty pages
+    earlier runs kept (the pytest session's; else the run keeps its own).
     """
     with ExitStack() as stack:
         if guard is None:
@@ -178,7 +181,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
                               eff.plan.plan)
         run = create_run_folder(eff, output, record, page.context, state, listeners)
         yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step,
-                       finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
+                       finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage,
+                       blank_frames=blank_frames)
 
 
 def _storing(finisher: RunFinisher, evidence: EvidenceStore) -> Callable[[ExecutorError | None], list[EvidenceRef]]:
