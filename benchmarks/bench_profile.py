@@ -106,7 +106,7 @@ def instrument(timer: NestedTimer) -> None:
     timer.patch(E, "start", "run start")
     timer.patch(E, "finish", "run finish")
     timer.patch(observer, "observe", "observe")
-    timer.patch(observer, "look", "dom look")
+    timer.patch(observer, "take_look", "dom look")
     timer.patch(observer, "take_pictures", "pictures")
     timer.patch(observer, "observe_pending", "observe (pending picture)")
     timer.patch(observe, "grab_frame", "screenshot frame")

@@ -32,10 +32,10 @@ def is_absolute_http(url: str) -> bool:
     return not isinstance(parts, str) and parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
-def url_host(url: str) -> str:
-    """Lower-case host of a URL ('' for URLs without one, such as about:blank)."""
+def url_host(url: str | None) -> str:
+    """Lower-case host of a URL ('' for none, and for URLs without one, such as about:blank)."""
     try:
-        host = urlsplit(url).hostname or ""
+        host = urlsplit(url or "").hostname or ""
     except ValueError:
         return ""
     return host.lower()

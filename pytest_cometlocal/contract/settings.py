@@ -14,8 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from typing import Any, Mapping
-from urllib.parse import urlsplit
 
+from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.model.plan import V12_PLAN_KEYS, routes_record, settings_record
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.validate.validated import ValidPlan
@@ -25,18 +25,10 @@ CONFIGURABLE_KEYS = ("allowlist", "policy", "auth_signals", "toast_selector", "o
                      "browser", "clock", "routes")  # (v1.2) browser, clock and routes
 
 
-def host_of(url: str | None) -> str:
-    """Lower-case host of a URL ('' when it has none)."""
-    try:
-        return (urlsplit(url or "").hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def default_allowlist(base_url: str | None) -> tuple[str, ...]:
     """The allowlist of a plan that has none: the base URL's host, as a plan would write it
     (an IPv6 address in brackets, which the allowlist's host pattern and Chromium's proxy bypass list need)."""
-    host = host_of(base_url)
+    host = url_host(base_url)
     if not host:
         return ()
     return (f"[{host}]" if ":" in host else host,)

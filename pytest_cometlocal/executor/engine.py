@@ -30,7 +30,7 @@ from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
-from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
+from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 
     from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
     from pytest_cometlocal.executor.browser.storage_states import StorageStates
+    from pytest_cometlocal.executor.page.observation import BlankFrames
 
 __all__ = ["Executor", "ExecutorSettings", "RunResult", "StepResult"]
 
@@ -68,14 +69,12 @@ class Executor:
 
     def __init__(self, page: Page, run: RunFolder, settings: ExecutorSettings, guard: NetworkGuard | None = None,
                  on_step: Callable[[StepResult], None] | None = None, *,
-                 listeners: Iterable[Callable[[TraceEvent], None]] = (),
                  finishers: Iterable[Callable[[ExecutorError | None], list[EvidenceRef]]] = (),
-                 storage: StorageStates | None = None):
+                 storage: StorageStates | None = None, blank_frames: BlankFrames | None = None):
         self.on_step = on_step  # told about every finished step (a reporter's hook)
         # Called with the final error (or None) before run_finished; each returns EvidenceRefs.
         self.finishers = tuple(finishers)
         self.run = run
-        run.trace.listeners.extend(listeners)  # told about every trace event once it is written
         self.settings = settings
         self.guard = guard
         self.results: list[StepResult] = []
@@ -85,7 +84,7 @@ class Executor:
         self._next: ActionSpec | None = None  # the plan's next step: what the look-ahead prepares
         self._ahead: Ahead | None = None  # its read-only work, done while the last picture was drawn
         # One context for every part of a step; each part gets it, and the parts it calls.
-        self.ctx = ctx = StepContext.open(page, run, settings, guard)
+        self.ctx = ctx = StepContext.open(page, run, settings, guard, blank_frames)
         self.journal = ctx.journal
         self.failures = Failures(ctx)
         self.safety = Safety(ctx, self.failures)

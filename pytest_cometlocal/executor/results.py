@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Mapping, get_args
+from typing import TYPE_CHECKING, Any, Literal, Mapping, get_args
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -21,10 +21,12 @@ from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
-from pytest_cometlocal.executor.page.locators import ResolvedTarget
-from pytest_cometlocal.executor.page.observation import Observation
-from pytest_cometlocal.executor.page.events import Marks
-from pytest_cometlocal.executor.page.scrolling import ScrollOutcome
+from pytest_cometlocal.executor.page.events import Marks  # a new attempt's marks: its default
+
+if TYPE_CHECKING:  # plain data: what the page room makes is only named here
+    from pytest_cometlocal.executor.page.locators import ResolvedTarget
+    from pytest_cometlocal.executor.page.observation import Observation
+    from pytest_cometlocal.executor.page.scrolling import ScrollOutcome
 
 
 # How a run ended (run_finished.metadata.status, run_manifest.json's status).

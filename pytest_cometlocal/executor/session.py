@@ -7,12 +7,14 @@ storage-state maker and the library's ``run_plan`` (which let it open both),
 and the agent's MCP session. The allowlist is the one ``effective_settings``
 computed; a context opened here has DEFAULT_CONTEXT_ARGS, the caller's
 arguments, the saved state it starts from, the guard as proxy, the page
-script that guards WebRTC and WebTransport, and DEFAULT_TIMEOUT_MS. Listeners,
-finishers and the storage states are the executor's from its construction.
+script that guards WebRTC and WebTransport, and DEFAULT_TIMEOUT_MS. The trace's
+listeners are its run folder's from its creation; finishers and the storage states
+are the executor's from its construction.
 On exit the context closes before the guard stops. The trace's run_finished
 is the executor's to write: ``Executor.run_plan`` writes it whatever happens
 (an interrupt and an internal fault included); a caller that drives steps
-itself calls ``Executor.start`` and ``Executor.finish``.
+itself calls ``Executor.start`` and ``Executor.finish``. ``record_invalid_plan`` is the run of a plan
+that failed validation: a complete run folder, without a browser.
 """
 
 from __future__ import annotations
@@ -25,9 +27,11 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from pytest_cometlocal.contract.expectation import expect_record
 from pytest_cometlocal.contract.model.actionspec import format_versions
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
-from pytest_cometlocal.contract.validate.validated import ValidPlan
+from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidPlan
 from pytest_cometlocal.contract.model.plan import Plan, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
@@ -43,9 +47,13 @@ from pytest_cometlocal.executor.results import ExecutorSettings
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.executor.step.failures import invalid_plan_error
+from pytest_cometlocal.executor.step.journal import StepJournal
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
+
+    from pytest_cometlocal.executor.page.observation import BlankFrames
 
 DEFAULT_CONTEXT_ARGS: dict[str, Any] = {"accept_downloads": True, "viewport": {"width": 1280, "height": 720}}
 DEFAULT_TIMEOUT_MS = 30_000  # the context's default for Playwright calls that name no timeout
@@ -89,9 +97,10 @@ class RunRecord:
 
 
 def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,
-                      state: StateInUse | None = None) -> RunFolder:
+                      state: StateInUse | None = None, listeners: Sequence[TraceListener] = ()) -> RunFolder:
     """The run's folder under ``output``: its manifest names the guards in force for ``context`` and the
-    saved state the run starts from, whose values are masked from the start, as the secrets are."""
+    saved state the run starts from, whose values are masked from the start, as the secrets are; ``listeners``
+    are told about every event of its trace."""
     extra = {**record.extra, "guards": guards_in_force(context, record.connection)}
     if state is not None:
         extra["storage_state"] = state.info
@@ -99,7 +108,7 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
         output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
         redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
         profile={"base_url": eff.base_url, "browser": "chromium", **record.profile, "name": eff.profile}, extra=extra,
-        format_versions=record.format_versions,
+        format_versions=record.format_versions, listeners=listeners,
     )
 
 
@@ -150,8 +159,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
              guard: NetworkGuard | None = None, guard_host: str = DEFAULT_GUARD_HOST, page: Page | None = None,
              context_args: Mapping[str, Any] | None = None, state: StateInUse | None = None,
              storage: StorageStates | None = None, listeners: Sequence[TraceListener] = (),
-             finishers: Sequence[RunFinisher] = (),
-             on_step: Callable[[StepResult], None] | None = None) -> Iterator[Executor]:
+             finishers: Sequence[RunFinisher] = (), on_step: Callable[[StepResult], None] | None = None,
+             blank_frames: BlankFrames | None = None) -> Iterator[Executor]:
     """An Executor on a new run folder under ``output``, for a run with the settings ``eff``.
 
     ``guard``: a started guard to use (else one is started on ``guard_host``
@@ -159,7 +168,8 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
     (else a ``guarded_context`` of ``browser`` is opened with ``context_args``
     and ``state``, and closed on exit). ``state``: the saved state the run
     starts from (named in the manifest, its values masked); ``storage``: where
-    the plan's save points write.
+    the plan's save points write; ``blank_frames``: the frames of empty pages
+    earlier runs kept (the pytest session's; else the run keeps its own).
     """
     with ExitStack() as stack:
         if guard is None:
@@ -169,9 +179,10 @@ def open_run(browser: Browser | None, eff: EffectiveSettings, output: Path, reco
                 raise ValueError("open_run needs a browser or a page")
             page = first_page(stack.enter_context(guarded_context(browser, guard, context_args, state, eff.plan.plan)),
                               eff.plan.plan)
-        run = create_run_folder(eff, output, record, page.context, state)
-        yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step, listeners=listeners,
-                       finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage)
+        run = create_run_folder(eff, output, record, page.context, state, listeners)
+        yield Executor(page, run, ExecutorSettings.from_effective(eff), guard, on_step,
+                       finishers=[_storing(finisher, run.evidence) for finisher in finishers], storage=storage,
+                       blank_frames=blank_frames)
 
 
 def _storing(finisher: RunFinisher, evidence: EvidenceStore) -> Callable[[ExecutorError | None], list[EvidenceRef]]:
@@ -207,3 +218,38 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
         run = create_run_folder(eff, output, record, None, state)
         error = record_refusal(eff, run, exc.refusal, metadata=started_from(state))
         return RunResult("failed", error, [], run.path)
+
+
+def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") -> tuple[RunFolder, ExecutorError]:
+    """Write the run folder of an invalid plan (no browser, a full audit trail) and return it with its typed error.
+
+    The run folder gets run_manifest.json, a trace (run_started,
+    proposal_rejected, evidence_captured, error_raised, run_finished) and the
+    validation report as the error's evidence.
+    """
+    run = RunFolder.create(
+        output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
+        plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
+                   "doc_index": invalid.source.doc_index, **expect_record(invalid.expect)},
+        format_versions=(),  # no step of an invalid plan was validated: it uses no format for sure
+    )
+    journal = StepJournal(run.trace)
+    try:
+        journal.run_started({"execution_mode": mode, "plan": invalid.name})
+        report = {
+            "schema_version": "v1",
+            "plan": invalid.name,
+            "file": invalid.source.file,
+            "violated_rules": invalid.violated_rules,
+            "problems": [p.as_dict() | {"text": p.format()} for p in invalid.problems],
+        }
+        ref = run.evidence.add_json("validation_report", "validation_report.json", report)
+        # The error is created before it is emitted, so it records the seq of its first event.
+        error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
+        journal.plan_rejected(error, len(invalid.problems))
+        journal.run_evidence([ref])
+        journal.error_raised(error)
+        journal.run_finished({"status": "failed", "error_code": error.error_code.value})
+    finally:
+        run.finish("failed", error_code=ErrorCode.INVALID_ACTIONSPEC.value)
+    return run, error

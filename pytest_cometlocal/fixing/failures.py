@@ -19,7 +19,7 @@ from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.runs.errors import RunFolderError
-from pytest_cometlocal.runs.reader import RunRecord, read_run
+from pytest_cometlocal.runs.reader import StoredRun, read_run
 
 __all__ = ["EndedAsExpected", "Failure", "NotFixable", "failure_of", "read_failure"]
 
@@ -94,7 +94,7 @@ def read_failure(run: Path) -> Failure:
     return failure_of(record)
 
 
-def _source(record: RunRecord, step_id: str, details: dict[str, Any]) -> tuple[str, ...]:
+def _source(record: StoredRun, step_id: str, details: dict[str, Any]) -> tuple[str, ...]:
     for step in record.steps:
         if step.step_id == step_id:
             for event in step.events:
@@ -123,15 +123,15 @@ def _failed(error: dict[str, Any], details: dict[str, Any]) -> tuple[Failed, Any
     raise NotFixable(f"{code}: no failed target to replace")
 
 
-def failure_of(record: RunRecord) -> Failure:
+def failure_of(record: StoredRun) -> Failure:
     """The fixable failure of one read run; NotFixable (one line) for a run that passed or has no suggestions."""
-    status = record.manifest.get("status")
+    status = record.status
     if status in NOT_FAILED:
         raise NothingToFix(f"{status}: nothing to fix")
     if status != "failed" or not record.errors:
         raise NotFixable(f"{status or 'unfinished'}: nothing to fix")
     if record.ended_as_expected:
-        raise EndedAsExpected(f"{record.manifest.get('error_code')}, as its plan expects: nothing to fix")
+        raise EndedAsExpected(f"{record.error_code}, as its plan expects: nothing to fix")
     error = record.errors[-1]
     details = error.get("details") if isinstance(error.get("details"), dict) else {}
     code = str(error.get("error_code"))

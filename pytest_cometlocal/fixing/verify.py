@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from pytest_cometlocal.contract.errors import RootdirError
 from pytest_cometlocal.contract.load.paths import shown_path
@@ -52,7 +52,7 @@ from pytest_cometlocal.fixing.failures import Failure, NotFixable, failure_of
 from pytest_cometlocal.fixing.locate import Site, SourceFiles, locate
 from pytest_cometlocal.fixing.proposals import Fix, Unfixed
 from pytest_cometlocal.runs.errors import RunFolderError
-from pytest_cometlocal.runs.reader import read_manifest, read_run, runs_in
+from pytest_cometlocal.runs.reader import StoredRun, read_manifest, read_run, runs_in
 
 __all__ = ["MAX_ROUNDS", "TIMING_CODES", "TOP", "VerifyOptions", "verify_fixes"]
 
@@ -227,81 +227,150 @@ def _new_runs(out: Path) -> dict[str, Path]:
 
 
 def verify_fixes(located: Sequence[tuple[Failure, Site]], files: SourceFiles,
-                 options: VerifyOptions, log: Any = None) -> tuple[list[Fix], list[Unfixed]]:
+                 options: VerifyOptions, log: Callable[[str], None] | None = None) -> tuple[list[Fix], list[Unfixed]]:
     """The verified fixes (each with the run that verified it) and the items left without one."""
-    sites: dict[Any, _SiteState] = {}
-    items: list[_Item] = []
-    for failure, site in located:
-        state = sites.setdefault(site.key, _SiteState(site, failure.suggestions, step_id=failure.step_id))
-        state.runs.append(failure.run)
-        items.append(_Item(failure, [site.key], {site.key: failure.step_id}))
-    unfixed: list[Unfixed] = []
-    scratch = _Scratch(options, files)
-    here = invocation_folder(options.output)
-    try:
-        for round_no in range(1, MAX_ROUNDS + 1):
-            pending = [i for i in items if not i.done]
-            if not pending:
-                break
-            _round(here / f"round-{round_no}", pending, sites, scratch, options, files, unfixed, log)
-        for item in items:
-            if not item.done:
-                unfixed.append(Unfixed(item.failure.run, item.failure.label, f"still failing after {MAX_ROUNDS} rounds"))
-    finally:
-        scratch.close()
-    fixes = [Fix(s.site, s.suggestions[s.index], s.index + 1, s.runs, s.locked_by, s.step_id)
-             for s in sites.values() if s.locked_by is not None]
-    return fixes, unfixed
+    return _Verification(located, files, options, log).run()
 
 
-def _edits(sites: dict[Any, _SiteState], keys: set[Any]) -> dict[str, list]:
-    by_file: dict[str, list] = {}
-    for key in keys:
-        state = sites[key]
-        by_file.setdefault(state.site.file, []).extend(state.site.edits(state.suggestions[state.index]))
-    return by_file
+class _Verification:
+    """One ``--verify``: the sites with their candidates, the items rerun round by round, what is left."""
 
+    def __init__(self, located: Sequence[tuple[Failure, Site]], files: SourceFiles, options: VerifyOptions,
+                 log: Callable[[str], None] | None):
+        self.files, self.options, self.log = files, options, log
+        self.sites: dict[Any, _SiteState] = {}
+        self.items: list[_Item] = []
+        self.unfixed: list[Unfixed] = []
+        for failure, site in located:
+            state = self.sites.setdefault(site.key, _SiteState(site, failure.suggestions, step_id=failure.step_id))
+            state.runs.append(failure.run)
+            self.items.append(_Item(failure, [site.key], {site.key: failure.step_id}))
 
-def _live(pending: list[_Item], sites: dict[Any, _SiteState]) -> set[Any]:
-    """The sites a round edits: those of the items still pending, and every fix already verified."""
-    return {k for i in pending for k in i.chain} | {k for k, s in sites.items() if s.locked_by is not None}
+    def run(self) -> tuple[list[Fix], list[Unfixed]]:
+        scratch = _Scratch(self.options, self.files)
+        here = invocation_folder(self.options.output)
+        try:
+            for round_no in range(1, MAX_ROUNDS + 1):
+                pending = [i for i in self.items if not i.done]
+                if not pending:
+                    break
+                self._round(here / f"round-{round_no}", pending, scratch)
+            for item in self.items:
+                if not item.done:
+                    self.unfixed.append(Unfixed(item.failure.run, item.failure.label,
+                                                f"still failing after {MAX_ROUNDS} rounds"))
+        finally:
+            scratch.close()
+        fixes = [Fix(s.site, s.suggestions[s.index], s.index + 1, s.runs, s.locked_by, s.step_id)
+                 for s in self.sites.values() if s.locked_by is not None]
+        return fixes, self.unfixed
 
+    def _edits(self, keys: set[Any]) -> dict[str, list]:
+        by_file: dict[str, list] = {}
+        for key in keys:
+            state = self.sites[key]
+            by_file.setdefault(state.site.file, []).extend(state.site.edits(state.suggestions[state.index]))
+        return by_file
 
-def _round(out: Path, pending: list[_Item], sites: dict[Any, _SiteState], scratch: _Scratch,
-           options: VerifyOptions, files: SourceFiles, unfixed: list[Unfixed], log: Any) -> None:
-    for key in _live(pending, sites):  # a candidate that cannot be edited in is dropped like one that failed
-        while not sites[key].exhausted:
+    def _live(self, pending: list[_Item]) -> set[Any]:
+        """The sites a round edits: those of the items still pending, and every fix already verified."""
+        return {k for i in pending for k in i.chain} | {k for k, s in self.sites.items() if s.locked_by is not None}
+
+    def _round(self, out: Path, pending: list[_Item], scratch: _Scratch) -> None:
+        sites = self.sites
+        for key in self._live(pending):  # a candidate that cannot be edited in is dropped like one that failed
+            while not sites[key].exhausted:
+                try:
+                    sites[key].site.edits(sites[key].suggestions[sites[key].index])
+                    break
+                except NotFixable:
+                    sites[key].index += 1
+        for item in pending:
+            dead = next((k for k in item.chain if sites[k].exhausted), None)
+            if dead is not None:
+                self._give_up(item, f"none of the top {TOP} suggestions verified at {dead[0]}:{dead[1]}")
+        pending = [i for i in pending if not i.done]
+        scratch.write(self._edits(self._live(pending)))
+        groups: dict[tuple[str, ...], list[_Item]] = {}
+        for item in pending:
+            groups.setdefault(_settings(item.failure.manifest, self.options.dry_run), []).append(item)
+        for number, (settings, group) in enumerate(groups.items(), 1):
+            where = out if len(groups) == 1 else out / f"set-{number}"
+            if self.log:
+                self.log(f"{out.name.replace('-', ' ')}: rerunning {len(group)} plan item(s) in {scratch.root} "
+                         f"-> {shown_path(where)}")
+            outcomes = scratch.run([i.failure.nodeid for i in group], settings, where)
+            new_runs = _new_runs(where)
+            for item in group:
+                item.runs += 1
+                self._judge(item, outcomes.get(_junit_key(item.failure.nodeid)), new_runs.get(item.failure.nodeid))
+
+    def _give_up(self, item: _Item, reason: str) -> None:
+        item.done = True
+        self.unfixed.append(Unfixed(item.failure.run, item.failure.label, reason))
+
+    def _judge(self, item: _Item, outcome: str | None, run: Path | None) -> None:
+        """One item's round: verified, a candidate dropped, or a further stale target added to its chain."""
+        record = None
+        if run is not None:
             try:
-                sites[key].site.edits(sites[key].suggestions[sites[key].index])
-                break
-            except NotFixable:
-                sites[key].index += 1
-    for item in pending:
-        dead = next((k for k in item.chain if sites[k].exhausted), None)
-        if dead is not None:
-            _give_up(item, unfixed, f"none of the top {TOP} suggestions verified at {dead[0]}:{dead[1]}")
-    pending = [i for i in pending if not i.done]
-    scratch.write(_edits(sites, _live(pending, sites)))
-    groups: dict[tuple[str, ...], list[_Item]] = {}
-    for item in pending:
-        groups.setdefault(_settings(item.failure.manifest, options.dry_run), []).append(item)
-    for number, (settings, group) in enumerate(groups.items(), 1):
-        where = out if len(groups) == 1 else out / f"set-{number}"
-        if log:
-            log(f"{out.name.replace('-', ' ')}: rerunning {len(group)} plan item(s) in {scratch.root} -> {shown_path(where)}")
-        outcomes = scratch.run([i.failure.nodeid for i in group], settings, where)
-        new_runs = _new_runs(where)
-        for item in group:
-            item.runs += 1
-            _judge(item, outcomes.get(_junit_key(item.failure.nodeid)), new_runs.get(item.failure.nodeid),
-                   sites, files, unfixed, options.dry_run)
+                record = read_run(run)
+            except RunFolderError:
+                record = None
+        if record is None or run is None:
+            self._give_up(item, "the rerun left no run folder (timed out, or pytest could not run it)")
+            return
+        status, failed_step = record.status, record.failed_step
+        if outcome == "passed" or (outcome == "skipped" and status == "blocked" and self.options.dry_run):
+            item.done = True
+            for key in item.chain:
+                if self.sites[key].locked_by is None:
+                    self.sites[key].locked_by = run
+            return
+        if record.error_code in TIMING_CODES:  # inconclusive: the same candidates run again
+            if item.runs >= MAX_ROUNDS:
+                self._give_up(item, f"still failing after {MAX_ROUNDS} rounds, last {record.error_code} "
+                              f"at step '{failed_step}' [{shown_path(run)}]")
+            return
+        self._judge_failure(item, record, run)
+
+    def _judge_failure(self, item: _Item, record: StoredRun, run: Path) -> None:
+        """A rerun that failed, not on timing: at a site of its chain (that candidate dropped), or at another."""
+        try:
+            later = failure_of(record)
+            site = locate(later, self.files)
+        except NotFixable:
+            later = site = None
+        failed_key = site.key if site is not None else next(
+            (k for k, sid in item.steps.items() if sid == record.failed_step), None)
+        if failed_key is None or failed_key not in item.chain:
+            if site is None or later is None:
+                self._give_up(item, f"{_how_far(record, item)} [{shown_path(run)}]")
+            elif item.runs >= MAX_ROUNDS:
+                self._give_up(item, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} "
+                              f"[{shown_path(run)}]")
+            else:
+                self.sites.setdefault(site.key, _SiteState(site, later.suggestions, step_id=later.step_id)) \
+                    .runs.append(later.run)
+                item.chain.append(site.key)
+                item.steps[site.key] = later.step_id
+            return
+        state = self.sites[failed_key]  # failed again where a fix was tried: that candidate does not hold
+        if state.locked_by is not None:
+            self._give_up(item, f"the fix verified by {shown_path(state.locked_by)} does not make it pass "
+                          f"[{shown_path(run)}]")
+            return
+        state.index += 1
+        if state.exhausted:
+            self._give_up(item, f"none of the top {TOP} suggestions for {state.site.file}:{state.site.line} "
+                          f"verified (last: {record.status} {record.error_code or ''} [{shown_path(run)}])")
 
 
-def _how_far(record: Any, item: _Item) -> str:
+def _how_far(record: StoredRun, item: _Item) -> str:
     """How the rerun ended, by how far it got: past every fixed step, at one of them, or before them
     (the fix was never tried: an earlier step, or the plan itself, failed)."""
-    failed_step, manifest = record.manifest.get("failed_step"), record.manifest
-    ended = f"{manifest.get('status')} {manifest.get('error_code') or ''}".rstrip()
+    failed_step = record.failed_step
+    ended = f"{record.status} {record.error_code or ''}".rstrip()
     at = f"at step '{failed_step}'" if failed_step else "before its first step"
     passed = {step.step_id for step in record.steps if step.outcome == "passed"}
     fixed = set(item.steps.values())
@@ -311,58 +380,3 @@ def _how_far(record: Any, item: _Item) -> str:
         return f"{ended} at the fixed step '{failed_step}' itself, with no suggested target"
     missed = ", ".join(f"'{sid}'" for sid in sorted(fixed - passed))
     return f"{ended} {at}, before the fixed step(s) {missed}: the fix was not tried"
-
-
-def _give_up(item: _Item, unfixed: list[Unfixed], reason: str) -> None:
-    item.done = True
-    unfixed.append(Unfixed(item.failure.run, item.failure.label, reason))
-
-
-def _judge(item: _Item, outcome: str | None, run: Path | None, sites: dict[Any, _SiteState], files: SourceFiles,
-           unfixed: list[Unfixed], dry_run: bool) -> None:
-    """One item's round: verified, a candidate dropped, or a further stale target added to its chain."""
-    record = None
-    if run is not None:
-        try:
-            record = read_run(run)
-        except RunFolderError:
-            record = None
-    if record is None:
-        _give_up(item, unfixed, "the rerun left no run folder (timed out, or pytest could not run it)")
-        return
-    status, failed_step = record.manifest.get("status"), record.manifest.get("failed_step")
-    if outcome == "passed" or (outcome == "skipped" and status == "blocked" and dry_run):
-        item.done = True
-        for key in item.chain:
-            if sites[key].locked_by is None:
-                sites[key].locked_by = run
-        return
-    if record.manifest.get("error_code") in TIMING_CODES:  # inconclusive: the same candidates run again
-        if item.runs >= MAX_ROUNDS:
-            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, last {record.manifest['error_code']} "
-                     f"at step '{failed_step}' [{shown_path(run)}]")
-        return
-    try:
-        later = failure_of(record)
-        site = locate(later, files)
-    except NotFixable:
-        later = site = None
-    failed_key = site.key if site is not None else next((k for k, sid in item.steps.items() if sid == failed_step), None)
-    if failed_key is None or failed_key not in item.chain:
-        if site is None:
-            _give_up(item, unfixed, f"{_how_far(record, item)} [{shown_path(run)}]")
-        elif item.runs >= MAX_ROUNDS:
-            _give_up(item, unfixed, f"still failing after {MAX_ROUNDS} rounds, at {site.file}:{site.line} [{shown_path(run)}]")
-        else:
-            sites.setdefault(site.key, _SiteState(site, later.suggestions, step_id=later.step_id)).runs.append(later.run)
-            item.chain.append(site.key)
-            item.steps[site.key] = later.step_id
-        return
-    state = sites[failed_key]  # failed again where a fix was tried: that candidate does not hold
-    if state.locked_by is not None:
-        _give_up(item, unfixed, f"the fix verified by {shown_path(state.locked_by)} does not make it pass [{shown_path(run)}]")
-        return
-    state.index += 1
-    if state.exhausted:
-        _give_up(item, unfixed, f"none of the top {TOP} suggestions for {state.site.file}:{state.site.line} verified "
-                 f"(last: {status} {record.manifest.get('error_code') or ''} [{shown_path(run)}])")

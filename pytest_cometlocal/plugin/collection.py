@@ -19,7 +19,7 @@ from __future__ import annotations
 import fnmatch
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
@@ -34,14 +34,14 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResul
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
 from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
-from pytest_cometlocal.plugin.fixtures import refused_outcome
+from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
-from pytest_cometlocal.plugin.report import suggestions_count
+from pytest_cometlocal.plugin.report import changed_plan_message, error_properties, output_failed_text
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()
@@ -178,9 +178,7 @@ class PlanItem(pytest.Function):
         # can have changed: a parametrize CSV file now gives other rows.
         self._changed = True
         file = self.parent.shown
-        changed = Problem(file, Mark(outline.line, 1), "",
-                          f"plan '{outline.item_name}' was collected, but validating its file again to run does "
-                          "not give it: a file it reads changed during the session; run pytest again", "CHANGED")
+        changed = Problem(file, Mark(outline.line, 1), "", changed_plan_message(outline.item_name), "CHANGED")
         return InvalidPlan(outline.name, PlanSource(file, outline.doc_index, changed.mark), (changed,), None,
                            outline.tags)
 
@@ -229,14 +227,8 @@ class PlanItem(pytest.Function):
             label_error(error)
         self.add_marker(pytest.mark.cometlocal_error_code(error.error_code.value))
         expected = self.result.expect if isinstance(self.result, InvalidPlan) else self.result.plan.expect
-        self.user_properties.append(("cometlocal.error_code", error.error_code.value))
-        self.user_properties.append(("cometlocal.step_id", error.action_id or ""))
-        if run_dir is not None:
-            self.user_properties.append(("cometlocal.run_dir", str(run_dir)))
-        if suggestions_count(error):  # counted by the terminal summary's "cometlocal fix" line
-            self.user_properties.append(("cometlocal.suggestions", suggestions_count(error)))
-        if expected is not None:
-            self.user_properties.append(("cometlocal.expected_error_code", expected.error_code))
+        expected_code = expected.error_code if expected is not None else None
+        self.user_properties.extend(error_properties(error, run_dir, expected_code))
 
     def conclude(self, verdict: Verdict) -> None:
         if verdict.outcome == "failed":
@@ -254,11 +246,7 @@ class PlanItem(pytest.Function):
         self.add_marker(pytest.mark.cometlocal_error_code(code))
         self.user_properties.append(("cometlocal.error_code", code))
         self.user_properties.append(("cometlocal.step_id", ""))
-        text = (f"{code}: cannot write the run folder of plan '{self.item_name}' under "
-                f"{settings(self.config).output}\n  {exc}\n  no run record was kept "
-                "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
-        if also:
-            text += "\n" + also
+        text = output_failed_text(self.item_name, settings(self.config).output, exc, also)
         self.conclude(Verdict("failed", text, ErrorCode.OUTPUT_WRITE_FAILED))
 
     def run_invalid(self) -> None:
@@ -275,7 +263,7 @@ class PlanItem(pytest.Function):
             attach_run(run.path, error)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
-    def run_valid(self, runner: Callable[[ValidPlan, pytest.Item], Any]) -> None:
+    def run_valid(self, runner: Runner) -> None:
         assert isinstance(self.result, ValidPlan)
         states = shared_states(self.config)
         before = dict(states.files.saved)
@@ -303,16 +291,13 @@ class PlanItem(pytest.Function):
         self.conclude(judge(expect, error, failure_text))
 
 
-def _unpack(outcome: Any) -> tuple[ExecutorError | None, Path | None, str]:
-    """A runner returns None (pass), or an object with error/run_dir/failure_text."""
+def _unpack(outcome: Outcome | None) -> tuple[ExecutorError | None, Path | None, str]:
+    """A runner returns None (pass), or an Outcome: error, run_dir and failure_text."""
     if outcome is None:
         return None, None, ""
-    error = getattr(outcome, "error", None)
-    run_dir = getattr(outcome, "run_dir", None)
-    text = getattr(outcome, "failure_text", "") or (
-        f"{error.error_code.value}: {error.message}" if error is not None else ""
-    )
-    return error, run_dir, text
+    error = outcome.error
+    text = outcome.failure_text or (f"{error.error_code.value}: {error.message}" if error is not None else "")
+    return error, outcome.run_dir, text
 
 
 __all__ = ["PlanFile", "PlanItem", "ErrorCode"]

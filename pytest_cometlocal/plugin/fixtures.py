@@ -16,15 +16,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import pytest
 
+from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 from pytest_cometlocal.executor.browser.storage_states import StateInUse
+from pytest_cometlocal.executor.page.observation import BlankFrames
 from pytest_cometlocal.executor.errors import BrowserLaunchFailed, ContextRefused, Refusal, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
 from pytest_cometlocal.executor.setup_failure import record_refusal
@@ -138,11 +140,32 @@ def cometlocal_page(cometlocal_context: BrowserContext, cometlocal_plan_settings
     return first_page(cometlocal_context, cometlocal_plan_settings.plan.plan)
 
 
+_BLANK_FRAMES = pytest.StashKey[BlankFrames]()
+
+
+def blank_frames(config: pytest.Config) -> BlankFrames:
+    """The session's frames of empty pages: each item's first look reuses the one an earlier item kept."""
+    return config.stash.setdefault(_BLANK_FRAMES, BlankFrames())
+
+
+class Outcome(Protocol):
+    """What a runner returns for an item that did not pass (docs/pytest-integration.md, "The runner"):
+    the default runner's PlanOutcome, or an object of a runner of one's own with these three."""
+
+    error: ExecutorError | None
+    run_dir: Path | None
+    failure_text: str
+
+
+# ``cometlocal_runner``'s function: None is a pass (or a plan's ``expect`` not met).
+Runner = Callable[[ValidPlan, pytest.Item], "Outcome | None"]
+
+
 @dataclass
 class PlanOutcome:
     """What the item needs from a run: the typed error, the run folder, the failure text."""
 
-    error: Any
+    error: ExecutorError | None
     run_dir: Path | None
     failure_text: str
     result: RunResult | None = None
@@ -151,7 +174,7 @@ class PlanOutcome:
 @pytest.fixture
 def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: EffectiveSettings,
                       cometlocal_network_guard: NetworkGuard, cometlocal_storage_state: StateInUse | None,
-                      pytestconfig: pytest.Config) -> Callable[[ValidPlan, pytest.Item], PlanOutcome]:
+                      pytestconfig: pytest.Config) -> Runner:
     """Runs the item's plan in the page (``executor.session.open_run``) and returns a PlanOutcome."""
     opts = settings(pytestconfig)
 
@@ -176,7 +199,8 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,
-                      finishers=finishers, on_step=step_printer(pytestconfig, plan)) as executor:
+                      finishers=finishers, on_step=step_printer(pytestconfig, plan),
+                      blank_frames=blank_frames(pytestconfig)) as executor:
             item.cometlocal_run_dir = executor.run.path
             result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid,
                                                             **started_from(cometlocal_storage_state)})

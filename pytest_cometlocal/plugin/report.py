@@ -1,4 +1,5 @@
-"""Failure text of a plan item: the code first, then what a QA engineer needs."""
+"""What a plan item reports: its failure text (the code first, then what a QA engineer needs), the JUnit
+properties of its error, the text of a plan that changed or a run folder that could not be written."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any, Callable
 import pytest
 
 from pytest_cometlocal.contract.load.paths import shown_path
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.suggestion import fix_command, suggestion_lines
@@ -50,6 +52,33 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
         lines.append(f"  run folder: {run_dir}")
         lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")
     return "\n".join(lines)
+
+
+def error_properties(error: ExecutorError, run_dir: Path | None, expected_code: str | None) -> list[tuple[str, Any]]:
+    """The item's JUnit properties for the error it raised: code, step, run folder, suggestions, expected code."""
+    found = [("cometlocal.error_code", error.error_code.value), ("cometlocal.step_id", error.action_id or "")]
+    if run_dir is not None:
+        found.append(("cometlocal.run_dir", str(run_dir)))
+    if suggestions_count(error):  # counted by the terminal summary's "cometlocal fix" line
+        found.append(("cometlocal.suggestions", suggestions_count(error)))
+    if expected_code is not None:
+        found.append(("cometlocal.expected_error_code", expected_code))
+    return found
+
+
+def output_failed_text(plan_name: str, output: Path, exc: Exception, also: str = "") -> str:
+    """The failure of an item whose run folder could not be written at all: the path, and what to check."""
+    code = ErrorCode.OUTPUT_WRITE_FAILED.value
+    text = (f"{code}: cannot write the run folder of plan '{plan_name}' under "
+            f"{output}\n  {exc}\n  no run record was kept "
+            "(check --cometlocal-output / ini cometlocal_output, permissions and free space)")
+    return text + "\n" + also if also else text
+
+
+def changed_plan_message(plan_name: str) -> str:
+    """Why a plan collected earlier is not found when its file is validated again to run (rule CHANGED)."""
+    return (f"plan '{plan_name}' was collected, but validating its file again to run does "
+            "not give it: a file it reads changed during the session; run pytest again")
 
 
 def suggestions_count(error: ExecutorError) -> int:

@@ -26,7 +26,7 @@ from typing import Any
 from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
-from pytest_cometlocal.runs.reader import RunRecord, read_run
+from pytest_cometlocal.runs.reader import StoredRun, read_run
 from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
 
 __all__ = ["DiffError", "RunDiff", "diff_runs", "first_json", "render_json", "render_text", "run_diff_command"]
@@ -67,8 +67,8 @@ class StepDiff:
 
 @dataclass
 class RunDiff:
-    a: RunRecord
-    b: RunRecord
+    a: StoredRun
+    b: StoredRun
     steps: list[StepDiff]
     notes: list[str]
 
@@ -84,7 +84,7 @@ class RunDiff:
         started); two such runs have no steps to compare, and must not match
         a passing one.
         """
-        ends = [" ".join(str(v) for v in (r.manifest.get("status"), r.manifest.get("error_code")) if v)
+        ends = [" ".join(v for v in (r.status, r.error_code) if v)
                 for r in (self.a, self.b)]
         return None if ends[0] == ends[1] else f"{ends[0]} vs {ends[1]}"
 
@@ -141,7 +141,7 @@ def changed_parts(sig_a: dict[str, Any] | None, sig_b: dict[str, Any] | None,
     return changed
 
 
-def plan_change_note(a: RunRecord, b: RunRecord) -> str | None:
+def plan_change_note(a: StoredRun, b: StoredRun) -> str | None:
     """``the plan changed between the runs: ...`` when their manifests record two versions of the plan."""
     hash_a, hash_b = a.plan.get("sha256"), b.plan.get("sha256")
     if not isinstance(hash_a, str) or not isinstance(hash_b, str) or hash_a == hash_b:
@@ -151,13 +151,13 @@ def plan_change_note(a: RunRecord, b: RunRecord) -> str | None:
             "(steps, step groups or settings were edited): a difference may be the plan's, not the page's")
 
 
-def settings_differ(a: RunRecord, b: RunRecord) -> list[str]:
+def settings_differ(a: StoredRun, b: StoredRun) -> list[str]:
     """The settings keys whose values differ between the runs' manifests (:attr:`RunDiff.settings_changed`)."""
     items_a, items_b = dict(settings_items(a.settings)), dict(settings_items(b.settings))
     return [key for key in dict.fromkeys([*items_a, *items_b]) if items_a.get(key) != items_b.get(key)]
 
 
-def settings_change_note(a: RunRecord, b: RunRecord) -> str | None:
+def settings_change_note(a: StoredRun, b: StoredRun) -> str | None:
     """``the runs ran under different browser settings or clock: ...`` (v1.2), each differing key's two values."""
     keys = settings_differ(a, b)
     if not keys:
@@ -168,7 +168,7 @@ def settings_change_note(a: RunRecord, b: RunRecord) -> str | None:
             "a difference may be the settings', not the page's")
 
 
-def _notes(a: RunRecord, b: RunRecord) -> list[str]:
+def _notes(a: StoredRun, b: StoredRun) -> list[str]:
     notes = [note] if (note := plan_change_note(a, b)) else []
     if note := settings_change_note(a, b):
         notes.append(note)
@@ -195,7 +195,7 @@ def _notes(a: RunRecord, b: RunRecord) -> list[str]:
     return notes
 
 
-def _check_same_plan(a: RunRecord, b: RunRecord) -> None:
+def _check_same_plan(a: StoredRun, b: StoredRun) -> None:
     ident_a, ident_b = a.plan_identity(), b.plan_identity()
     if ident_a != ident_b:
         def shown(ident: dict[str, Any]) -> str:
@@ -293,8 +293,7 @@ def render_text(diff: RunDiff) -> str:
     row = f"  row {ident['row_id']}" if "row_id" in ident else ""
     lines = [f"plan '{ident.get('name')}' ({ident.get('file')}){row}"]
     for label, run in (("A", diff.a), ("B", diff.b)):
-        status = run.manifest.get("status")
-        code = run.manifest.get("error_code")
+        status, code = run.status, run.error_code
         where = "" if run.path.name == run.manifest.get("run_id") else f"  (folder {run.path})"
         lines.append(f"  {label}: {run.manifest.get('run_id')}  {status}{' ' + code if code else ''}{where}")
     header = ("", "step", "A outcome", "B outcome", "A att", "B att", "A time", "B time", "before", "after")

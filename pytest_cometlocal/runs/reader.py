@@ -14,7 +14,7 @@ on the one below, so a trace line is parsed once whoever asks:
   :func:`read_events` parses only the lines that name the events asked for;
 - the run: :func:`read_run` folds the events into steps (:class:`StepRecord`),
   attempts (:class:`Attempts`) and errors, next to the run manifest
-  (:class:`RunRecord`); :func:`read_evidence` lists the evidence manifest.
+  (:class:`StoredRun`); :func:`read_evidence` lists the evidence manifest.
 - the folders: :func:`find_runs` lists the run folders that paths name (run
   folders, or output folders such as the shards' of one CI run), once each.
 
@@ -37,7 +37,7 @@ from pytest_cometlocal.runs.errors import RunFileError, RunFolderError
 from pytest_cometlocal.runs.events import Event
 from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, attempts_of, steps_of
 
-__all__ = ["Event", "EvidenceEntry", "RunRecord", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
+__all__ = ["Event", "EvidenceEntry", "StoredRun", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
            "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
            "run_settings", "run_stubs", "runs_in"]
@@ -173,7 +173,7 @@ def read_evidence(run_dir: Path) -> tuple[EvidenceEntry, ...]:
 
 
 @dataclass(frozen=True)
-class RunRecord:
+class StoredRun:
     """One run folder: its manifest's identity and status, its trace, and its steps in order of first appearance."""
 
     path: Path
@@ -204,6 +204,22 @@ class RunRecord:
     @property
     def attempts(self) -> Attempts:
         return self.trace.attempts
+
+    @property
+    def status(self) -> str | None:
+        """The manifest's ``status`` (passed, failed, halted, stopped, blocked, interrupted, internal_error);
+        None for a run that never finished, or a manifest that holds no text there."""
+        return _text(self.manifest, "status")
+
+    @property
+    def error_code(self) -> str | None:
+        """The manifest's ``error_code``: the code of the error the run ended with (None: none)."""
+        return _text(self.manifest, "error_code")
+
+    @property
+    def failed_step(self) -> str | None:
+        """The manifest's ``failed_step``: the id of the step the run failed at (None: none, or outside a step)."""
+        return _text(self.manifest, "failed_step")
 
     @property
     def plan(self) -> dict[str, Any]:
@@ -243,15 +259,20 @@ class RunRecord:
 
     def summary(self) -> dict[str, Any]:
         return {"path": str(self.path), "run_id": self.manifest.get("run_id"),
-                "status": self.manifest.get("status"), "error_code": self.manifest.get("error_code"),
-                "failed_step": self.manifest.get("failed_step"), "started_at": self.manifest.get("started_at"),
+                "status": self.status, "error_code": self.error_code,
+                "failed_step": self.failed_step, "started_at": self.manifest.get("started_at"),
                 "base_url": self.base_url, "events": self.events, "truncated": self.truncated,
                 "finished": self.finished}
 
 
+def _text(manifest: Mapping[str, Any], key: str) -> str | None:
+    value = manifest.get(key)
+    return value if isinstance(value, str) else None
+
+
 def plan_identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     """The plan a run manifest names: ``{file, name}``, and ``row_id`` for a row of a parametrized plan
-    (:meth:`RunRecord.plan_identity`)."""
+    (:meth:`StoredRun.plan_identity`)."""
     plan = manifest.get("plan")
     plan = plan if isinstance(plan, dict) else {}
     identity = {"file": plan.get("file"), "name": plan.get("name")}
@@ -275,7 +296,7 @@ def run_settings(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_stubs(manifest: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any]:
-    """(v1.2) ``{routes, stubbed, routes_unused}`` of a run (:meth:`RunRecord.stubs`), read leniently."""
+    """(v1.2) ``{routes, stubbed, routes_unused}`` of a run (:meth:`StoredRun.stubs`), read leniently."""
     conf = manifest.get("configuration")
     effective = conf.get("effective") if isinstance(conf, Mapping) else None
     routes = effective.get("routes") if isinstance(effective, Mapping) else None
@@ -318,14 +339,14 @@ def _read_manifest(path: Path) -> dict[str, Any]:
     return manifest
 
 
-def read_run(path: Path) -> RunRecord:
+def read_run(path: Path) -> StoredRun:
     """Read one run folder; raise :class:`RunFolderError` when it is not one."""
     manifest = _read_manifest(path)
     try:
         trace = read_trace(path / TRACE)
     except RunFileError as exc:
         raise RunFolderError(f"cannot read {exc.path}: {exc.reason}") from None
-    return RunRecord(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
+    return StoredRun(path=path, manifest=manifest, trace=trace, steps=steps_of(trace.events))
 
 
 def read_manifest(path: Path) -> dict[str, Any]:

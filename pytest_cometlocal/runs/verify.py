@@ -122,62 +122,86 @@ def _check_exchange(path: Path, uri: str, result: Verification) -> None:
 
 
 def verify_run(run_dir: Path) -> Verification:
-    """Check one run folder against the trace and evidence contracts."""
+    """Check one run folder against the trace and evidence contracts: its manifest, its evidence, its trace."""
     result = Verification(run_dir)
+    run_id, formats = _check_manifest(run_dir, result)
+    listed = _check_evidence(run_dir, result)
+    events = _trace_events(run_dir, result)
+    if events is not None:
+        _check_trace(events, run_id, formats, listed, result)
+    return result
+
+
+def _check_manifest(run_dir: Path, result: Verification) -> tuple[Any, set[str] | None]:
+    """run_manifest.json has its fields: its run_id, and the plan formats it lists (``_manifest_formats``)."""
     manifest = _load_json(run_dir / RUN_MANIFEST, result)
     if isinstance(manifest, dict):
         for key in MANIFEST_FIELDS:
             if key not in manifest:
                 result.add(f"{RUN_MANIFEST}: missing field {key}")
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
-    listed_formats = _manifest_formats(manifest, result)
+    return run_id, _manifest_formats(manifest, result)
 
+
+def _check_evidence(run_dir: Path, result: Verification) -> dict[str, dict[str, Any]]:
+    """Each file the evidence manifest lists is in evidence/ with its hash and size, each file there is
+    listed (or of a batch a kill cut short); returns the listed entries by uri."""
     listed: dict[str, dict[str, Any]] = {}
     evidence = _load_json(run_dir / EVIDENCE_MANIFEST, result)
-    if isinstance(evidence, dict):
-        for entry in evidence.get("files", []):
-            uri = entry.get("uri", "")
-            if uri is None:
-                _check_withheld(entry, result)
-                continue
-            listed[uri] = entry
-            if entry.get("masked") is not None and not _masked_ok(entry):
-                result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is masked without its original_sha256 and masked_count")
-            path = run_dir / uri
-            if not uri.startswith(EVIDENCE_DIR + "/") or ".." in Path(uri).parts:
-                result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is outside evidence/")
-                continue
-            if not path.is_file():
-                result.add(f"{uri}: listed in the manifest but missing")
-                continue
-            result.files += 1
-            if sha256_file(path) != entry.get("sha256"):
-                result.add(f"{uri}: sha256 does not match the manifest (modified after the run)")
-            elif entry.get("size_bytes") is not None and path.stat().st_size != entry["size_bytes"]:
-                result.add(f"{uri}: size does not match the manifest")
-            elif entry.get("kind") == "http_exchange":
-                _check_exchange(path, uri, result)
-        if result.withheld:
-            result.notes.append(f"{result.withheld} file(s) withheld, listed with their hash but not stored "
-                                "(details.evidence_gaps)")
-        evidence_dir = run_dir / EVIDENCE_DIR
-        if evidence_dir.is_dir():
-            unlisted = [path.relative_to(run_dir).as_posix() for path in sorted(evidence_dir.rglob("*"))
-                        if path.is_file() and path.relative_to(run_dir).as_posix() not in listed]
-            pending = _pending_batch(run_dir, evidence, unlisted)
-            if pending:
-                result.files += len(pending)
-                result.notes.append(f"{len(pending)} evidence file(s) of a batch cut short by a kill: listed, "
-                                    f"with matching sha256, by the complete {EVIDENCE_MANIFEST}.tmp")
-            for rel in unlisted:
-                if rel not in pending:
-                    result.add(f"{rel}: in evidence/ but not in the manifest")
+    if not isinstance(evidence, dict):
+        return listed
+    for entry in evidence.get("files", []):
+        uri = entry.get("uri", "")
+        if uri is None:
+            _check_withheld(entry, result)
+            continue
+        listed[uri] = entry
+        _check_listed_file(run_dir, uri, entry, result)
+    if result.withheld:
+        result.notes.append(f"{result.withheld} file(s) withheld, listed with their hash but not stored "
+                            "(details.evidence_gaps)")
+    evidence_dir = run_dir / EVIDENCE_DIR
+    if evidence_dir.is_dir():
+        unlisted = [path.relative_to(run_dir).as_posix() for path in sorted(evidence_dir.rglob("*"))
+                    if path.is_file() and path.relative_to(run_dir).as_posix() not in listed]
+        pending = _pending_batch(run_dir, evidence, unlisted)
+        if pending:
+            result.files += len(pending)
+            result.notes.append(f"{len(pending)} evidence file(s) of a batch cut short by a kill: listed, "
+                                f"with matching sha256, by the complete {EVIDENCE_MANIFEST}.tmp")
+        for rel in unlisted:
+            if rel not in pending:
+                result.add(f"{rel}: in evidence/ but not in the manifest")
+    return listed
 
+
+def _check_listed_file(run_dir: Path, uri: str, entry: dict[str, Any], result: Verification) -> None:
+    """One listed file: under evidence/, present, with the manifest's sha256 and size (and masking record)."""
+    if entry.get("masked") is not None and not _masked_ok(entry):
+        result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is masked without its original_sha256 and masked_count")
+    path = run_dir / uri
+    if not uri.startswith(EVIDENCE_DIR + "/") or ".." in Path(uri).parts:
+        result.add(f"{EVIDENCE_MANIFEST}: {uri!r} is outside evidence/")
+        return
+    if not path.is_file():
+        result.add(f"{uri}: listed in the manifest but missing")
+        return
+    result.files += 1
+    if sha256_file(path) != entry.get("sha256"):
+        result.add(f"{uri}: sha256 does not match the manifest (modified after the run)")
+    elif entry.get("size_bytes") is not None and path.stat().st_size != entry["size_bytes"]:
+        result.add(f"{uri}: size does not match the manifest")
+    elif entry.get("kind") == "http_exchange":
+        _check_exchange(path, uri, result)
+
+
+def _trace_events(run_dir: Path, result: Verification) -> list[dict[str, Any]] | None:
+    """The trace's events, each line a TraceEvent v1 (the others reported); None when there are none."""
     try:
         trace = read_trace(run_dir / TRACE)
     except RunFileError as exc:
         result.add(f"{TRACE}: missing" if exc.missing else f"{TRACE}: cannot be read ({exc.reason})")
-        return result
+        return None
     if trace.truncated:
         result.add(f"{TRACE}: last line is not terminated (truncated write)")
     events: list[dict[str, Any]] = []
@@ -196,7 +220,14 @@ def verify_run(run_dir: Path) -> Verification:
     result.events = len(events)
     if not events:
         result.add(f"{TRACE}: no events")
-        return result
+        return None
+    return events
+
+
+def _check_trace(events: list[dict[str, Any]], run_id: Any, formats: set[str] | None,
+                 listed: dict[str, dict[str, Any]], result: Verification) -> None:
+    """The events are one run's, in order from run_started to run_finished, of the listed plan formats,
+    and every evidence they refer to is listed with the same hash."""
     for expected, event in enumerate(events, 1):
         if event["seq"] != expected:
             result.add(f"{TRACE}: seq {event['seq']} where {expected} was expected (gap or reorder)")
@@ -210,7 +241,7 @@ def verify_run(run_dir: Path) -> Verification:
         result.add(f"{TRACE}: first event is {events[0]['event_type']}, not run_started")
     if events[-1]["event_type"] != "run_finished":
         result.add(f"{TRACE}: last event is {events[-1]['event_type']}, not run_finished (truncated or still running)")
-    _check_formats(events, listed_formats, result)
+    _check_formats(events, formats, result)
     for event in events:
         refs = list(event.get("evidence_refs") or [])
         if event.get("error"):
@@ -221,7 +252,6 @@ def verify_run(run_dir: Path) -> Verification:
                 result.add(f"{TRACE}: seq {event['seq']} refers to {ref.get('uri')}, not in the manifest")
             elif entry.get("sha256") != ref.get("sha256"):
                 result.add(f"{TRACE}: seq {event['seq']} hash of {ref.get('uri')} differs from the manifest")
-    return result
 
 
 def _manifest_formats(manifest: Any, result: Verification) -> set[str] | None:

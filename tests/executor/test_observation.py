@@ -331,30 +331,31 @@ def test_the_picture_is_never_older_than_a_change_made_just_before_it(page, pict
     assert stale == []
 
 
-def test_a_fresh_pages_blank_document_reuses_the_frame_of_the_first(chromium, monkeypatch):
-    from pytest_cometlocal.executor.page import observation as observe_module
+def test_a_fresh_pages_blank_document_reuses_the_frame_of_the_first(chromium):
+    from pytest_cometlocal.executor.page.observation import BlankFrames
 
-    monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
+    frames = BlankFrames()  # a run's (or a session's): what one look keeps, the next one reuses
     context = chromium.browser().new_context(viewport={"width": 640, "height": 480})
     try:
         first, second = context.new_page(), context.new_page()
-        taken = observe(first)
-        reused = observe(second)
+        taken = observe(first, blanks=frames)
+        reused = observe(second, blanks=frames)
         assert "screenshot_from" not in taken.signature.metadata
         assert reused.signature.metadata["screenshot_from"] == "blank_page"
         assert reused.signature.screenshot_hash == taken.signature.screenshot_hash
-        # The same picture a frame of that page gives now.
-        monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
-        assert observe(second).signature.screenshot_hash == taken.signature.screenshot_hash
+        # The same picture a frame of that page gives now; a look given no frames keeps and reuses none.
+        alone = observe(second)
+        assert alone.signature.screenshot_hash == taken.signature.screenshot_hash
+        assert "screenshot_from" not in alone.signature.metadata
         # Anything written into the document makes it a page like any other.
         second.evaluate("document.body.style.background = 'red'")
-        written = observe(second)
+        written = observe(second, blanks=frames)
         assert written.signature.metadata.get("screenshot_from") != "blank_page"
         assert written.signature.screenshot_hash != taken.signature.screenshot_hash
         # Another viewport is another picture.
         other = chromium.browser().new_context(viewport={"width": 800, "height": 480})
         try:
-            assert observe(other.new_page()).signature.metadata.get("screenshot_from") != "blank_page"
+            assert observe(other.new_page(), blanks=frames).signature.metadata.get("screenshot_from") != "blank_page"
         finally:
             other.close()
     finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.executor.page.observation import look, observe, observe_pending
+from pytest_cometlocal.executor.page.observation import observe, observe_pending, take_look
 from pytest_cometlocal.runs.verify import verify_run
 from tests.executor.test_observation import page, throttled_heavy_references  # noqa: F401 (page: the fixture)
 from tests.executor.test_profiles import FORM, OPEN
@@ -69,7 +69,7 @@ def test_the_pending_frame_is_never_older_than_a_change_made_before_it_was_reque
         page.evaluate("(t) => document.getElementById('head').textContent = t", text)
         pending = observe_pending(page)
         assert pending.waiting
-        look(page)  # what the next step reads meanwhile
+        take_look(page)  # what the next step reads meanwhile
         page.locator("div").count()
         if pending.result().signature.screenshot_hash != reference[text]:
             stale.append(i)

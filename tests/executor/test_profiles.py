@@ -177,18 +177,18 @@ def test_a_canvas_that_changes_only_visually_may_halt_one_visit_earlier_in_fast(
 
 def test_fast_reads_a_document_with_no_active_element(chromium):
     """While a document is replaced (or in one with no body) there is no active element: no focus, no error."""
-    from pytest_cometlocal.executor.page.observation import look
+    from pytest_cometlocal.executor.page.observation import take_look
 
     context = chromium.browser().new_context()
     try:
         page = context.new_page()
         page.goto("data:image/svg+xml,<svg xmlns='http://www.w3.org/2000/svg'><rect width='9' height='9'/></svg>")
         assert page.evaluate("document.activeElement") is None
-        assert look(page, controls=True).data["controls"] == {"state": [], "focus": None}
+        assert take_look(page, controls=True).data["controls"] == {"state": [], "focus": None}
         page.goto("about:blank")
         page.set_content("<title>t</title><input id='a' value='x'>")
         page.evaluate("document.documentElement.remove()")
-        assert look(page, controls=True).data["controls"] == {"state": [], "focus": None}
+        assert take_look(page, controls=True).data["controls"] == {"state": [], "focus": None}
     finally:
         context.close()
 
@@ -230,7 +230,7 @@ def test_a_step_reads_its_target_with_its_look_and_polls_when_it_is_not_there_ye
 def test_the_look_read_with_a_target_is_the_look_read_alone(chromium):
     from pytest_cometlocal.contract.model.targets import RoleTarget
     from pytest_cometlocal.executor.page.locators import match_with_look
-    from pytest_cometlocal.executor.page.observation import look, look_arg, look_of
+    from pytest_cometlocal.executor.page.observation import look_arg, look_of, take_look
 
     context = chromium.browser().new_context()
     try:
@@ -242,7 +242,7 @@ def test_the_look_read_with_a_target_is_the_look_read_alone(chromium):
             tried, resolved, data = match_with_look(page, RoleTarget(type="role", role="button", name="Go"),
                                                     look_arg(("x",), controls), 2000)
             assert tried.count == 1 and resolved is not None and resolved.context
-            alone = look(page, ("x",), controls=controls)
+            alone = take_look(page, ("x",), controls=controls)
             assert look_of(data, controls).hashes == alone.hashes
             assert look_of(data, controls).snapshot == alone.snapshot
         tried, resolved, _ = match_with_look(page, RoleTarget(type="role", role="button"), look_arg((), True), 2000)

@@ -54,9 +54,8 @@ def test_transient_screenshot_error_is_retried(run, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(observe_module, "grab_frame", flaky)
-    # The first look (about:blank) takes a frame of its own only when no earlier test in this process
-    # has kept the blank page's frame: without this, the test passed or failed by the order of the files.
-    monkeypatch.setattr(observe_module, "_BLANK_FRAMES", {})
+    # The first look (about:blank) takes a frame of its own: run_plan's run keeps the frames of empty
+    # pages in its own context (BlankFrames), none an earlier test of this process kept.
     r = run(LOGIN)
     assert r.error is None and r.result.status == "passed", r.error
     assert len(calls) > 1

@@ -49,7 +49,7 @@ def page(chromium):
 
 
 def narrowed(page: Any, base: dict[str, Any]) -> list[dict[str, Any]]:
-    request = S.Request([ONE.validate_python(base)], True, "clickable", "click")
+    request = S.SuggestionRequest([ONE.validate_python(base)], True, "clickable", "click")
     return S.suggest(page, request, budget_ms=10_000).suggestions
 
 

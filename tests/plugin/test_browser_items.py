@@ -279,3 +279,24 @@ steps:
     rows = sorted(json.loads((r / "run_manifest.json").read_text())["plan"]["row_id"] for r in runs)
     assert rows == ["login", "reports"]
     assert 'name="pages[login]"' in (pytester.path / "junit.xml").read_text()
+
+
+def test_the_sessions_runs_share_the_frame_of_an_empty_page(pytester: pytest.Pytester) -> None:
+    """The frames of empty pages are a field of each run's context, and the session hands every run the
+    same: the first item's first look takes the frame of about:blank, the next item's reuses it."""
+    pytester.makeconftest(PORTAL_CONFTEST)
+    steps = "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
+    write(pytester, "a.actions.yaml", "name: first\n" + DEFAULTS + steps)
+    write(pytester, "b.actions.yaml", "name: second\n" + DEFAULTS + steps)
+    result = pytester.runpytest_subprocess("-p", "no:randomly")
+    result.assert_outcomes(passed=2)
+    first_looks = {}
+    for trace in pytester.path.rglob("trace.jsonl"):
+        events = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+        name = json.loads((trace.parent / "run_manifest.json").read_text())["plan"]["name"]
+        look = next(e for e in events if e["event_type"] == "observation_captured")
+        first_looks[name] = look["state_signature_before"]
+    assert sorted(first_looks) == ["first", "second"]
+    assert "screenshot_from" not in first_looks["first"]["metadata"]
+    assert first_looks["second"]["metadata"]["screenshot_from"] == "blank_page"
+    assert first_looks["second"]["screenshot_hash"] == first_looks["first"]["screenshot_hash"]

@@ -96,20 +96,30 @@ class Package:
 
     @classmethod
     def read(cls, folder: Path) -> Package:
-        paths = sorted(folder.rglob("*.py"))
+        """Read and parse every module under ``folder``."""
+        files = []
+        for path in sorted(folder.rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            files.append((path, text, ast.parse(text)))
+        return cls.of(folder, files)
+
+    @classmethod
+    def of(cls, folder: Path, files: Iterable[tuple[Path, str, ast.Module]]) -> Package:
+        """The package of modules already read (path, text, parsed tree): tests/unit/package_source.py's."""
+        read = {path: (text, tree) for path, text, tree in files}
         names = {}
-        for path in paths:
+        for path in read:
             parts = list(path.relative_to(folder).with_suffix("").parts)
             names[path] = ".".join([folder.name, *parts[:-1]] if parts[-1] == "__init__" else [folder.name, *parts])
         known = set(names.values())
-        parents = {p.relative_to(folder).parent.as_posix() for p in paths}
+        parents = {p.relative_to(folder).parent.as_posix() for p in read}
         with_subfolders = {a.as_posix() for f in parents if f != "." for a in Path(f).parents}
         modules = {}
         for path, name in names.items():
-            text = path.read_text(encoding="utf-8")
+            text, tree = read[path]
             relative = path.relative_to(folder)
             modules[name] = Module(name, relative, _room(relative, with_subfolders), len(text.splitlines()),
-                                   _imports(ast.parse(text), name, path.name == "__init__.py", known))
+                                   _imports(tree, name, path.name == "__init__.py", known))
         return cls(folder.name, modules)
 
     def room_of(self, dotted: str) -> str | None:

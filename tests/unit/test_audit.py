@@ -11,7 +11,7 @@ import pytest
 from pytest_cometlocal.runs.show import show_run
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from tests.support import only_problems
 
 

@@ -9,11 +9,11 @@ from benchmarks.bench_profile import NestedTimer, instrument
 def test_every_function_the_step_profile_times_is_found_and_put_back():
     from pytest_cometlocal.executor.step import observer
 
-    original = observer.look
+    original = observer.take_look
     timer = NestedTimer()
     instrument(timer)  # raises AttributeError for a name that moved
     try:
-        assert observer.look is not original and len(timer._undo) > 20
+        assert observer.take_look is not original and len(timer._undo) > 20
     finally:
         timer.undo()
-    assert observer.look is original
+    assert observer.take_look is original

@@ -5,28 +5,24 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import pkgutil
 from types import ModuleType
 
 import pytest
 
-import pytest_cometlocal
 from pytest_cometlocal.contract import errors as contract_errors
 from pytest_cometlocal.contract.errors import CometLocalError
+from tests.unit import package_source
 
 # Outside the tree on purpose: SIGTERM turned into Ctrl-C must stay out of every ``except Exception``.
 NOT_IN_TREE = {"pytest_cometlocal.plugin.interrupts.Terminated"}
-# The demo portal is the sample web app the demo plans run against, not the library.
-NOT_THE_LIBRARY = "pytest_cometlocal.demo"
 
 ERRORS_MODULES = ["pytest_cometlocal.contract.errors", "pytest_cometlocal.executor.errors",
                   "pytest_cometlocal.plugin.errors", "pytest_cometlocal.planners.errors",
                   "pytest_cometlocal.agent.errors"]
 
 
-def _modules() -> list[ModuleType]:
-    names = [m.name for m in pkgutil.walk_packages(pytest_cometlocal.__path__, "pytest_cometlocal.")]
-    return [importlib.import_module(name) for name in names if not name.startswith(NOT_THE_LIBRARY)]
+def _modules() -> tuple[ModuleType, ...]:
+    return package_source.library_modules()
 
 
 def _defined_exceptions(module: ModuleType) -> list[type[BaseException]]:

@@ -265,8 +265,11 @@ def test_a_rerun_that_failed_on_timing_keeps_the_candidate_and_runs_again(tmp_pa
     state = verify._SiteState(SimpleNamespace(key=key), (suggestion(ROLE_STORE),), step_id="login.log_in")
     item = verify._Item(SimpleNamespace(run=run, label="'p' (plans/p.actions.yaml)"), [key], {key: "login.log_in"},
                         runs=runs_before)
-    unfixed: list[Any] = []
-    verify._judge(item, "failed", run, {key: state}, None, unfixed, False)  # type: ignore[arg-type]
+    options = verify.VerifyOptions(tmp_path, tmp_path / "out")
+    verification = verify._Verification([], None, options, None)  # type: ignore[arg-type]
+    verification.sites[key] = state
+    verification._judge(item, "failed", run)  # type: ignore[arg-type]
+    unfixed = verification.unfixed
     assert state.index == 0 and state.locked_by is None  # the candidate stays
     if runs_before < verify.MAX_ROUNDS:
         assert not item.done and unfixed == []  # the next round reruns it

@@ -20,7 +20,7 @@ import pytest
 
 from pytest_cometlocal.cli import main
 from pytest_cometlocal.executor.browser.chromium import display_problem, launch_problem
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.fixing import verify
 from pytest_cometlocal.plugin.report import step_columns
 from pytest_cometlocal.runs.reader import ended_as_expected, read_run
@@ -165,7 +165,7 @@ def test_a_rerun_that_failed_says_how_far_it_got(passed: tuple[str, ...], failed
     steps = [SimpleNamespace(step_id=s, outcome="passed") for s in passed]
     if failed:
         steps.append(SimpleNamespace(step_id=failed, outcome="failed"))
-    record = SimpleNamespace(manifest={"status": "failed", "error_code": code, "failed_step": failed}, steps=steps)
+    record = SimpleNamespace(status="failed", error_code=code, failed_step=failed, steps=steps)
     item = SimpleNamespace(steps={("plans/p.actions.yaml", 5, ("target",)): "save"})
     assert verify._how_far(record, item).startswith(said)  # type: ignore[arg-type]
 

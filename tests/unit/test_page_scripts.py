@@ -6,14 +6,16 @@ Whether each file parses in Chromium is tests/executor/test_page_scripts.py.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
 import pytest
 
 from pytest_cometlocal.executor.scripts import fill_script, read_script
+from tests.unit import package_source
 
-PACKAGE = Path(__file__).resolve().parents[2] / "pytest_cometlocal"
+PACKAGE = package_source.PACKAGE
 # The demo portal is the application under test of the demo: its pages' own scripts are part of its
 # HTML, served to the browser, not scripts the executor evaluates.
 APPLICATION_PAGES = PACKAGE / "demo"
@@ -22,10 +24,11 @@ JAVASCRIPT = re.compile(r"=>|\bfunction\s*\(")
 
 
 def _modules() -> list[tuple[Path, ast.Module]]:
-    return [(path, ast.parse(path.read_text(encoding="utf-8"))) for path in sorted(PACKAGE.rglob("*.py"))]
+    return [(f.path, f.tree) for f in package_source.python_files()]
 
 
-def _loaded_files() -> set[Path]:
+@functools.cache
+def _loaded_files() -> frozenset[Path]:
     """The files the modules read: ``load_script(__package__, "name.js")`` names ``<module's folder>/scripts/name.js``."""
     loaded = set()
     for path, tree in _modules():
@@ -37,18 +40,18 @@ def _loaded_files() -> set[Path]:
                 assert isinstance(package, ast.Name) and package.id == "__package__", f"{path}:{node.lineno}"
                 assert isinstance(name, ast.Constant) and isinstance(name.value, str), f"{path}:{node.lineno}"
                 loaded.add(path.parent / "scripts" / name.value)
-    return loaded
+    return frozenset(loaded)
 
 
 def test_every_script_file_is_read_by_a_module_of_its_room() -> None:
-    files = set(PACKAGE.rglob("*.js"))
+    files = package_source.script_files()
     assert len(files) >= 17
     assert {f.relative_to(PACKAGE) for f in files - _loaded_files()} == set(), "files no module reads"
     assert {f.relative_to(PACKAGE) for f in _loaded_files() - files} == set(), "files read but missing"
 
 
 def test_each_file_says_what_it_is_for_and_the_page_gets_the_script_alone() -> None:
-    for path in PACKAGE.rglob("*.js"):
+    for path in sorted(package_source.script_files()):
         text = path.read_text(encoding="utf-8")
         assert text.startswith("// "), path
         script = read_script(".".join(path.parent.parent.relative_to(PACKAGE.parent).parts), path.name)

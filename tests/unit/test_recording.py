@@ -18,7 +18,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError,
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 from pytest_cometlocal.executor.runfolder.redactor import MASK, Redactor
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.trace_writer import TraceWriter
@@ -277,6 +277,21 @@ def create_run(output: Path, name: str = "My Plan", **kw) -> RunFolder:
 
 
 class TestRunFolder:
+    def test_the_listeners_given_at_creation_hear_every_event_once_it_is_written(self, tmp_path):
+        heard: list[tuple[int, str, int]] = []
+
+        def listener(event: TraceEvent) -> None:  # what it hears is on disk already
+            heard.append((event.seq, event.event_type, len(lines_of(run.path / TRACE))))
+
+        run = create_run(tmp_path, redactor=Redactor(["hunter2"]), listeners=[listener])
+        try:
+            run.trace.emit("run_started", metadata={"note": "hunter2"})
+            run.trace.emit("run_finished", metadata={})
+        finally:
+            run.finish("passed")
+        assert heard == [(1, "run_started", 1), (2, "run_finished", 2)]
+        assert run.trace.listeners == (listener,)
+
     def test_twenty_runs_with_the_same_name_get_distinct_folders(self, tmp_path):
         runs = [create_run(tmp_path / "out", "same name") for _ in range(20)]
         try:

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.cli import main
-from pytest_cometlocal.executor.step.failures import record_invalid_plan
+from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.runs.diff import RunDiff
 from pytest_cometlocal.runs.diff_folders import FolderDiff, compare_sides, selects
 from pytest_cometlocal.runs.reader import find_runs

@@ -272,7 +272,7 @@ def test_the_manifest_of_a_plan_lists_the_formats_of_its_steps_and_recovery_step
 
 
 def test_an_invalid_plans_manifest_lists_no_format(validate, tmp_path: Path):
-    from pytest_cometlocal.executor.step.failures import record_invalid_plan
+    from pytest_cometlocal.executor.session import record_invalid_plan
     from tests.support import only_problems, plan
 
     invalid = only_problems(validate(plan("- {id: go, kind: press, key: Ctrl+A}\n")))

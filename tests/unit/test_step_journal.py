@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, ActionSpec
+from pytest_cometlocal.contract.model.actionspec import (
+    ACTION_KINDS, KINDS, NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS, ActionSpec)
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.policy import Policy
@@ -215,6 +216,15 @@ def test_every_action_kind_of_the_contract_is_one_row_of_the_actions():
     assert [k for k, row in ACTIONS.items() if row.ends_run] == ["stop"]
     assert [k for k, row in ACTIONS.items() if row.url_of is not None] == ["navigate", "request"]
     assert [k for k, row in ACTIONS.items() if row.post_phase == "assert"] == ["assert"]
+
+
+def test_the_contract_has_one_kinds_table_and_the_executor_reads_it():
+    """Side effects, retries and the step flow's choices are one row per kind (contract KINDS)."""
+    assert sorted(KINDS) == sorted(ACTION_KINDS)
+    assert all(ACTIONS[kind].kind is row for kind, row in KINDS.items())
+    assert NEVER_RETRIED_KINDS == {k for k, row in KINDS.items() if not row.retried} == {"wait_for", "assert"}
+    assert SIDE_EFFECT_KINDS == {k for k, row in KINDS.items() if row.side_effect}
+    assert set(ACTION_KINDS) - SIDE_EFFECT_KINDS == {"wait_for", "assert", "stop"}
 
 
 def test_the_retry_rule_recovers_first_then_retries_then_fails():

@@ -94,7 +94,7 @@ def test_an_action_whose_page_closed_itself_is_done(monkeypatch, closed_itself, 
         popup.closed = closed_itself  # the submit ran window.close(); or the whole browser went away
         raise PlaywrightError(CLOSED)
 
-    monkeypatch.setitem(A.ACTIONS, "click", A.ActionKind(click, resolves_target=True))
+    monkeypatch.setitem(A.ACTIONS, "click", A.ActionRow(click, A.KINDS["click"]))
     ctx = SimpleNamespace(pages=pages, page=pages.active, events=SimpleNamespace(crashed=False))
     actions = A.Actions(ctx, failures=None, safety=None)  # type: ignore[arg-type]
     monkeypatch.setattr(A.Actions, "classify", lambda self, attempt, exc: RuntimeError("classified"))

@@ -15,6 +15,7 @@ v1.2 (docs/plan-format.md, "v1.2") adds the kinds, keys and conditions listed in
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any, Iterable, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field
@@ -38,19 +39,48 @@ V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
 V12_KINDS: frozenset[str] = frozenset({"advance_clock", "request"}) | PAGE_KINDS
 EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
-# What same-state revisits count (a step that changes, or may change, the page): advance_clock
-# fires the page's due timers, which change it; the page kinds move, reload, switch or close pages.
-# A request is counted unless its method is read-only (``effect_kind``).
-SIDE_EFFECT_KINDS = (frozenset({"navigate", "click", "fill", "select", "upload"}) | EXTENSION_KINDS | {"advance_clock"}
-                     | PAGE_KINDS | {"request"})
+
+
+@dataclass(frozen=True)
+class KindRow:
+    """What the format says of one action kind: the validator's rules, same-state counting, retries
+    and the executor's step flow (executor/step/actions.py ``ACTIONS``) all read this one row."""
+
+    # Same-state revisits count it (a step that changes, or may change, the page): advance_clock fires
+    # the page's due timers; the page kinds move, reload, switch or close pages. A request is counted
+    # unless its method is read-only (``effect_kind``).
+    side_effect: bool = True
+    retried: bool = True  # retry_on may repeat it: wait_for and assert have no side effect to do again
+    resolves_target: bool = False  # the step's element is resolved before its preconditions
+    waits: bool = False  # its postconditions are what it waits for: unmet is NAVIGATION_TIMEOUT
+    checks: bool = False  # its postconditions are checks (assert_checked): post_phase "assert"
+    ends_run: bool = False  # checks its preconditions, then ends the run (policy.allow_stop)
+
+    @property
+    def post_phase(self) -> str:
+        return "assert" if self.checks else "post"
+
+
+_ACTS, _ON_ELEMENT = KindRow(), KindRow(resolves_target=True)  # press's and scroll's target is optional
+# One row per kind of ``ActionKind``.
+KINDS: dict[str, KindRow] = {
+    "navigate": _ACTS, "click": _ON_ELEMENT, "fill": _ON_ELEMENT, "select": _ON_ELEMENT, "upload": _ON_ELEMENT,
+    "wait_for": KindRow(side_effect=False, retried=False, waits=True),
+    "assert": KindRow(side_effect=False, retried=False, checks=True),
+    "stop": KindRow(side_effect=False, ends_run=True),
+    "press": _ON_ELEMENT, "hover": _ON_ELEMENT, "check": _ON_ELEMENT, "uncheck": _ON_ELEMENT, "drag": _ON_ELEMENT,
+    "scroll": _ON_ELEMENT,
+    "advance_clock": _ACTS,  # needs the plan's clock.at (rule CLOCK)
+    **dict.fromkeys(sorted(PAGE_KINDS), _ACTS), "request": _ACTS,
+}
+SIDE_EFFECT_KINDS = frozenset(k for k, row in KINDS.items() if row.side_effect)
+NEVER_RETRIED_KINDS = frozenset(k for k, row in KINDS.items() if not row.retried)
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
 NO_TARGET_KINDS = frozenset({"advance_clock", "request"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
-# wait_for and assert have no side effect to do again: retry_on never repeats them.
-NEVER_RETRIED_KINDS = frozenset({"wait_for", "assert"})
 
 Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 MODIFIERS: tuple[str, ...] = get_args(Modifier)

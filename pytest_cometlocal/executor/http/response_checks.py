@@ -10,25 +10,28 @@ The comparison of a JSON value is the one ``storage_item`` uses
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import observed
+
+if TYPE_CHECKING:
+    from pytest_cometlocal.contract.model.conditions import Condition
 
 Evaluator = Callable[[Any, Any, str], tuple[bool, Any]]
 # The most characters of a JSON value ``observed`` shows beside the body.
 VALUE_LIMIT = 1_000
 
 
-def _response_status(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_status(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     wanted = cond.args.status if isinstance(cond.args.status, list) else [cond.args.status]
     ok = response is not None and response.status in wanted
     return ok, {"status": response.status} if ok else observed(response, ctx.mask_text)
 
 
-def _response_json(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_json(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     if response is None:
         return False, observed(None, ctx.mask_text)
@@ -46,7 +49,7 @@ def _response_json(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
     return ok, shown if ok else observed(response, ctx.mask_text, **shown)
 
 
-def _response_header(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_header(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     if response is None:
         return False, observed(None, ctx.mask_text)

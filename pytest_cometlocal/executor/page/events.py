@@ -70,7 +70,9 @@ class SentRequest:
 
 
 @dataclass(frozen=True)
-class Request:
+class SeenRequest:
+    """A request the context started: whether it loads a document, in the main frame."""
+
     url: str
     navigation: bool
     main_frame: bool
@@ -82,7 +84,7 @@ class PageEvents:
     def __init__(self, context: BrowserContext, page: Page, guard: NetworkGuard | None = None):
         self.guard = guard  # the allowlist proxy: its list of blocked requests
         self.network = NetworkTracker()
-        self.requests: list[Request] = []
+        self.requests: list[SeenRequest] = []
         self.doc_statuses: list[tuple[str, int]] = []  # main-frame documents: (url, status)
         self.content_types: dict[str, str] = {}  # navigations (downloads among them): url -> Content-Type
         self.downloads: list[Download] = []
@@ -114,7 +116,7 @@ class PageEvents:
         first, at = self.upload
         return self.sent[first:], at
 
-    def requests_since(self, marks: Marks) -> list[Request]:
+    def requests_since(self, marks: Marks) -> list[SeenRequest]:
         return self.requests[marks.requests:]
 
     def statuses_since(self, marks: Marks) -> list[tuple[str, int]]:
@@ -158,7 +160,7 @@ class PageEvents:
         except Exception:
             # A popup's first navigation is issued before its frame exists.
             main = navigation
-        self.requests.append(Request(request.url, navigation, main))
+        self.requests.append(SeenRequest(request.url, navigation, main))
         if request.method not in BODILESS:
             sent = SentRequest(request.method, request.url)
             self.sent.append(sent)

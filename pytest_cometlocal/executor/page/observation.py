@@ -33,8 +33,8 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "Look", "Observation", "PendingObservation", "finish",
-           "look", "look_arg", "look_of", "observe", "observe_pending", "same_page", "take_pictures"]
+__all__ = ["MAX_ELEMENTS", "MAX_TEXT_CHARS", "OBSERVE_JS", "BlankFrames", "Look", "Observation", "PendingObservation",
+           "finish", "look_arg", "look_of", "observe", "observe_pending", "same_page", "take_look", "take_pictures"]
 
 MAX_ELEMENTS = 400
 # Why an observation of a document that has no <body> yet has no picture (``unpainted``).
@@ -74,14 +74,29 @@ class Observation:
         return self.screenshot is not None and self.frame
 
 
-# The frame of an empty about:blank document, by viewport (width, height, pixel ratio,
-# dark scheme): every item's first step starts from one, and its picture is the same
-# each time; taking it anew cost a fresh page's first frame, the slowest of all.
-_BLANK_FRAMES: dict[str, bytes] = {}
+class BlankFrames:
+    """The frame of an empty about:blank document, by viewport (width, height, pixel ratio, dark scheme).
+
+    Every item's first step starts from one, and its picture is the same each
+    time; taking it anew cost a fresh page's first frame, the slowest of all. A
+    run's context holds the one its looks use (step/context.py); the pytest
+    session hands every run the same (plugin/fixtures.py), and a look given none
+    keeps nothing.
+    """
+
+    def __init__(self) -> None:
+        self._frames: dict[str, bytes] = {}
+
+    def get(self, key: str | None) -> bytes | None:
+        return self._frames.get(key) if key else None
+
+    def keep(self, key: str | None, shot: bytes | None) -> None:
+        if key and shot is not None:
+            self._frames[key] = shot
 
 
 def _blank_key(data: dict[str, Any]) -> str | None:
-    """The key of _BLANK_FRAMES for a look at an empty about:blank (its viewport), else None."""
+    """The key of BlankFrames for a look at an empty about:blank (its viewport), else None."""
     return json.dumps(data["blank"]) if data.get("blank") else None
 
 
@@ -134,7 +149,7 @@ class Look:
         return dom_key(self.hashes["key_elements_hash"], self.hashes["visible_text_hash"])
 
 
-def look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
+def take_look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
     """Read the page's signature data and snapshot in one evaluate.
 
     ``controls`` (the ``fast`` profile) adds the state of the form controls
@@ -152,7 +167,7 @@ def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:
 
 
 def look_of(data: dict[str, Any], controls: bool) -> Look:
-    """The Look of what OBSERVE_JS returned (``look`` reads it; the fast profile's target match reads it too)."""
+    """The Look of what OBSERVE_JS returned (``take_look`` reads it; the fast profile's target match reads it too)."""
     key = [data["key"], data["controls"]] if controls else data["key"]
     key_json = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
     snapshot = {
@@ -174,22 +189,26 @@ def look_of(data: dict[str, Any], controls: bool) -> Look:
     return Look(data, hashes, snapshot, metadata)
 
 
-def take_pictures(page: Page, seen: Look, full: bool, frame_hash: bool = True) -> tuple[bytes | None, bytes | None, str]:
+def take_pictures(page: Page, seen: Look, full: bool, frame_hash: bool = True,
+                  blanks: BlankFrames | None = None) -> tuple[bytes | None, bytes | None, str]:
     """The hashed picture of the page ``seen`` read (a fresh one), a full-size PNG if ``full``, the method.
 
     ``frame_hash=False`` with ``full``: the hash is the full-size PNG's (method ``v1``), no frame is taken.
+    ``blanks``: the frames of empty pages already taken, and where this one's is kept.
     """
+    blanks = blanks if blanks is not None else BlankFrames()
     data, metadata = seen.data, seen.metadata
     if data.get("unpainted"):
         metadata["screenshot_error"] = UNPAINTED
         return None, None, FRAME_ALGORITHM
     blank = _blank_key(data)
-    if blank and not full and blank in _BLANK_FRAMES:
+    kept = blanks.get(blank)
+    if kept is not None and not full:
         metadata["screenshot_from"] = "blank_page"
-        return _BLANK_FRAMES[blank], None, FRAME_ALGORITHM
+        return kept, None, FRAME_ALGORITHM
     shot, png, algorithm = _pictures(page, data, full, metadata, frame_hash)
-    if blank and shot is not None and algorithm == FRAME_ALGORITHM:
-        _BLANK_FRAMES[blank] = shot
+    if algorithm == FRAME_ALGORITHM:
+        blanks.keep(blank, shot)
     return shot, png, algorithm
 
 
@@ -212,7 +231,8 @@ def finish(seen: Look, shot: bytes | None, png: bytes | None, method: str, algor
 
 
 def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (),
-            previous: "Observation | None" = None, full: bool = False, seen: Look | None = None) -> Observation:
+            previous: "Observation | None" = None, full: bool = False, seen: Look | None = None,
+            blanks: BlankFrames | None = None) -> Observation:
     """Capture a StateSignature and the data of a dom_snapshot_partial.
 
     With ``secrets``, every field or text showing one is masked in the
@@ -221,16 +241,16 @@ def observe(page: Page, *, screenshot: bool = True, secrets: tuple[str, ...] = (
     knows nothing has acted on the page since), its frame is carried over
     when the page's DOM-derived data is unchanged. With ``full``, a full-size
     PNG is taken as well (``Observation.full``). ``seen``: the look, when the caller has just read it
-    (with the same ``secrets``).
+    (with the same ``secrets``). ``blanks``: the run's frames of empty pages (BlankFrames).
     """
     if seen is None:
-        seen = look(page, secrets if screenshot else ())
+        seen = take_look(page, secrets if screenshot else ())
     if not screenshot:
         return finish(seen, None, None, FRAME_ALGORITHM)
     if previous is not None and previous.screenshot is not None and not full and same_page(previous, seen):
         seen.metadata["screenshot_from"] = "previous_observation"
         return finish(seen, previous.screenshot, None, FRAME_ALGORITHM if previous.frame else FULL_ALGORITHM)
-    return finish(seen, *take_pictures(page, seen, full))
+    return finish(seen, *take_pictures(page, seen, full, blanks=blanks))
 
 
 @dataclass
@@ -242,6 +262,7 @@ class PendingObservation:
     seen: Look
     frame: PendingFrame | None = None
     ready: Observation | None = None
+    blanks: BlankFrames | None = None  # where an empty page's frame is kept once it arrives
 
     @property
     def waiting(self) -> bool:
@@ -255,9 +276,8 @@ class PendingObservation:
         shot, error = retried(self.page, frame.result)  # a retry after the first call takes a frame of its own
         if error:
             self.seen.metadata["screenshot_error"] = error
-        blank = _blank_key(self.seen.data)
-        if blank and shot is not None:
-            _BLANK_FRAMES[blank] = shot
+        if self.blanks is not None:
+            self.blanks.keep(_blank_key(self.seen.data), shot)
         self.ready = finish(self.seen, shot, None, FRAME_ALGORITHM)
         return self.ready
 
@@ -274,14 +294,14 @@ class PendingObservation:
         return self.ready
 
 
-def observe_pending(page: Page, secrets: tuple[str, ...] = ()) -> PendingObservation:
+def observe_pending(page: Page, secrets: tuple[str, ...] = (), blanks: BlankFrames | None = None) -> PendingObservation:
     """``observe`` with its frame requested, not waited for: a page showing a secret, one not painted,
     an empty document already seen or no DevTools protocol get their (whole) observation at once."""
-    seen = look(page, secrets)
+    seen = take_look(page, secrets)
     data = seen.data
-    blank = _blank_key(data)
-    if not (data.get("marked") or data.get("unpainted") or (blank and blank in _BLANK_FRAMES)):
+    blanks = blanks if blanks is not None else BlankFrames()
+    if not (data.get("marked") or data.get("unpainted") or blanks.get(_blank_key(data)) is not None):
         pending = PendingFrame.request(page, data.get("caret", True))
         if pending.session is not None:
-            return PendingObservation(page, seen, frame=pending)
-    return PendingObservation(page, seen, ready=finish(seen, *take_pictures(page, seen, False)))
+            return PendingObservation(page, seen, frame=pending, blanks=blanks)
+    return PendingObservation(page, seen, ready=finish(seen, *take_pictures(page, seen, False, blanks=blanks)))

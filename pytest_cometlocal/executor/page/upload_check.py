@@ -25,6 +25,7 @@ from pytest_cometlocal.executor.errors import is_crash
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
+    from pytest_cometlocal.contract.model.conditions import Condition
     from pytest_cometlocal.executor.page.conditions import CheckContext
 
 # How long the upload's requests must have been quiet (none started or ended) before it is complete.
@@ -36,7 +37,7 @@ REQUESTS_SHOWN = 20
 Resolver = Callable[["CheckContext", Any], "tuple[Locator | None, dict[str, Any]]"]
 
 
-def upload_completed(cond: Any, ctx: CheckContext, resolve: Resolver) -> tuple[bool, Any]:
+def upload_completed(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[bool, Any]:
     """Settled requests, and (with ``text``) the page shows it, or (without) the file input has a file."""
     settled, requests = _requests(ctx)
     look = _text_look if cond.args.text is not None else _files_look
@@ -69,7 +70,7 @@ def _described(request: SentRequest, mask: Callable[[str], str]) -> dict[str, An
     return described
 
 
-def _text_look(cond: Any, ctx: CheckContext, resolve: Resolver) -> tuple[bool, dict[str, Any]]:
+def _text_look(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[bool, dict[str, Any]]:
     """A shown toast's text or a visible element's text contains it, read as Playwright's toContainText reads."""
     wanted = normalize(ctx.resolve_text(cond.args.text))
     got = shown_texts(ctx.page, ctx.toast_selector, wanted)
@@ -77,7 +78,7 @@ def _text_look(cond: Any, ctx: CheckContext, resolve: Resolver) -> tuple[bool, d
     return ok, {"toasts": [seen(t, ctx.mask_text) for t in got["toasts"]], "text": seen(got["page"], ctx.mask_text)}
 
 
-def _files_look(cond: Any, ctx: CheckContext, resolve: Resolver) -> tuple[bool, dict[str, Any]]:
+def _files_look(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[bool, dict[str, Any]]:
     locator, found = resolve(ctx, cond.args.target)
     if locator is None:
         return False, found

@@ -21,10 +21,11 @@ import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from pytest_cometlocal import __version__
 from pytest_cometlocal.contract.model.actionspec import FORMAT_VERSIONS
+from pytest_cometlocal.contract.model.records import TraceEvent
 from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
@@ -69,6 +70,7 @@ class RunFolder:
         profile: dict[str, Any] | None = None,
         extra: dict[str, Any] | None = None,
         format_versions: list[str] | tuple[str, ...] | None = None,
+        listeners: Iterable[Callable[[TraceEvent], None]] = (),
     ) -> "RunFolder":
         redactor = redactor or Redactor()
         try:
@@ -89,7 +91,8 @@ class RunFolder:
             raise RuntimeError("could not create a unique run folder")
         try:
             return cls._open(path, run_id, name, mode=mode, policy=policy, allowlist=allowlist, plan_info=plan_info,
-                             redactor=redactor, profile=profile, extra=extra, format_versions=format_versions)
+                             redactor=redactor, profile=profile, extra=extra, format_versions=format_versions,
+                             listeners=listeners)
         except OutputWriteFailed:
             # Not even the start of the run fits: remove the folder this call made
             # rather than leave one that cannot verify.
@@ -100,7 +103,8 @@ class RunFolder:
     def _open(cls, path: Path, run_id: str, name: str, *, mode: str, policy: Policy,
               allowlist: tuple[str, ...] | list[str], plan_info: dict[str, Any], redactor: Redactor,
               profile: dict[str, Any] | None, extra: dict[str, Any] | None,
-              format_versions: list[str] | tuple[str, ...] | None) -> "RunFolder":
+              format_versions: list[str] | tuple[str, ...] | None,
+              listeners: Iterable[Callable[[TraceEvent], None]]) -> "RunFolder":
         try:
             with open(path / RESERVE, "wb") as fh:
                 fh.write(bytes(RESERVE_BYTES))  # written, not sparse: the space is really taken
@@ -132,7 +136,7 @@ class RunFolder:
         if extra:
             manifest.update(extra)
         write_json_atomic(path / RUN_MANIFEST, redactor.tree(manifest))
-        trace = TraceWriter(path / TRACE, run_id, redactor)
+        trace = TraceWriter(path / TRACE, run_id, redactor, listeners)
         evidence = EvidenceStore(path, run_id, redactor)
         return cls(path, run_id, manifest, trace, evidence, redactor)
 

@@ -25,7 +25,7 @@ import json
 import mmap
 import os
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, StateSignature, TraceEvent
 from pytest_cometlocal.executor.runfolder.clock import MonotonicClock
@@ -48,14 +48,15 @@ def padded(line: bytes, offset: int) -> bytes:
 class TraceWriter:
     """Appends TraceEvent v1 lines for one run."""
 
-    def __init__(self, path: Path, run_id: str, redactor: Redactor | None = None):
+    def __init__(self, path: Path, run_id: str, redactor: Redactor | None = None,
+                 listeners: Iterable[Callable[[TraceEvent], None]] = ()):
         self.path = path
         self.run_id = run_id
         self.redactor = redactor or Redactor()
         self.clock = MonotonicClock()
         self.seq = 0
         self.closed = False
-        self.listeners: list[Any] = []  # called with each TraceEvent after it is written (reporters)
+        self.listeners = tuple(listeners)  # called with each TraceEvent after it is written (reporters)
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             self._size = os.fstat(self._fd).st_size

@@ -24,7 +24,7 @@ from pathlib import Path
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Callable
 
-from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
+from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS, KINDS, KindRow
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.errors import ConfinementError
@@ -346,41 +346,46 @@ class Actions:
 
 
 @dataclass(frozen=True)
-class ActionKind:
-    """What one action kind does, and what the step's flow does for it (engine.py)."""
+class ActionRow:
+    """How the executor does one action kind; what the step's flow does for it (engine.py) is the
+    contract's row of the kind (``KINDS``: resolved target, waits, checks, ends the run)."""
 
     perform: Callable[[Actions, StepAttempt], dict[str, Any]]  # the side effect; returns action_executed's metadata
-    resolves_target: bool = False  # the step's element is resolved before its preconditions
+    kind: KindRow
     # The URL the step requests (a navigate's target, a request's url), made absolute before it is accepted.
     url_of: Callable[[Any], str] | None = None
-    post_phase: str = "post"  # "assert": its postconditions are checks (assert_checked)
-    waits: bool = False  # its postconditions are what it waits for: unmet is NAVIGATION_TIMEOUT
-    ends_run: bool = False  # checks its preconditions, then ends the run (policy.allow_stop)
+
+    @property
+    def resolves_target(self) -> bool:
+        return self.kind.resolves_target
+
+    @property
+    def post_phase(self) -> str:
+        return self.kind.post_phase
+
+    @property
+    def waits(self) -> bool:
+        return self.kind.waits
+
+    @property
+    def ends_run(self) -> bool:
+        return self.kind.ends_run
 
 
-# One row per action kind of the contract (contract/model/actionspec.py ActionKind).
-ACTIONS: dict[str, ActionKind] = {
-    "navigate": ActionKind(Actions._navigate, url_of=lambda spec: spec.target.url),
-    "click": ActionKind(Actions._click, resolves_target=True),
-    "fill": ActionKind(Actions._fill, resolves_target=True),
-    "select": ActionKind(Actions._select, resolves_target=True),
-    "upload": ActionKind(Actions._upload, resolves_target=True),
-    # v1.1: press's target is optional (without one, the key goes to whatever has focus).
-    "press": ActionKind(Actions._press, resolves_target=True),
-    "hover": ActionKind(Actions._hover, resolves_target=True),
-    "check": ActionKind(Actions._check, resolves_target=True),
-    "uncheck": ActionKind(Actions._uncheck, resolves_target=True),
-    "drag": ActionKind(Actions._drag, resolves_target=True),
-    "wait_for": ActionKind(Actions._none, waits=True),
-    "assert": ActionKind(Actions._none, post_phase="assert"),
-    "stop": ActionKind(Actions._none, ends_run=True),
-    "scroll": ActionKind(Actions._scroll, resolves_target=True),  # v1.1; its target is optional
-    "advance_clock": ActionKind(Actions._advance_clock),  # v1.2; needs the plan's clock.at (rule CLOCK)
+# How each action kind of the contract (contract/model/actionspec.py ActionKind) is performed.
+_PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
+    "navigate": Actions._navigate, "click": Actions._click, "fill": Actions._fill, "select": Actions._select,
+    "upload": Actions._upload,
+    # v1.1: press's target is optional (without one, the key goes to whatever has focus); so is scroll's.
+    "press": Actions._press, "hover": Actions._hover, "check": Actions._check, "uncheck": Actions._uncheck,
+    "drag": Actions._drag, "scroll": Actions._scroll,
+    "wait_for": Actions._none, "assert": Actions._none, "stop": Actions._none,
+    "advance_clock": Actions._advance_clock,  # v1.2
     # v1.2: the run's pages (pages/actions.py); no target, the active page.
-    "go_back": ActionKind(page_actions.go_back),
-    "go_forward": ActionKind(page_actions.go_forward),
-    "reload": ActionKind(page_actions.reload),
-    "switch_page": ActionKind(page_actions.switch_page),
-    "close_page": ActionKind(page_actions.close_page),
-    "request": ActionKind(http_client.perform, url_of=lambda spec: spec.url),  # v1.2 (executor/http/client.py)
+    "go_back": page_actions.go_back, "go_forward": page_actions.go_forward, "reload": page_actions.reload,
+    "switch_page": page_actions.switch_page, "close_page": page_actions.close_page,
+    "request": http_client.perform,  # v1.2 (executor/http/client.py)
 }
+_URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
+ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))
+                                 for kind, perform in _PERFORM.items()}

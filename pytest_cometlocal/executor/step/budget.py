@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_cometlocal.contract.model.actionspec import NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS
+from pytest_cometlocal.contract.model.actionspec import KINDS
 from pytest_cometlocal.contract.model.policy import Policy
 
 # What follows a failed attempt.
@@ -60,7 +60,7 @@ def _told_apart(a: tuple[str, str] | None, b: tuple[str, str] | None) -> bool:
 
 def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
     """Whether the state a step starts from is counted as a visit: a side-effecting step's first attempt."""
-    return kind in SIDE_EFFECT_KINDS and first_attempt and not recovery
+    return kind in KINDS and KINDS[kind].side_effect and first_attempt and not recovery
 
 
 class PolicyState:
@@ -163,7 +163,7 @@ class RetryRule:
                 and attempt.attempt <= self.policy.retries_per_action)
 
     def _in_retry_on(self, attempt: _Attempt, code: str) -> bool:
-        return code in self.policy.retry_on and attempt.spec.kind not in NEVER_RETRIED_KINDS
+        return code in self.policy.retry_on and KINDS[attempt.spec.kind].retried
 
     def next_move(self, attempt: _Attempt, code: str, retryable: bool, recoveries: int) -> NextMove:
         """Recovery first (outside recovery steps, rounds left), then a retry, else the step fails."""

@@ -16,6 +16,7 @@ from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.executor.browser.stubs import Stubs
 from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
+from pytest_cometlocal.executor.page.observation import BlankFrames
 from pytest_cometlocal.executor.pages.pages import Pages
 from pytest_cometlocal.executor.page.watchdog import PageWatch
 from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
@@ -43,21 +44,27 @@ class StepContext:
     places: TargetPlaces  # where each step found its target: the suggestions of a later failure
     stubs: Stubs | None = None  # (v1.2) the plan's routes; None for a plan without (nothing installed)
     saved: SavedValues = field(default_factory=SavedValues)  # (v1.2) ``${saved.NAME}``: what this item's steps saved
+    # The frames of empty pages the observer's looks reuse (a session's runs share one: BlankFrames).
+    blank_frames: BlankFrames = field(default_factory=BlankFrames)
 
     @classmethod
-    def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None) -> "StepContext":
-        """The context of one executor: its page's events and watch, its observer, counters and journal."""
+    def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None,
+             blank_frames: BlankFrames | None = None) -> "StepContext":
+        """The context of one executor: its page's events and watch, its observer, counters and journal;
+        ``blank_frames``: the frames of empty pages earlier runs kept (else this run keeps its own)."""
         events = PageEvents(page.context, page, guard)
+        blank_frames = blank_frames if blank_frames is not None else BlankFrames()
         profile = profile_row(settings.profile)
         pages = Pages(page)
         return cls(
             pages=pages, run=run, settings=settings, events=events,
-            observer=Observer(pages, events, tuple(v for v in settings.secrets.values() if v), profile),
+            observer=Observer(pages, events, tuple(v for v in settings.secrets.values() if v), profile, blank_frames),
             policy=PolicyState(settings.policy, pictures_optional=profile.decisive_pictures),
             retry=RetryRule(settings.policy, settings.recovery_on),
             journal=StepJournal(run.trace),
             places=TargetPlaces(),
             stubs=Stubs(list(settings.routes), settings.route_files, settings.secrets) if settings.routes else None,
+            blank_frames=blank_frames,
         )
 
     @property

@@ -8,20 +8,17 @@ the executor's partial snapshot when it cannot, the gaps in
 then ``build_error`` makes the error from the fault, the pack and the retry
 rule's verdict, with secrets masked in every field. A failed target gets
 suggested replacement targets, never applied (suggest/suggester.py).
-``Failures.reject`` types a planner's invalid proposal; ``record_invalid_plan``
-gives a plan that failed validation a complete run folder without a browser.
+``Failures.reject`` types a planner's invalid proposal; ``invalid_plan_error`` is the error of a plan
+that failed validation (its run folder without a browser: session.record_invalid_plan).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from dataclasses import replace
 from typing import Any
 
-from pytest_cometlocal.contract.expectation import expect_record
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.model.records import ExecutorError, FailedCondition
 from pytest_cometlocal.contract.validate.validated import InvalidPlan
@@ -32,14 +29,12 @@ from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.evidence import PAGE_GONE, FailureEvidence
 from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot
-from pytest_cometlocal.executor.step.journal import StepJournal
-from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.suggest.suggester import with_suggestions
 from pytest_cometlocal.executor.step.action_failure import unresponsive
 from pytest_cometlocal.executor.page.settle import stop_loading
 
-__all__ = ["PAGE_GONE", "Failures", "Fault", "build_error", "invalid_plan_error", "record_invalid_plan"]
+__all__ = ["PAGE_GONE", "Failures", "Fault", "build_error", "invalid_plan_error"]
 
 
 def build_error(attempt: StepAttempt, fault: Fault, pack: FailureEvidence, retryable: bool,
@@ -204,38 +199,3 @@ def invalid_plan_error(invalid: InvalidPlan, run_id: str, seq: int, evidence_ref
                      {"kind": kind, "reason": "no page: the plan failed validation before a browser was used"}
                      for kind in ("dom_snapshot_partial", "state_signature")]},
     )
-
-
-def record_invalid_plan(invalid: InvalidPlan, output: Path, mode: str = "live") -> tuple[RunFolder, ExecutorError]:
-    """Write the run folder of an invalid plan (no browser, a full audit trail) and return it with its typed error.
-
-    The run folder gets run_manifest.json, a trace (run_started,
-    proposal_rejected, evidence_captured, error_raised, run_finished) and the
-    validation report as the error's evidence.
-    """
-    run = RunFolder.create(
-        output, invalid.item_name, mode=mode, policy=Policy(), allowlist=(),
-        plan_info={"file": invalid.source.file, "name": invalid.name, "line": invalid.source.mark.line,
-                   "doc_index": invalid.source.doc_index, **expect_record(invalid.expect)},
-        format_versions=(),  # no step of an invalid plan was validated: it uses no format for sure
-    )
-    journal = StepJournal(run.trace)
-    try:
-        journal.run_started({"execution_mode": mode, "plan": invalid.name})
-        report = {
-            "schema_version": "v1",
-            "plan": invalid.name,
-            "file": invalid.source.file,
-            "violated_rules": invalid.violated_rules,
-            "problems": [p.as_dict() | {"text": p.format()} for p in invalid.problems],
-        }
-        ref = run.evidence.add_json("validation_report", "validation_report.json", report)
-        # The error is created before it is emitted, so it records the seq of its first event.
-        error = invalid_plan_error(invalid, run.run_id, run.trace.next_seq, [ref])
-        journal.plan_rejected(error, len(invalid.problems))
-        journal.run_evidence([ref])
-        journal.error_raised(error)
-        journal.run_finished({"status": "failed", "error_code": error.error_code.value})
-    finally:
-        run.finish("failed", error_code=ErrorCode.INVALID_ACTIONSPEC.value)
-    return run, error

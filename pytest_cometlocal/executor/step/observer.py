@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 from pytest_cometlocal.contract.model.profiles import DEFAULT_PROFILE, FAST_ALGORITHM
 from pytest_cometlocal.executor.errors import CallTimedOut, Crashed, PageUnresponsive, first_line
 from pytest_cometlocal.executor.page.observation import (
-    Look, Observation, finish, look, observe, observe_pending, same_page, take_pictures)
+    BlankFrames, Look, Observation, finish, observe, observe_pending, same_page, take_look, take_pictures)
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.contract.model.actionspec import effect_kind
@@ -75,11 +75,12 @@ CARRIED = "as the previous observation: the page is unchanged since"
 
 class Observer:
     def __init__(self, pages: Pages, events: PageEvents, secrets: tuple[str, ...],
-                 profile: ProfileRow = PROFILE_ROWS["balanced"]):
+                 profile: ProfileRow = PROFILE_ROWS["balanced"], blanks: BlankFrames | None = None):
         self.pages = pages  # looks are always at the active page
         self.events = events
         self.secrets = secrets
         self.profile = profile
+        self.blanks = blanks if blanks is not None else BlankFrames()  # the run context's frames of empty pages
         self.last: Observation | None = None
         self.seen: set[str] = set()  # the DOM-derived keys counted steps of this run started from (fast)
         # The last step's "after" with the request and download counts when it was taken.
@@ -105,7 +106,8 @@ class Observer:
         if self.profile.decisive_pictures:
             observation = self._decisive(previous, full, seen, visit, before)
         else:
-            observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen)
+            observation = observe(self.page, secrets=self.secrets, previous=previous, full=full, seen=seen,
+                                  blanks=self.blanks)
         self.last = self._named(observation)
         return observation
 
@@ -124,19 +126,19 @@ class Observer:
         capture, not a frame and a PNG; pictures taken two ways are not compared).
         """
         if seen is None:
-            seen = look(self.page, self.secrets, controls=True)
+            seen = take_look(self.page, self.secrets, controls=True)
         shot = png = None
         method = "none"
         if full:
             # The full-size PNG is the evidence, and its hash the picture: no frame besides it.
-            shot, png, method = take_pictures(self.page, seen, True, frame_hash=False)
+            shot, png, method = take_pictures(self.page, seen, True, frame_hash=False, blanks=self.blanks)
             reason = FULL_SIZE
         elif previous is not None and previous.screenshot is not None and same_page(previous, seen):
             shot, method = previous.screenshot, previous.signature.metadata.get("screenshot_method", "none")
             reason = CARRIED
             seen.metadata["screenshot_from"] = "previous_observation"
         elif visit and seen.dom_key in self.seen:
-            shot, png, method = take_pictures(self.page, seen, False)
+            shot, png, method = take_pictures(self.page, seen, False, blanks=self.blanks)
             reason = SEEN_STATE
         else:
             reason = NEW_STATE if visit else NOT_COUNTED if before else AFTER_STATE
@@ -181,7 +183,7 @@ class Observer:
         if meanwhile is not None and not self.profile.decisive_pictures and not self._full(attempt):
             if self.events.crashed:
                 raise Crashed("page crashed")
-            pending = observe_pending(self.page, self.secrets)
+            pending = observe_pending(self.page, self.secrets, self.blanks)
             counts = len(self.events.requests), len(self.events.downloads)
             stuck = None
             if pending.waiting:
@@ -204,7 +206,7 @@ class Observer:
 
     def look_ahead(self) -> Look:
         """The DOM read of the next step's "before", taken while this step's picture is drawn."""
-        return look(self.page, self.secrets)
+        return take_look(self.page, self.secrets)
 
     def _carried(self, attempt: StepAttempt) -> Observation | None:
         """The previous step's "after", if nothing can have changed the page since.

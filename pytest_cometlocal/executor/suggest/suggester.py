@@ -92,7 +92,7 @@ _ONE = TypeAdapter(T.Target)
 
 
 @dataclass(frozen=True)
-class Request:
+class SuggestionRequest:
     """What failed: the target's alternatives, and whether the suggestions should replace or narrow it."""
 
     alternatives: list[T.AnyTarget]
@@ -116,13 +116,14 @@ FAILED_ELEMENT: dict[str | None, Callable[[Any], list]] = {
 COUNTING_KINDS = frozenset({"element_count_equals", "element_hidden", "element_texts_equal"})
 
 def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None,
-                which: str | None = None) -> Request | None:
+                which: str | None = None) -> SuggestionRequest | None:
     """The target a failure is about, or None when the failure is not one that gets suggestions."""
     if code in TARGET_CODES:
         alternatives = FAILED_ELEMENT.get(which, FAILED_ELEMENT[None])(spec)
         if not alternatives:
             return None
-        return Request(alternatives, code == ErrorCode.TARGET_NOT_UNIQUE, ACTION_NEEDS.get(spec.kind), spec.kind)
+        return SuggestionRequest(alternatives, code == ErrorCode.TARGET_NOT_UNIQUE, ACTION_NEEDS.get(spec.kind),
+                                 spec.kind)
     if code not in CONDITION_CODES:
         return None
     for fc in failed_conditions or []:
@@ -143,7 +144,7 @@ def request_for(spec: Any, code: ErrorCode, failed_conditions: list[Any] | None,
             alternatives = parsed if isinstance(parsed, list) else [parsed]
             need = CONDITION_NEEDS.get(fc.kind)
         if alternatives:
-            return Request(alternatives, count > 1, need, fc.kind)
+            return SuggestionRequest(alternatives, count > 1, need, fc.kind)
     return None
 
 
@@ -191,7 +192,7 @@ def collect_candidates(page: Page, frame: str | None) -> dict[str, Any]:
     return json.loads(page.evaluate(CANDIDATES_JS, arg))
 
 
-def look(page: Page, target: dict[str, Any], out: Outcome) -> dict[str, Any] | None:
+def match_target(page: Page, target: dict[str, Any], out: Outcome) -> dict[str, Any] | None:
     """What a target matches on the page: ``{count, fp}`` (``fp`` the one element's place), None when invalid."""
     try:
         model = _ONE.validate_python(target)
@@ -208,7 +209,7 @@ def look(page: Page, target: dict[str, Any], out: Outcome) -> dict[str, Any] | N
 
 def verify(page: Page, target: dict[str, Any], fingerprint: str, out: Outcome) -> bool:
     """Whether ``target`` is a valid plan target that matches exactly the element ``fingerprint`` names."""
-    return resolved_match(look(page, target, out), [{"fp": fingerprint}]) == 0
+    return resolved_match(match_target(page, target, out), [{"fp": fingerprint}]) == 0
 
 
 def _replace(page: Page, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
@@ -233,7 +234,8 @@ def _replace(page: Page, wanted: Wanted, candidates: list[dict[str, Any]], out: 
                 break
 
 
-def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[str, Any]], out: Outcome) -> None:
+def _narrow(page: Page, request: SuggestionRequest, wanted: Wanted, candidates: list[dict[str, Any]],
+            out: Outcome) -> None:
     """Targets that pick one of the elements a target matched several of: each one checked on the page to match
     exactly one element, and that element one of the matches (``resolved_match``), never a look-alike elsewhere."""
     base, count, matches = None, 0, []
@@ -263,7 +265,7 @@ def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[
     narrowed: set[int] = set()
 
     def check(target: dict[str, Any]) -> dict[str, Any] | None:
-        return look(page, target, out) if out.may_check() else None  # spent: no more looks at the page
+        return match_target(page, target, out) if out.may_check() else None  # spent: no more looks at the page
 
     for i, target, by in narrowing_picks(matches, order, base_json, wanted.frame, check):
         bonus = {"its test id": 0.05, "an attribute only it has": -0.05}.get(by, 0)
@@ -282,13 +284,13 @@ def _narrow(page: Page, request: Request, wanted: Wanted, candidates: list[dict[
             return
         target = {"type": "nth", "base": base_json, "index": i}
         matched = describe_match(matches[i])
-        if resolved_match(look(page, target, out), matches) == i:
+        if resolved_match(match_target(page, target, out), matches) == i:
             score = round(0.5 + 0.05 * place_score(wanted, matches[i]) - 0.01 * order.index(i), 3)
             out.add(target, matched, score, f"match {i} of the {count}: an nth target needs metadata.target_rationale (U3)",
                     rationale=nth_rationale(base, i, count, matched))
 
 
-def suggest(page: Page, request: Request, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS,
+def suggest(page: Page, request: SuggestionRequest, old_place: tuple[str, ...] = (), budget_ms: int = BUDGET_MS,
             claimed: frozenset[tuple[str, ...]] = frozenset()) -> Outcome:
     """Up to ``MAX_SUGGESTIONS`` working targets for ``request``, within ``budget_ms``.
 
