@@ -23,6 +23,11 @@ from pytest_cometlocal.contract.validate.validator import InvalidPlan, Validatio
 from pytest_cometlocal.demo.portal import DemoPortal
 from tests.support import OutsideServer, Run
 
+# The TodoMVC port's plans are run by tests/executor/test_todomvc_port.py, each in a context of its own
+# (against the demo and, when given, other implementations); collected here they would be plan items
+# asking for pytest-playwright's Playwright beside the suite's own.
+collect_ignore = ["executor/todomvc_port"]
+
 pytest_plugins = ("tests.browser_guard",)
 
 

@@ -33,13 +33,18 @@ class DeviceRegistryUnavailable(CometLocalError):
 
 @lru_cache(maxsize=1)
 def device_registry() -> dict[str, dict[str, Any]]:
-    """name -> descriptor (new_context's keyword arguments: user_agent, viewport, is_mobile, ...)."""
-    try:
-        done = subprocess.run([sys.executable, "-c", _READ], capture_output=True, text=True,
-                              timeout=READ_TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise DeviceRegistryUnavailable(f"Playwright's device registry could not be read: {exc}") from None
-    if done.returncode != 0:
+    """name -> descriptor (new_context's keyword arguments: user_agent, viewport, is_mobile, ...).
+
+    A child that fails is asked once more: on a loaded machine Playwright's driver can lose its
+    connection while it starts, and a plan should not be called invalid for that."""
+    last = "no output"
+    for _ in range(2):
+        try:
+            done = subprocess.run([sys.executable, "-c", _READ], capture_output=True, text=True,
+                                  timeout=READ_TIMEOUT_S, check=False)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise DeviceRegistryUnavailable(f"Playwright's device registry could not be read: {exc}") from None
+        if done.returncode == 0:
+            return json.loads(done.stdout)
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise DeviceRegistryUnavailable(f"Playwright's device registry could not be read: {last}")
-    return json.loads(done.stdout)
+    raise DeviceRegistryUnavailable(f"Playwright's device registry could not be read: {last}")

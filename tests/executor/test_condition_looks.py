@@ -115,3 +115,28 @@ def test_the_value_read_with_the_count_is_input_values(page, selector):
     """A form control's value, read in the look; a label (#wrap) is followed to its control by input_value."""
     locator = page.locator(selector)
     assert element_value(locator) == (1, locator.input_value())
+
+
+BUSY_PAGE = """<title>Busy</title><p data-testid="shown">2 items left</p>
+<script>
+const spin = () => { const t = Date.now(); while (Date.now() - t < 450) {} };
+setTimeout(spin, 0); setInterval(spin, 500);
+</script>"""
+
+
+def test_a_look_answered_late_counts_the_element_not_nothing(chromium):
+    """A condition's own target on a page whose main thread is busy 450 ms of every 500: the short
+    look gets no answer, the second look does, so the element the page shows is counted 1, not 0
+    (before, such a failing check reported {count: 0} for an element on the page)."""
+    from pytest_cometlocal.contract.model.targets import TestIdTarget
+    from pytest_cometlocal.executor.page.locators import resolve_now
+
+    context = chromium.browser().new_context()
+    try:
+        busy = context.new_page()
+        busy.set_content(BUSY_PAGE)
+        looks = [resolve_now(busy, [TestIdTarget(type="testid", id="shown")]) for _ in range(8)]
+        assert [look.resolved is not None for look in looks] == [True] * 8
+        assert any(look.rounds == 2 for look in looks)  # the busy page did keep a short look unanswered
+    finally:
+        context.close()

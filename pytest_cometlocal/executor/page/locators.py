@@ -180,6 +180,7 @@ def match_with_look(page: Page, target: T.AnyTarget, arg: dict[str, Any],
 
 # A last round still gets this long, however little of the step's timeout is left.
 MIN_MATCH_BOUND_MS = 250
+LATE_ANSWER_BOUND_MS = 2000  # resolve_now's second look, after one that got no answer
 
 
 # A condition's target needs only the count: no description, no sample.
@@ -234,10 +235,19 @@ def resolve(page: Page, alternatives: list[T.AnyTarget], timeout_ms: int, record
 
 
 def resolve_now(page: Page, alternatives: list[T.AnyTarget]) -> Resolution:
-    """One look, no waiting: what a condition's target matches at this moment."""
+    """One look, no waiting: what a condition's target matches at this moment.
+
+    A look that got no answer within its short bound (a loaded machine, a frame whose
+    context is not ready yet) is taken once more with a longer one before it counts as
+    nothing: an element the page shows is never reported as matching 0 because the
+    answer came late.
+    """
     compiled = [(alt, compile_target(page, alt), describe_compiled(alt)) for alt in alternatives]
     result = Resolution(rounds=1)
     result.attempts = _round(compiled, result, time.monotonic(), _COUNT_JS)
+    if result.unanswered and result.resolved is None:
+        result = Resolution(rounds=2)
+        result.attempts = _round(compiled, result, time.monotonic() + LATE_ANSWER_BOUND_MS / 1000, _COUNT_JS)
     return result
 
 

@@ -70,15 +70,20 @@ class StepConditions:
     def _target_text(self, attempt: StepAttempt, phase: str) -> str:
         """(v1.2) save_text: the text of the step's target as the text conditions read it; exactly one element."""
         if attempt.target is not None:
-            return element_text(attempt.target.locator)
-        resolution = resolve_now(self.ctx.page, attempt.spec.alternatives)
-        if resolution.resolved is None:
-            raise self.failures.fail(attempt, ErrorCode.POSTCONDITION_FAILED, "postcondition",
-                                     f"save_text {attempt.spec.save_text}: the target is not one element",
-                                     details={"save": attempt.spec.save_text}, failed_conditions=[FailedCondition(
-                                         kind="element_exists", args={}, phase=phase,
-                                         observed={"counts": [a.count for a in resolution.attempts]})])
-        return element_text(resolution.resolved.locator)
+            locator = attempt.target.locator
+        else:
+            resolution = resolve_now(self.ctx.page, attempt.spec.alternatives)
+            locator = resolution.resolved.locator if resolution.resolved is not None else None
+            counts = [a.count for a in resolution.attempts]
+        if locator is not None:
+            count, text = element_text(locator)
+            if count == 1:
+                return text
+            counts = [count]
+        raise self.failures.fail(attempt, ErrorCode.POSTCONDITION_FAILED, "postcondition",
+                                 f"save_text {attempt.spec.save_text}: the target is not one element",
+                                 details={"save": attempt.spec.save_text}, failed_conditions=[FailedCondition(
+                                     kind="element_exists", args={}, phase=phase, observed={"counts": counts})])
 
     def _failure(self, attempt: StepAttempt, phase: str, failed: list[CheckResult]) -> Exception:
         spec = attempt.spec
