@@ -6,7 +6,8 @@ with one raw step at a time (a planner's proposal, validated here first).
 
 This module is the façade and the step's flow; each part of a step has a
 module of its own under ``step/``, all handed one ``StepContext``: ``observer``
-(the looks before and after), ``target`` (its element), ``checkpoints``
+(the looks before and after), ``target`` (its element, and ``prepare``: where
+the "before" look and the target come from), ``checkpoints``
 (conditions), ``actions`` (the side effect, one row per kind, uploads,
 downloads), ``action_failure`` (which code a failed action is), ``safety``
 (allowlist, auth), ``failures`` (the typed error and its evidence),
@@ -45,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import Ahead, LookWithTarget, look_ahead, resolve_step_target
+from pytest_cometlocal.executor.step.target import Ahead, look_ahead, prepare
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
@@ -328,66 +329,30 @@ class Executor:
         kind = ACTIONS[spec.kind]
         halt = ctx.policy.check_step_budget()
         ahead, self._ahead = self._ahead, None
-        if ahead is not None and (ahead.spec is not spec or attempt.attempt > 1 or attempt.recovery):
-            ahead = None
-        fresh = LookWithTarget(ctx, attempt)  # a look taken now reads the step's target with it
         with self._phase(attempt, "observation before the step"):
-            attempt.before, used = ctx.observer.before(attempt, ahead.look if ahead else None, fresh)
-        ahead = ahead if used and ahead is not None and ahead.held else None
-        matched = fresh.matched
-        state = attempt.before.signature
-        journal.observation_captured(ctx.policy.observation_metadata(state))
-        journal.proposal_received("plan" if not self.proposals else "planner", self.settings.step_sources.get(spec.id))
-        if kind.url_of is not None:
-            attempt.requested_url = absolute_url(self.failures, attempt, kind.url_of(spec))
-        journal.proposal_accepted()
-        journal.action_compiled()
-        if halt is not None:
-            raise self.failures.halt(attempt, halt)
-        halt = ctx.policy.count_revisit(effect_kind(spec), state, attempt.attempt == 1, attempt.recovery)
-        if halt is not None:
-            raise self.failures.halt(attempt, halt)
-        ctx.policy.count_step()
-        attempt.marks = ctx.events.mark()
-
+            prepared = prepare(ctx, attempt, ahead)  # the look, and where the target comes from
+        attempt.before = prepared.before
+        journal.observation_captured(ctx.policy.observation_metadata(attempt.before.signature))
+        self._accept(attempt)
+        self._decide(attempt, halt)
         if kind.ends_run:
-            with self._phase(attempt, "preconditions"):
-                self.conditions.check(attempt, "pre", spec.preconditions)
-            if not self.settings.policy.allow_stop:
-                raise self.failures.halt(attempt, Halt("stop_not_allowed", {"allow_stop": False}))
-            journal.action_started()
-            journal.action_executed({"duration_ms": 0, "stopped": True})
-            self._passed(attempt)
-            raise Stop()
-
-        resolution = None
+            raise self._stopped(attempt)
         with self._phase(attempt, "target resolution and preconditions"):
-            if ahead is not None:  # found while the last picture was drawn, on the page this step starts from
-                attempt.target, resolution = ahead.target, ahead.resolution
-            else:
-                if matched is not None and matched.target is not None:  # read with the "before" look
-                    attempt.target, resolution = matched.target, matched.resolution
-                elif kind.resolves_target:
-                    resolution = resolve_step_target(ctx, attempt, self.failures)
-                self.conditions.check(attempt, "pre", spec.preconditions)
-        journal.preconditions_checked(resolution, ahead is not None)
+            resolution, checked_ahead = prepared.settle(ctx, attempt, self.failures, self.conditions)
+        journal.preconditions_checked(resolution, checked_ahead)
         if resolution:
             ctx.places.found(spec.id, resolution["resolved"])
-
         if spec.criticality == "critical" and self.settings.mode == "dry_run":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "precondition",
                                      "dry run: critical step not performed", details={"critical_reason": "dry_run"},
                                      severity="critical", extended=True)
-
         journal.action_started()
         started = time.monotonic()
         with self._phase(attempt, spec.kind):
             outcome = self.actions.perform(attempt)
         journal.action_executed({"duration_ms": elapsed_ms(started),
                                  "blocked_requests": ctx.events.take_blocked(), **outcome})
-
-        # Postconditions (or assert checks), with the more specific codes first.
-        with self._phase(attempt, "postconditions"):
+        with self._phase(attempt, "postconditions"):  # the more specific codes first
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)
             self.conditions.check(attempt, kind.post_phase, spec.postconditions)
@@ -397,13 +362,52 @@ class Executor:
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
+        self._reported(attempt)
+        self._passed(attempt)
+
+    def _accept(self, attempt: StepAttempt) -> None:
+        """proposal_received, proposal_accepted and action_compiled (a navigation's URL made absolute)."""
+        spec, kind = attempt.spec, ACTIONS[attempt.spec.kind]
+        self.journal.proposal_received("plan" if not self.proposals else "planner",
+                                       self.settings.step_sources.get(spec.id))
+        if kind.url_of is not None:
+            attempt.requested_url = absolute_url(self.failures, attempt, kind.url_of(spec))
+        self.journal.proposal_accepted()
+        self.journal.action_compiled()
+
+    def _decide(self, attempt: StepAttempt, halt: Halt | None) -> None:
+        """The policy's checks (the hard cap, then the same-state revisit counter), then the step counted."""
+        policy = self.ctx.policy
+        if halt is not None:
+            raise self.failures.halt(attempt, halt)
+        halt = policy.count_revisit(effect_kind(attempt.spec), attempt.before.signature, attempt.attempt == 1,
+                                    attempt.recovery)
+        if halt is not None:
+            raise self.failures.halt(attempt, halt)
+        policy.count_step()
+        attempt.marks = self.ctx.events.mark()
+
+    def _stopped(self, attempt: StepAttempt) -> Stop:
+        """A ``stop`` step: its preconditions, then the run ends here (when the policy allows it)."""
+        with self._phase(attempt, "preconditions"):
+            self.conditions.check(attempt, "pre", attempt.spec.preconditions)
+        if not self.settings.policy.allow_stop:
+            raise self.failures.halt(attempt, Halt("stop_not_allowed", {"allow_stop": False}))
+        self.journal.action_started()
+        self.journal.action_executed({"duration_ms": 0, "stopped": True})
+        self._passed(attempt)
+        return Stop()
+
+    def _reported(self, attempt: StepAttempt) -> None:
+        """What happened since the action (late refused requests, pages opened, stubbed requests), then
+        postconditions_checked."""
+        ctx = self.ctx
         late = ctx.events.take_blocked()  # refused after action_executed: a page's late requests
         if ctx.pages.ever_several:  # v1.2: the pages opened since (a v1 run never has a second)
-            journal.pages_opened(ctx.pages)
+            self.journal.pages_opened(ctx.pages)
         if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
-            journal.requests_stubbed(ctx.stubs.take())
-        journal.postconditions_checked(kind.post_phase, late)
-        self._passed(attempt)
+            self.journal.requests_stubbed(ctx.stubs.take())
+        self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].post_phase, late)
 
     def _meanwhile(self, attempt: StepAttempt) -> Callable[[], Ahead | None] | None:
         """The next plan step's read-only work (``look_ahead``), to run while this step's picture is drawn."""

@@ -153,28 +153,27 @@ class Observer:
         # A critical step's screenshots are its evidence: full size, before and after (forensic: every step's).
         return attempt.spec.criticality == "critical" or self.profile.full_every_step
 
-    def before(self, attempt: StepAttempt, ahead: Look | None = None,
-               fresh: Callable[[], Look | None] | None = None) -> tuple[Observation, bool]:
-        """The look before the step, and whether it is ``ahead``.
+    def before_ahead(self, previous: Observation | None, ahead: Look) -> Observation | None:
+        """The look-ahead's look (balanced) as the look before the step, or None when it cannot be.
 
-        ``ahead`` (balanced) is the look-ahead's, taken while the previous
-        step's picture was drawn: used only where the carry-over holds and it
-        read exactly what the previous "after" read, so that picture stands for
-        it. Otherwise the step looks now: ``fresh()`` when given (the look read
-        together with the step's target, ``target.look_and_match``; None when
-        it could not be read that way), else a look of its own.
+        It was taken while the previous step's picture was drawn; it stands only
+        where the carry-over holds (``previous``: ``carried``) and it read exactly
+        what the previous "after" read, so that picture stands for it.
         """
-        previous = self._carried(attempt)
-        if ahead is not None and previous is not None and previous.screenshot is not None \
-                and not self.profile.decisive_pictures and same_page(previous, ahead):
-            if self.events.crashed:
-                raise Crashed("page crashed")
-            ahead.metadata["screenshot_from"] = "previous_observation"
-            self.last = self._named(finish(ahead, previous.screenshot, None, previous.signature.algorithm_version))
-            return self.last, True
-        seen = fresh() if fresh is not None and not self.events.crashed else None
+        if previous is None or previous.screenshot is None or self.profile.decisive_pictures \
+                or not same_page(previous, ahead):
+            return None
+        if self.events.crashed:
+            raise Crashed("page crashed")
+        ahead.metadata["screenshot_from"] = "previous_observation"
+        self.last = self._named(finish(ahead, previous.screenshot, None, previous.signature.algorithm_version))
+        return self.last
+
+    def before(self, attempt: StepAttempt, previous: Observation | None, seen: Look | None = None) -> Observation:
+        """The look before the step, taken now; ``seen``: one just read (with the step's target,
+        ``target.look_and_match``); ``previous``: ``carried``, whose picture it may carry over."""
         visit = counted(effect_kind(attempt.spec), attempt.attempt == 1, attempt.recovery)
-        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=visit, before=True), False
+        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=visit, before=True)
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
         """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)
@@ -208,8 +207,8 @@ class Observer:
         """The DOM read of the next step's "before", taken while this step's picture is drawn."""
         return take_look(self.page, self.secrets)
 
-    def _carried(self, attempt: StepAttempt) -> Observation | None:
-        """The previous step's "after", if nothing can have changed the page since.
+    def carried(self, attempt: StepAttempt) -> Observation | None:
+        """The previous step's "after", if nothing can have changed the page since (read once per step).
 
         Nothing the executor does runs between one step's "after" and the next
         step's "before" but trace and evidence writes; the page itself could

@@ -20,6 +20,16 @@ anti-loop decision, which a failure found ahead can therefore never pre-empt.
 and the first alternative's match in one round trip (``locators.match_with_look``).
 The element is taken only after the anti-loop decision, and only when it is
 the one match; otherwise the step resolves its target as usual.
+
+``prepare`` decides, in one place, where a step's "before" look and its target
+come from, in this order (docs/executor.md, "One step"): the look-ahead's
+(when the carry-over of the previous picture holds; its target and
+preconditions count only when all of them held), the look read with the target
+(``look_and_match``), or a look of its own and the target resolved as usual
+(``resolve_step_target``). It reads the look and returns it with what it found
+of the target; ``Prepared.settle``, called after the anti-loop decision, is the
+step's one source of its target and checks the preconditions not already seen
+to hold.
 """
 
 from __future__ import annotations
@@ -35,7 +45,7 @@ from pytest_cometlocal.executor.errors import CallTimedOut, PageUnresponsive, is
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import ResolvedTarget, in_main_frame, match_with_look, resolve
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.page.observation import Look, look_arg, look_of
+from pytest_cometlocal.executor.page.observation import Look, Observation, look_arg, look_of
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
@@ -138,18 +148,6 @@ def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
     return Matched(look_of(data, controls), resolved, resolution)
 
 
-class LookWithTarget:
-    """``Observer.before``'s fresh look: ``look_and_match``, keeping what it found of the target (``matched``)."""
-
-    def __init__(self, ctx: StepContext, attempt: StepAttempt):
-        self.ctx, self.attempt = ctx, attempt
-        self.matched: Matched | None = None
-
-    def __call__(self) -> Look | None:
-        self.matched = look_and_match(self.ctx, self.attempt)
-        return self.matched.look if self.matched else None
-
-
 @dataclass
 class Ahead:
     """The next step's read-only work, done while the last picture was drawn."""
@@ -184,3 +182,54 @@ def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, 
         return Ahead(spec, look)
     provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
     return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
+
+
+@dataclass(frozen=True)
+class Found:
+    """The step's target found before the anti-loop decision (None for a step without one)."""
+
+    target: ResolvedTarget | None
+    resolution: dict[str, Any] | None  # what preconditions_checked records
+    checked: bool  # its preconditions held with it (the look-ahead): not checked again
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The step's "before" observation and what was found of its target with it."""
+
+    before: Observation
+    found: Found | None = None
+
+    def settle(self, ctx: StepContext, attempt: StepAttempt, failures: Failures,
+               conditions: StepConditions) -> tuple[dict[str, Any] | None, bool]:
+        """The target on ``attempt`` and the preconditions checked; returns what preconditions_checked
+        records: the resolution, and whether both were found ahead (``checked_ahead``)."""
+        found, spec = self.found, attempt.spec
+        resolution = None
+        if found is not None:
+            attempt.target, resolution = found.target, found.resolution
+        elif ACTIONS[spec.kind].resolves_target:
+            resolution = resolve_step_target(ctx, attempt, failures)
+        checked = found is not None and found.checked
+        if not checked:
+            conditions.check(attempt, "pre", spec.preconditions)
+        return resolution, checked
+
+
+def prepare(ctx: StepContext, attempt: StepAttempt, ahead: Ahead | None) -> Prepared:
+    """The step's "before" look, from the first source that applies (module docstring).
+
+    ``ahead`` is the look-ahead done for the plan's next step; it is this
+    step's only on its first attempt, outside a recovery.
+    """
+    if ahead is not None and (ahead.spec is not attempt.spec or attempt.attempt > 1 or attempt.recovery):
+        ahead = None
+    observer = ctx.observer
+    previous = observer.carried(attempt)
+    if ahead is not None and (before := observer.before_ahead(previous, ahead.look)) is not None:
+        return Prepared(before, Found(ahead.target, ahead.resolution, True) if ahead.held else None)
+    matched = None if ctx.events.crashed else look_and_match(ctx, attempt)
+    before = observer.before(attempt, previous, matched.look if matched else None)
+    if matched is None or matched.target is None:
+        return Prepared(before)
+    return Prepared(before, Found(matched.target, matched.resolution, False))
