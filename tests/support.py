@@ -231,7 +231,12 @@ def served_pages(pages: dict[str, str]) -> Iterator[str]:
             self.end_headers()
             self.wfile.write(data)
 
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    yield from serve(Handler)
+
+
+def serve(handler: Any) -> Iterator[str]:
+    """Serve ``handler`` (a request handler class or factory) on 127.0.0.1 in a thread; yields the base URL."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -239,6 +244,24 @@ def served_pages(pages: dict[str, str]) -> Iterator[str]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+class CallRecorder:
+    """A real Playwright object (a Page, a Locator) that lists the names of the calls made on it."""
+
+    def __init__(self, real: Any):
+        self._real = real
+        self.calls: list[str] = []
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._real, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls.append(name)
+            return attr(*args, **kwargs)
+        return call
 
 
 # A plan that signs in to the demo portal (the executor tests run it in several ways).

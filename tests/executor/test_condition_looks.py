@@ -21,6 +21,8 @@ from pytest_cometlocal.contract.model.conditions import Condition
 from pytest_cometlocal.executor.page.conditions import EVALUATORS, CheckContext
 from pytest_cometlocal.executor.page.texts import element_value
 
+from tests.support import CallRecorder
+
 pytestmark = pytest.mark.browser
 
 PAGE = """<title>Looks</title>
@@ -32,24 +34,6 @@ PAGE = """<title>Looks</title>
    (M)</p>
 <p class="twin">a</p><p class="twin">b</p>
 """
-
-
-class Calls:
-    """A real Locator that lists the names of the Playwright calls made on it."""
-
-    def __init__(self, locator: Any):
-        self._locator = locator
-        self.calls: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._locator, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            self.calls.append(name)
-            return attr(*args, **kwargs)
-        return call
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +57,7 @@ def look(page: Any, selector: str, cond: str) -> tuple[bool, Any, list[str]]:
         "id": "s", "kind": "fill", "criticality": "normal", "timeout_ms": 1000, "value": "x",
         "target": {"type": "css", "selector": selector},
         "preconditions": [{"kind": "host_in_allowlist"}], "postconditions": [{"kind": "host_in_allowlist"}]})
-    spy = Calls(page.locator(selector))
+    spy = CallRecorder(page.locator(selector))
     ctx = CheckContext(page=page, step=step, base_url=None, allowlist=("127.0.0.1",), toast_selector="[role=status]",
                        overlay_selectors=(), step_locator=spy)
     kind = condition(cond)

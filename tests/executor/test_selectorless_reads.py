@@ -21,6 +21,8 @@ from pytest_cometlocal.contract.model.conditions import Condition
 from pytest_cometlocal.executor.page.conditions import EVALUATORS, CheckContext
 from pytest_cometlocal.executor.page.observation import observe
 
+from tests.support import CallRecorder
+
 pytestmark = pytest.mark.browser
 
 PAGE = """<title>Reads</title>
@@ -34,24 +36,6 @@ SELECTOR_CALLS = {"locator", "get_by_role", "get_by_text", "get_by_label", "get_
                   "eval_on_selector_all", "wait_for_selector", "frame_locator"}
 
 
-class Calls:
-    """A real Page that lists the names of the calls made on it."""
-
-    def __init__(self, page: Any):
-        self._page = page
-        self.calls: list[str] = []
-
-    def __getattr__(self, name: str) -> Any:
-        attr = getattr(self._page, name)
-        if not callable(attr):
-            return attr
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            self.calls.append(name)
-            return attr(*args, **kwargs)
-        return call
-
-
 @pytest.fixture(scope="module")
 def page(chromium) -> Iterator[Any]:
     context = chromium.browser().new_context()
@@ -62,7 +46,7 @@ def page(chromium) -> Iterator[Any]:
 
 
 def test_the_observation_is_one_plain_evaluate(page):
-    spy = Calls(page)
+    spy = CallRecorder(page)
     observation = observe(spy, screenshot=False)
     assert observation.snapshot["title"] == "Reads"
     assert spy.calls == ["evaluate"]
@@ -79,7 +63,7 @@ def test_a_page_condition_reads_no_selector(page, cond, holds):
     step = ActionSpec.model_validate({
         "id": "s", "kind": "assert", "criticality": "normal", "timeout_ms": 1000,
         "preconditions": [{"kind": "host_in_allowlist"}], "postconditions": [{"kind": "host_in_allowlist"}]})
-    spy = Calls(page)
+    spy = CallRecorder(page)
     ctx = CheckContext(page=spy, step=step, base_url=None, allowlist=("127.0.0.1",), toast_selector="[role=status]",
                        overlay_selectors=())
     kind = TypeAdapter(Condition).validate_python(yaml.safe_load(cond))

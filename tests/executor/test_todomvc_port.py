@@ -18,8 +18,6 @@ import functools
 import http.server
 import os
 import shutil
-import socketserver
-import threading
 from pathlib import Path
 from typing import Iterator
 
@@ -27,7 +25,7 @@ import pytest
 
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
-from tests.support import Run, read_trace
+from tests.support import Run, read_trace, serve
 
 pytestmark = pytest.mark.browser
 
@@ -87,15 +85,7 @@ def test_a_dropped_assertion_would_fail(chromium, portal, tmp_path):
 
 def served_folder(folder: Path) -> Iterator[str]:
     """Serve ``folder``'s files on 127.0.0.1; yields the base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(folder))
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    yield from serve(functools.partial(_QuietHandler, directory=str(folder)))
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
