@@ -9,7 +9,7 @@ bad bytes, two broken plans in one file), with a fixed seed. Beside them, five
 valid plans run against a tiny page served on 127.0.0.1.
 
 ``cometlocal validate`` runs in a subprocess under a hard timeout and a 1 GiB
-address-space limit; the pytest session runs in a subprocess under a hard
+data limit (RLIMIT_DATA); the pytest session runs in a subprocess under a hard
 timeout (Chromium needs more address space than any such limit). Both must
 print no traceback; every problem must be located (file:line:col); every plan
 must get its own outcome (an invalid one: INVALID_ACTIONSPEC when it runs, not
@@ -78,7 +78,10 @@ VALID = {
 
 
 def _limit_memory() -> None:  # runs in the child, before exec
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    """The data the process may write (RLIMIT_DATA), not its address space: a Python blow-up still ends
+    in MemoryError, while the Node driver a plan naming ``browser.device`` starts to read Playwright's
+    device registry, which reserves far more address space than it uses, can start."""
+    resource.setrlimit(resource.RLIMIT_DATA, (MEMORY, MEMORY))
 
 
 def _env() -> dict[str, str]:
