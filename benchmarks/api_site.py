@@ -15,7 +15,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .site import page_html
+from .site import LocalSite, page_html
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -62,15 +62,16 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(201, item, {"Location": f"/api/items/{item['id']}"})
 
 
-class ApiSite:
+class ApiSite(LocalSite):
     """``with ApiSite() as site: site.url`` -> http://127.0.0.1:<free port>; ``site.items`` the store."""
+
+    handler = _Handler
 
     def __init__(self) -> None:
         self.page = page_html().encode()
         self.items: dict[str, dict[str, Any]] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
 
     def create(self, title: str) -> dict[str, Any]:
         with self._lock:
@@ -78,20 +79,5 @@ class ApiSite:
             self.items[item["id"]] = item
         return item
 
-    def __enter__(self) -> "ApiSite":
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
+    def _attach(self, server: ThreadingHTTPServer) -> None:
         server.site = self  # type: ignore[attr-defined]
-        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
-        self._server = server
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"

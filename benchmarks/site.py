@@ -63,24 +63,21 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
-class BenchSite:
-    """``with BenchSite() as site: site.url`` -> http://127.0.0.1:<free port>.
+class LocalSite:
+    """A ThreadingHTTPServer on 127.0.0.1 (a free port) in a thread, for ``with``: ``site.url``.
 
-    ``route(path)`` gives a page's bytes, or None for a 404; by default the
-    benchmark page at ``/bench``.
-    """
+    A subclass names its request ``handler`` and what the server hands it (``_attach``)."""
 
-    def __init__(self) -> None:
-        self._server: ThreadingHTTPServer | None = None
-        self._page = page_html().encode()
+    handler: type[BaseHTTPRequestHandler]
+    _server: ThreadingHTTPServer | None = None
 
-    def route(self, path: str) -> bytes | None:
-        return self._page if path == "/bench" else None
+    def _attach(self, server: ThreadingHTTPServer) -> None:
+        raise NotImplementedError
 
     def __enter__(self):
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        server = ThreadingHTTPServer(("127.0.0.1", 0), self.handler)
         server.daemon_threads = True
-        server.route = self.route  # type: ignore[attr-defined]
+        self._attach(server)
         threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True).start()
         self._server = server
         return self
@@ -94,6 +91,25 @@ class BenchSite:
     def url(self) -> str:
         assert self._server is not None
         return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+
+class BenchSite(LocalSite):
+    """``with BenchSite() as site: site.url`` -> http://127.0.0.1:<free port>.
+
+    ``route(path)`` gives a page's bytes, or None for a 404; by default the
+    benchmark page at ``/bench``.
+    """
+
+    handler = _Handler
+
+    def __init__(self) -> None:
+        self._page = page_html().encode()
+
+    def route(self, path: str) -> bytes | None:
+        return self._page if path == "/bench" else None
+
+    def _attach(self, server: ThreadingHTTPServer) -> None:
+        server.route = self.route  # type: ignore[attr-defined]
 
 
 # --------------------------------------------------------------------------- flows

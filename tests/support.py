@@ -246,6 +246,17 @@ def serve(handler: Any) -> Iterator[str]:
         server.server_close()
 
 
+def page_with(chromium: Any, html: str) -> Iterator[Any]:
+    """A page of its own context showing ``html`` (for a module-scoped fixture: ``yield from``)."""
+    context = chromium.browser().new_context()
+    try:
+        page = context.new_page()
+        page.set_content(html)
+        yield page
+    finally:
+        context.close()
+
+
 class CallRecorder:
     """A real Playwright object (a Page, a Locator) that lists the names of the calls made on it."""
 

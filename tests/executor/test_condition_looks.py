@@ -21,7 +21,7 @@ from pytest_cometlocal.contract.model.conditions import Condition
 from pytest_cometlocal.executor.page.conditions import EVALUATORS, CheckContext
 from pytest_cometlocal.executor.page.texts import element_value
 
-from tests.support import CallRecorder
+from tests.support import CallRecorder, page_with
 
 pytestmark = pytest.mark.browser
 
@@ -38,11 +38,7 @@ PAGE = """<title>Looks</title>
 
 @pytest.fixture(scope="module")
 def page(chromium) -> Iterator[Any]:
-    context = chromium.browser().new_context()
-    page = context.new_page()
-    page.set_content(PAGE)
-    yield page
-    context.close()
+    yield from page_with(chromium, PAGE)
 
 
 def condition(text: str) -> Any:

@@ -22,6 +22,7 @@ import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
 from tests.plugin.test_remote import no_local_chromium, remote_chromium_args, server  # noqa: F401 (fixtures)
+from tests.executor.test_v12_settings import LOGIN  # the demo's sign-in that saves 'signed_in'
 from tests.support import PORTAL_CONFTEST, write
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("lean_inner_runs")]
@@ -105,18 +106,6 @@ def test_a_refused_clock_install_is_the_plans_clock_failure(pytester: pytest.Pyt
     assert error["details"]["violated_rules"] == ["CLOCK"] and error["details"]["setting"] == "clock.at"
 
 
-LOGIN = """\
-name: login
-save_storage_state: signed_in
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: clerk-4711-longname}
-  - {id: password, kind: fill, target: {type: label, text: Password, exact: true}, value: demo}
-  - id: submit
-    kind: click
-    target: {type: testid, id: login-submit}
-    postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
-"""
 CORRUPTING = PORTAL_CONFTEST + '''
 def pytest_runtest_setup(item):
     if item.name == "dashboard":  # the state its maker saved is damaged before this item loads it
