@@ -41,7 +41,7 @@ _PUBLIC: dict[str, str] = {
     "find_chromium": "pytest_cometlocal.executor.browser.chromium",
     "LAUNCH_ARGS": "pytest_cometlocal.executor.browser.chromium",
     # What a plan item fails with under pytest.
-    "PlanFailed": "pytest_cometlocal.plugin.errors",
+    "PlanFailed": "pytest_cometlocal.plugin.reporting.errors",
 }
 
 __all__ = [

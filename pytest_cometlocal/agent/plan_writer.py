@@ -25,7 +25,7 @@ from typing import Any, Mapping
 from pytest_cometlocal.agent.errors import PlanRefused
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS, confine
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.problems import Problem
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResult, ValidationContext
 from pytest_cometlocal.contract.validate.validator import validate_text

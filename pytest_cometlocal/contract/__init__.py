@@ -10,7 +10,7 @@ from pytest_cometlocal.contract.model.conditions import Condition
 from pytest_cometlocal.contract.load.safe_yaml import Document, load_documents, load_file
 from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.model.plan import Plan
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, FailedCondition, StateSignature, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings

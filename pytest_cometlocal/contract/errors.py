@@ -33,7 +33,7 @@ those). The whole tree::
     ├── RunFolderError              a path that cannot be read as a run folder
     │   └── RunFileError            one of its files is missing or is not JSON
     ├── DiffError                   two runs that cannot be compared
-    │   plugin/errors.py: pytest items
+    │   plugin/reporting/errors.py: pytest items
     ├── PlanFailed                  (pytest.fail.Exception) a plan item failed; no code
     │   └── TARGET_NOT_FOUND, ...   one class per ErrorCode
     │   planners/errors.py: importing recordings

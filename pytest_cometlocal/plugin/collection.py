@@ -35,13 +35,13 @@ from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
 from pytest_cometlocal.executor.session import record_invalid_plan
-from pytest_cometlocal.plugin.allure_report import allure_active, attach_run, label_error
-from pytest_cometlocal.plugin.errors import PlanFailed, plan_failure
+from pytest_cometlocal.plugin.reporting.allure_report import allure_active, attach_run, label_error
+from pytest_cometlocal.plugin.reporting.errors import PlanFailed, plan_failure
 from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
-from pytest_cometlocal.plugin.report import changed_plan_message, error_properties, output_failed_text
+from pytest_cometlocal.plugin.reporting.report import changed_plan_message, error_properties, output_failed_text
 
 
 _FINDER_KEY = pytest.StashKey[SuiteConfigFinder]()

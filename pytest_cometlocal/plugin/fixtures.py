@@ -41,9 +41,9 @@ from pytest_cometlocal.executor.session import (
     started_from,
 )
 from pytest_cometlocal.plugin.options import pytest_playwright_loaded, settings
-from pytest_cometlocal.plugin.allure_report import AllureSteps, allure_active, label_item
-from pytest_cometlocal.plugin.pwtrace import PlaywrightTrace
-from pytest_cometlocal.plugin.report import failure_text, step_printer
+from pytest_cometlocal.plugin.reporting.allure_report import AllureSteps, allure_active, label_item
+from pytest_cometlocal.plugin.reporting.pwtrace import PlaywrightTrace
+from pytest_cometlocal.plugin.reporting.report import failure_text, step_printer
 from pytest_cometlocal.plugin.shared_states import ensure_state, shared_states
 
 if TYPE_CHECKING:

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.plugin.allure_report import allure_active, register_uncoded_messages, write_categories
+from pytest_cometlocal.plugin.reporting.allure_report import allure_active, register_uncoded_messages, write_categories
 from pytest_cometlocal.plugin.options import settings, store_settings
-from pytest_cometlocal.plugin.report import error_code_summary, suggested_fix_summary
+from pytest_cometlocal.plugin.reporting.report import error_code_summary, suggested_fix_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
 
 

@@ -39,7 +39,7 @@ from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.executor.browser.chromium import display_problem
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
-from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
+from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"

@@ -3,7 +3,7 @@
 Everything that reads a run back goes through here: ``cometlocal verify``
 (runs/verify.py), ``show`` and its suggested targets (runs/show.py), ``diff``
 (runs/diff.py), the retries a report shows (plugin/retries.py) and the
-evidence Allure attaches (plugin/allure_report.py). Three levels, each built
+evidence Allure attaches (plugin/reporting/allure_report.py). Three levels, each built
 on the one below, so a trace line is parsed once whoever asks:
 
 - the file: :func:`read_trace` splits ``trace.jsonl`` into :class:`TraceLine`

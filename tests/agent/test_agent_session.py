@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.agent.agent_session import AgentSession
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 
 OPEN = {"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}}
 

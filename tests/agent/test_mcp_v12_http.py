@@ -17,7 +17,7 @@ from pytest_cometlocal.agent.agent_session import AgentSession
 from pytest_cometlocal.agent.errors import AgentError
 from pytest_cometlocal.agent.plan_writer import plan_document
 from pytest_cometlocal.contract.model.actionspec import V12_KINDS, V12_STEP_KEYS
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from tests.agent.test_mcp_server import Agent, converse, env, verify  # noqa: F401  (env: the server's environment)
 
 FEED_ROUTE = {"url": "https://feed.outside.example/**", "respond": {"status": 200, "json": {"items": [{"title": "Hi"}]}}}

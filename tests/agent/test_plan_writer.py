@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.agent.plan_writer import PlanRefused, check_session, save_path, write_plan
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.validate.validated import ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.validator import validate_path
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.executor.engine import Executor, ExecutorSettings
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.browser.network_guard import NetworkGuard

@@ -88,7 +88,7 @@ steps:
     output = result.stdout.str()
     assert ("FAILED bad.actions.yaml::bad - POSTCONDITION_FAILED at step 'missing' (navigate, normal) — "
             "bad.actions.yaml:9") in result.stdout.lines
-    assert "pytest_cometlocal.plugin.errors" not in output + json.dumps(res)
+    assert "pytest_cometlocal.plugin.reporting.errors" not in output + json.dumps(res)
 
 
 def test_allure_messages_without_a_browser_start_with_the_code_or_expected(pytester: pytest.Pytester) -> None:

@@ -327,7 +327,7 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.plugin import errors
+from pytest_cometlocal.plugin.reporting import errors
 
 
 @pytest.fixture
@@ -350,7 +350,7 @@ def pytest_runtest_makereport(item, call):
 def test_short_summary_line_leads_with_the_error_code(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     """The exact short summary lines of a failed plan, an invalid plan and an unmet expectation.
 
-    The failures are real classes of ``pytest_cometlocal.plugin.errors`` (one per code), and
+    The failures are real classes of ``pytest_cometlocal.plugin.reporting.errors`` (one per code), and
     the summary prints the item's failure text, so no module name shows.
     """
     monkeypatch.setenv("COLUMNS", "200")  # the summary line is cut to the terminal's width

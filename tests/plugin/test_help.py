@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.plugin.pwtrace import TRACING_MODES
+from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 
 
 def test_help_lists_the_plugin_options_without_a_traceback(pytester: pytest.Pytester) -> None:

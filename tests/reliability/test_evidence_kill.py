@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHILD = r"""
 import os, random, sys, time
 from pathlib import Path
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 
 run = RunFolder.create(Path(sys.argv[1]), "killed", mode="live", policy=Policy(), allowlist=(),

@@ -74,7 +74,7 @@ for request in sys.stdin:
 """
 
 WRITER_SETUP = r"""
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 
 def work(output, seed):

@@ -17,7 +17,7 @@ from tests.unit import package_source
 NOT_IN_TREE = {"pytest_cometlocal.plugin.interrupts.Terminated"}
 
 ERRORS_MODULES = ["pytest_cometlocal.contract.errors", "pytest_cometlocal.executor.errors",
-                  "pytest_cometlocal.plugin.errors", "pytest_cometlocal.planners.errors",
+                  "pytest_cometlocal.plugin.reporting.errors", "pytest_cometlocal.planners.errors",
                   "pytest_cometlocal.agent.errors"]
 
 
@@ -26,7 +26,7 @@ def _modules() -> tuple[ModuleType, ...]:
 
 
 def _defined_exceptions(module: ModuleType) -> list[type[BaseException]]:
-    """The exception classes a module defines (the code classes of plugin.errors print as builtins)."""
+    """The exception classes a module defines (the code classes of plugin.reporting.errors print as builtins)."""
     return [obj for obj in vars(module).values()
             if inspect.isclass(obj) and issubclass(obj, BaseException)
             and (obj.__module__ == module.__name__ or (obj.__module__ == "builtins" and issubclass(obj, CometLocalError)))]

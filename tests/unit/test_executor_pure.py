@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed, url_allowed, url_host
 from pytest_cometlocal.executor.browser.chromium import find_chromium
 from pytest_cometlocal.executor.errors import ChromiumNotFound

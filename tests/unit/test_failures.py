@@ -11,9 +11,9 @@ from allure_commons import model2
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.plugin import errors
-from pytest_cometlocal.plugin.allure_report import UncodedMessages, write_categories
-from pytest_cometlocal.plugin.errors import FAILURE_CLASSES, PlanFailed, failure_class, plan_failure, step_failure
+from pytest_cometlocal.plugin.reporting import errors
+from pytest_cometlocal.plugin.reporting.allure_report import UncodedMessages, write_categories
+from pytest_cometlocal.plugin.reporting.errors import FAILURE_CLASSES, PlanFailed, failure_class, plan_failure, step_failure
 
 
 def test_every_error_code_has_a_real_class_of_the_errors_module() -> None:

@@ -22,7 +22,7 @@ from pytest_cometlocal.cli import main
 from pytest_cometlocal.executor.browser.chromium import display_problem, launch_problem
 from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.fixing import verify
-from pytest_cometlocal.plugin.report import step_columns
+from pytest_cometlocal.plugin.reporting.report import step_columns
 from pytest_cometlocal.runs.reader import ended_as_expected, read_run
 from pytest_cometlocal.runs.show import show_run
 from tests.support import DEFAULTS, only_problems, only_valid

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from pytest_cometlocal.plugin.report import suggested_fix_summary
+from pytest_cometlocal.plugin.reporting.report import suggested_fix_summary
 from pytest_cometlocal.runs.show import fixes_block, suggested_fix
 
 TOP = {"target": {"type": "role", "role": "button", "name": "Sign in", "exact": True}, "matched": 'button "Sign in"',

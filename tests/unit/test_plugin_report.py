@@ -1,4 +1,4 @@
-"""What a plan item reports beside its failure text (plugin/report.py): its error's JUnit properties and
+"""What a plan item reports beside its failure text (plugin/reporting/report.py): its error's JUnit properties and
 the text of a run folder that could not be written. Pure: no pytest session, no browser."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
-from pytest_cometlocal.plugin.report import changed_plan_message, error_properties, output_failed_text
+from pytest_cometlocal.plugin.reporting.report import changed_plan_message, error_properties, output_failed_text
 
 
 REF = EvidenceRef(kind="validation_report", uri="evidence/validation_report.json", sha256="0" * 64)

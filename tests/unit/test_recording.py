@@ -13,7 +13,7 @@ import pydantic
 import pytest
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore

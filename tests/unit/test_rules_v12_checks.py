@@ -212,7 +212,7 @@ def test_pointer_resolves_as_rfc_6901_says():
 
 def test_allure_titles_and_describe_step_print_the_filters(validate):
     from pytest_cometlocal.contract.model.actionspec import describe_step
-    from pytest_cometlocal.plugin.allure_report import step_title
+    from pytest_cometlocal.plugin.reporting.allure_report import step_title
 
     text = plan("- {id: h, kind: click, target: {type: role, role: heading, level: 2, name: Profile}}\n"
                 "- {id: p, kind: click, target: {type: role, role: button, name: Mute}}\n")

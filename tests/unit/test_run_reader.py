@@ -16,7 +16,7 @@ import pytest
 import pytest_cometlocal
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.records import ExecutorError, TraceEvent
 from pytest_cometlocal.contract.model.suggestion import suggestion_lines
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE, sha256_file

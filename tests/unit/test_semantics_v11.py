@@ -17,7 +17,7 @@ from pytest_cometlocal.contract.model.actionspec import (
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.conditions import describe_condition
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.errors import ExecutorFailure
@@ -26,7 +26,7 @@ from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from tests.support import Sig
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
-from pytest_cometlocal.plugin.allure_report import step_title
+from pytest_cometlocal.plugin.reporting.allure_report import step_title
 from pytest_cometlocal.runs.diff import diff_runs
 from pytest_cometlocal.runs.show import show_run
 from pytest_cometlocal.runs.verify import verify_run

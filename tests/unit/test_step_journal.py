@@ -19,7 +19,7 @@ from pytest_cometlocal.contract.model.actionspec import (
     ACTION_KINDS, KINDS, NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS, ActionSpec)
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.executor.errors import ExecutorFailure
 from pytest_cometlocal.executor.page.conditions import EVALUATORS
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST

@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 
 from pytest_cometlocal.runs.verify import verify_run
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.records import TraceEvent
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.runfolder.trace_writer import LINE_ROOM, PAGE, TraceWriter, padded

@@ -143,7 +143,7 @@ def test_a_failure_report_names_the_unused_routes(tmp_path):
     """The item's failure text shows ``details.routes_unused`` (the executor puts it on a failing item's error)."""
     from pytest_cometlocal.contract.model.codes import ErrorCode
     from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
-    from pytest_cometlocal.plugin.report import failure_text
+    from pytest_cometlocal.plugin.reporting.report import failure_text
 
     valid = only_valid(validate(plan(OPEN, extra='routes:\n  - {url: "**/never/*", abort: true}\n'), tmp_path))
     ref = EvidenceRef(kind="dom_snapshot_partial", uri="evidence/dom/open.json", sha256="0" * 64)

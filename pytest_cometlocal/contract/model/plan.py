@@ -16,7 +16,6 @@ from pydantic import Field
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
-from pytest_cometlocal.contract.model.policy import Policy
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -56,6 +55,24 @@ ColorScheme = Literal["light", "dark", "no-preference"]
 # BCP 47 as browsers take it: "de", "de-DE", "zh-Hant-TW", "sr-Latn".
 LOCALE_PATTERN = r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$"
 Pixels = Annotated[int, Field(ge=1, le=10_000)]
+
+
+
+# Policy v1: the counters and limits that keep a run from looping silently.
+class Policy(ContractModel):
+    """v1 defaults; a plan's ``policy`` overrides any of them."""
+
+    retries_per_action: Annotated[int, Field(ge=0, le=20)] = 2
+    recovery_max: Annotated[int, Field(ge=0, le=20)] = 3
+    same_state_revisits: Annotated[int, Field(ge=1, le=1000)] = 2
+    hard_cap_steps: Annotated[int, Field(ge=1, le=100_000)] = 60
+    backoff_ms: Annotated[list[Annotated[int, Field(ge=0, le=600_000)]], Field(min_length=1)] = [300, 1000, 2000]
+    retry_on: list[ErrorCodeName] = ["NAVIGATION_TIMEOUT", "OVERLAY_BLOCKING"]
+    allow_stop: bool = False
+
+    def backoff_for(self, attempt: int) -> int:
+        """Delay before retry number ``attempt`` (1-based); the last value repeats."""
+        return self.backoff_ms[min(attempt, len(self.backoff_ms)) - 1]
 
 
 class Viewport(ContractModel):

@@ -26,7 +26,7 @@ from typing import Any, Callable, Iterable
 from pytest_cometlocal import __version__
 from pytest_cometlocal.contract.model.actionspec import FORMAT_VERSIONS
 from pytest_cometlocal.contract.model.records import TraceEvent
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST, TRACE
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore, write_json_atomic

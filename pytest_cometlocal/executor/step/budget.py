@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from pytest_cometlocal.contract.model.actionspec import KINDS
-from pytest_cometlocal.contract.model.policy import Policy
+from pytest_cometlocal.contract.model.plan import Policy
 
 # What follows a failed attempt.
 NextMove = Literal["recover", "retry", "fail"]

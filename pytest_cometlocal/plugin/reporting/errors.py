@@ -51,7 +51,7 @@ class PlanFailed(pytest.fail.Exception, CometLocalError):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.code is not None:
-            # Printed as ``TARGET_NOT_FOUND: ...``, not ``pytest_cometlocal.plugin.errors.TARGET_NOT_FOUND: ...``.
+            # Printed as ``TARGET_NOT_FOUND: ...``, not ``pytest_cometlocal.plugin.reporting.errors.TARGET_NOT_FOUND: ...``.
             cls.__module__ = "builtins"
 
 

@@ -29,7 +29,7 @@ from pytest_cometlocal.contract.model.targets import describe_target
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFEST, TRACE
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
-from pytest_cometlocal.plugin.errors import PlanFailed, step_failure
+from pytest_cometlocal.plugin.reporting.errors import PlanFailed, step_failure
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import read_evidence
 
@@ -42,7 +42,7 @@ class UncodedMessages:
     """An allure-commons plugin for the one message no exception class prints as is.
 
     allure-pytest's message is the exception as Python prints it, ``<class>: <message>``:
-    the code classes print ``TARGET_NOT_FOUND: ...`` on their own (``plugin.errors``), but a
+    the code classes print ``TARGET_NOT_FOUND: ...`` on their own (``plugin.reporting.errors``), but a
     plan failure without a code (an expectation not met) must read ``expected
     TARGET_NOT_FOUND, ...``, as its category expects. ``report_result`` runs before the
     result file is written and drops that class's name; allure-pytest has no public call
