@@ -29,6 +29,7 @@ from pytest_cometlocal.executor.page.locators import compile_target, condition_l
 from pytest_cometlocal.executor.page.texts import (COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal,
                                                    element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
+from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -73,6 +74,10 @@ class CheckContext:
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
     response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
+
+    def locate(self, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
+        """A condition's target (its own, else the step's), for rooms that may not import this one."""
+        return _target_locator(self, spec)
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
@@ -388,6 +393,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "cookie": _stored(stored.cookie),  # v1.2
     "page_count_equals": _page_count_equals,  # v1.2
     **RESPONSE_EVALUATORS,  # v1.2 (executor/http/response_checks.py)
+    **AUDIT_EVALUATORS,  # v1.2 (executor/audits/)
 }
 
 

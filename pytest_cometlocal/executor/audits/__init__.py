@@ -1,0 +1,15 @@
+"""How the audit conditions look at the page: a picture against its reviewed baseline,
+the page against accessibility rules (contract: ``contract/model/audits.py``).
+
+One row per kind in ``EVALUATORS``, merged into ``executor/page/conditions.py``'s
+table. This room never imports ``executor/page`` (that would be a circle): an
+evaluator gets the page and the means to find its targets from the ``CheckContext``
+it is given (``ctx.page``, ``ctx.locate(spec)``, ``ctx.mask_text``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+# kind -> evaluator(condition, ctx, phase) -> (holds, observed); see page/conditions.Evaluator
+EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {}
