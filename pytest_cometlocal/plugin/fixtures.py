@@ -41,6 +41,7 @@ from pytest_cometlocal.executor.session import (
     started_from,
 )
 from pytest_cometlocal.plugin.options import pytest_playwright_loaded, settings
+from pytest_cometlocal.plugin.pause import step_listeners
 from pytest_cometlocal.plugin.reporting.allure_report import AllureSteps, allure_active, label_item
 from pytest_cometlocal.plugin.reporting.pwtrace import PlaywrightTrace
 from pytest_cometlocal.plugin.reporting.report import failure_text, step_printer
@@ -195,6 +196,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 pw_trace = PlaywrightTrace(cometlocal_page.context, opts.tracing, plan.name)
                 listeners.append(pw_trace.on_event)
                 finishers.append(pw_trace.finish)
+        listeners += step_listeners(pytestconfig, plan, eff.secrets, cometlocal_page.context)  # --cometlocal-step
         record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,

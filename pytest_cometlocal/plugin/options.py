@@ -84,6 +84,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "Playwright's own build, then a system Chromium)",
     )
     group.addoption("--cometlocal-headed", action="store_true", default=False, help="show the browser window")
+    group.addoption("--cometlocal-pause-on-failure", action="store_true", default=False,
+                    help="headed: keep a failed plan's browser at the failed step until Enter (plugin/pause.py)")
+    group.addoption("--cometlocal-step", action="store_true", default=False,
+                    help="headed: print each step and wait for Enter before running it")
     group.addoption("--cometlocal-slowmo", metavar="MS", type=float, default=0, help="slow every browser operation down by MS")
     group.addoption(
         "--cometlocal-tracing",
