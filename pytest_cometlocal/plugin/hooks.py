@@ -16,6 +16,7 @@ import pytest
 from pytest_cometlocal.plugin.reporting.allure_report import allure_active, register_uncoded_messages, write_categories
 from pytest_cometlocal.plugin.options import settings, store_settings
 from pytest_cometlocal.plugin.pause import register_pauses
+from pytest_cometlocal.plugin.reporting.html_report import register_html_report
 from pytest_cometlocal.plugin.reporting.report import error_code_summary, suggested_fix_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
 
@@ -28,6 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "cometlocal: a browser action plan item")
     store_settings(config)
     register_pauses(config)
+    register_html_report(config)
     if allure_active(config):
         register_uncoded_messages(config)
         register_flaky_results(config)
