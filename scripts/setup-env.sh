@@ -3,6 +3,7 @@
 #   - a virtual environment in .venv with the package and its test extras;
 #   - a Chromium: Playwright's own when it can be installed, else Debian's
 #     `chromium` package when apt is available;
+#   - Debian's `xvfb` (a virtual display for the headed tests) when apt is available;
 #   - with --with-allure (scripts/test.sh only): Allure's two command-line tools,
 #     which only the report-rendering tests use.
 # Run by scripts/test.sh, scripts/demo.sh and scripts/bench.sh; safe to run again.
@@ -77,6 +78,20 @@ fi
 # Java) and Allure 3 (allure, runs on Node 20+). Only the test command asks for them;
 # the demo never renders a report. Optional: without them those tests skip, naming
 # what is missing.
+# Debian's xvfb: a virtual display for the headed tests (tests/plugin/test_pause.py: the
+# pause and step modes need a headed Chromium). Optional: without it those tests skip.
+if command -v Xvfb >/dev/null 2>&1; then
+  log "Xvfb found"
+elif command -v apt-get >/dev/null 2>&1; then
+  log "installing Debian's xvfb with apt-get for the headed tests (first time: 10-60 s)"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+  { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq xvfb >/dev/null; } \
+    || log "xvfb could not be installed: the headed tests will skip"
+else
+  log "no Xvfb and no apt-get: the headed tests will skip"
+fi
+
 TOOLS="$ROOT/.tools/node_modules"
 if [ "$WITH_ALLURE" = 1 ] && { [ ! -f "$TOOLS/allure/cli.js" ] || [ ! -f "$TOOLS/allure-commandline/bin/allure" ]; } \
     && command -v npm >/dev/null 2>&1 && command -v node >/dev/null 2>&1; then

@@ -103,6 +103,8 @@ class Terminal:
                 fd = -1
             if fd < 0:
                 answer = EOF
+            elif sys.platform == "win32":  # select() takes only sockets there: Enter alone ends the pause
+                answer = ENTER if sys.stdin.readline() else EOF
             else:
                 answer = wait_for_line(fd, *_window(context))
             if answer == EOF:
