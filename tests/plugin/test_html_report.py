@@ -24,7 +24,7 @@ pytestmark = pytest.mark.browser
 DOCS_PICTURE = Path(__file__).resolve().parents[2] / "docs" / "img" / "html-report.png"
 PAGE = "<title>Orders</title><h1>Orders</h1><button data-testid='new-order'>New order</button>"
 FAILING = plan("""\
-    - {id: open, kind: navigate, target: {type: url, url: /orders}}
+    - {id: open, kind: navigate, timeout_ms: 20000, target: {type: url, url: /orders}}
     - {id: export, kind: click, target: {type: role, role: button, name: Export to CSV}}
     """, "export orders", extra="policy: {retries_per_action: 0}\n", timeout_ms=1500)
 PLAIN = "def test_plain():\n    pass\n"  # a row of its own, with nothing of a plan

@@ -27,7 +27,7 @@ DEADLINE_S = 90
 
 PAGE = b"<title>Pause</title><h1>Pause here</h1><button data-testid='go'>Go</button>"
 TWO_STEPS = plan("""\
-    - {id: open, kind: navigate, target: {type: url, url: /page}}
+    - {id: open, kind: navigate, timeout_ms: 20000, target: {type: url, url: /page}}
     - {id: find, kind: click, target: {type: testid, id: missing}}
     """, "paused", extra="policy: {retries_per_action: 0}\n", timeout_ms=1500)
 
