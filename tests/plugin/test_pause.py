@@ -122,7 +122,7 @@ def test_step_by_step_then_paused_at_the_failure_until_stdin_closes(
     monkeypatch.setenv("PYTHONUNBUFFERED", "1")
     write(pytester, "paused.actions.yaml", TWO_STEPS.replace("name: paused\n", f"name: paused\nbase_url: {url}\n"))
     proc = pytester.popen([sys.executable, "-m", "pytest", "--cometlocal-headed", "--cometlocal-step",
-                           "--cometlocal-pause-on-failure", "-p", "no:randomly"],
+                           "--cometlocal-pause-on-failure"],
                           stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     session = Session(proc)
     try:
