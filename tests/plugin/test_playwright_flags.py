@@ -106,7 +106,7 @@ def _check_common(pytester: pytest.Pytester, result: pytest.RunResult, video_for
     assert bool(_kinds(runs["cli device"][2], "video")) is video_for_passing
     assert len(_kinds(runs["fails"][2], "video")) == 1
     _, secret_manifest, secret_entries = runs["secret"]
-    assert not _kinds(secret_entries, "video") and "secrets" in secret_manifest["notes"]["video"]
+    assert not _kinds(secret_entries, "video") and "secrets" in secret_manifest["video"]
     # The failure text points at the video and the screenshots, relative to the working folder.
     output = result.stdout.str()
     fails_dir = runs["fails"][0].relative_to(pytester.path).as_posix()
