@@ -135,7 +135,7 @@ def cometlocal_context(cometlocal_browser: Browser, cometlocal_context_args: dic
     with the plan's (v1.2) ``browser:`` settings (they win over cometlocal_context_args, which win over
     ``--cometlocal-device``) and clock; recording its video under ``--cometlocal-video``."""
     flags = settings(pytestconfig).flags
-    with video_args(flags, cometlocal_plan_settings) as video, \
+    with video_args(flags.video, flags.video_secrets, cometlocal_plan_settings) as video, \
             guarded_context(cometlocal_browser, cometlocal_network_guard,
                             {**device_context_args(flags), **video, **cometlocal_context_args},
                             cometlocal_storage_state, cometlocal_plan_settings.plan.plan) as context:

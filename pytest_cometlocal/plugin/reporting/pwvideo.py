@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
     from pytest_cometlocal.contract.settings import EffectiveSettings
     from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
-    from pytest_cometlocal.plugin.pwflags import Flags
 
 VIDEO_KIND = "video"
 NO_VIDEO_WITH_SECRETS = "not recorded: the plan uses secrets (--cometlocal-video-secrets records it)"
@@ -72,14 +71,15 @@ def ffmpeg_problem(option: str) -> str | None:
             "(or set PLAYWRIGHT_BROWSERS_PATH to the folder that has it)")
 
 
-def video_wanted(flags: Flags, eff: EffectiveSettings) -> bool:
-    return flags.video != "off" and (not eff.secrets or flags.video_secrets)
+def video_wanted(mode: str, with_secrets: bool, eff: EffectiveSettings) -> bool:
+    """``mode``: --cometlocal-video's; ``with_secrets``: --cometlocal-video-secrets."""
+    return mode != "off" and (not eff.secrets or with_secrets)
 
 
 @contextmanager
-def video_args(flags: Flags, eff: EffectiveSettings) -> Iterator[dict[str, Any]]:
+def video_args(mode: str, with_secrets: bool, eff: EffectiveSettings) -> Iterator[dict[str, Any]]:
     """new_context's ``record_video_dir`` (a temporary folder, removed after the context closed), or {}."""
-    if not video_wanted(flags, eff):
+    if not video_wanted(mode, with_secrets, eff):
         yield {}
         return
     with tempfile.TemporaryDirectory(prefix="cometlocal-video-") as folder:
