@@ -194,3 +194,16 @@ def test_pytest_playwright_names_drive_plans(pytester: pytest.Pytester, monkeypa
     zip_path = f"{fails_dir}/evidence/playwright/trace.zip"
     assert f"  trace:      {zip_path}   (open it: playwright show-trace {zip_path})" in result.stdout.str()
     assert not _kinds(runs["cli device"][2], "playwright_trace")
+
+
+def test_browser_channel_reaches_the_launch(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pytest-playwright's --browser-channel is the launch's channel: one not installed here is one line."""
+    pytest.importorskip("pytest_playwright")
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:hypothesispytest -p no:cacheprovider")
+    pytester.makeconftest(SEEN_CONFTEST)
+    write(pytester, "seen.actions.yaml", PLANS.split("---\n")[0])
+    result = pytester.runpytest_subprocess("--browser-channel", "msedge", "-rE", timeout=180)
+    result.assert_outcomes(errors=1)
+    output = result.stdout.str() + result.stderr.str()
+    assert "Chromium distribution 'msedge' is not found" in output and "--browser-channel" in output
+    assert "Traceback" not in output and "Call log" not in output

@@ -61,3 +61,13 @@ def test_the_xdist_extra_the_readme_names_exists() -> None:
     assert any(req.startswith("pytest-xdist") for req in extras["xdist"])
     assert "pip install 'pytest-cometlocal[xdist]'" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "pytest-cometlocal[xdist]" in XDIST_HINT
+
+
+def test_a_channel_not_installed_is_one_line() -> None:
+    from pytest_cometlocal.executor.browser.chromium import launch_problem
+
+    message = ("BrowserType.launch: Chromium distribution 'msedge' is not found at /opt/microsoft/msedge/msedge\n"
+               'Run "playwright install msedge"')
+    assert launch_problem(True, message) == ("Chromium distribution 'msedge' is not found at /opt/microsoft/msedge/msedge "
+                                             '(the launch\'s channel, from --browser-channel); Run "playwright install msedge"')
+    assert launch_problem(True, "BrowserType.launch: something else") is None
