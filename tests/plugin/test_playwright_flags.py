@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import DEFAULTS, write
+from tests.support import DEFAULTS, playwright_ffmpeg_in, write
 
 pytestmark = pytest.mark.browser
 
@@ -65,17 +65,12 @@ PLANS = (
 
 @pytest.fixture
 def ffmpeg_for_playwright(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Playwright's ffmpeg where the inner sessions' Playwright looks for it: imageio-ffmpeg's binary (the
-    test extra's), as ``playwright install ffmpeg`` would put its own. The Chromium stays the system one."""
-    imageio_ffmpeg = pytest.importorskip("imageio_ffmpeg")
-    from pytest_cometlocal.plugin.reporting.pwvideo import playwright_ffmpeg
-
-    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(tmp_path / "ms-playwright"))
-    target = playwright_ffmpeg()
-    assert target is not None
-    target.parent.mkdir(parents=True)
-    target.symlink_to(imageio_ffmpeg.get_ffmpeg_exe())
-    return target
+    """Playwright's ffmpeg where the inner sessions' Playwright looks for it (tests/support.py)."""
+    root = playwright_ffmpeg_in(tmp_path)
+    if root is None:
+        pytest.skip("imageio-ffmpeg (the test extra) is not installed")
+    monkeypatch.setenv("PLAYWRIGHT_BROWSERS_PATH", str(root))
+    return root
 
 
 def _runs(root: Path) -> dict[str, tuple[Path, dict, list[dict]]]:
