@@ -135,7 +135,7 @@ def test_own_options_without_pytest_playwright(pytester: pytest.Pytester, monkey
     write(pytester, "seen.actions.yaml", PLANS)
     result = pytester.runpytest_subprocess("-p", "no:randomly", "--cometlocal-video", "on", "--cometlocal-device", "Pixel 7",
                                            "--cometlocal-screenshot", "only-on-failure", "--cometlocal-slowmo", "1",
-                                           timeout=300)
+                                           "--alluredir=allure-results", timeout=300)
     runs = _check_common(pytester, result, video_for_passing=True)
     profile = runs["cli device"][1]["execution_profile"]
     assert profile["device"] == "Pixel 7" and profile["video"] == "on" and profile["slow_mo"] == 1
@@ -144,6 +144,10 @@ def test_own_options_without_pytest_playwright(pytester: pytest.Pytester, monkey
     assert [e["uri"] for e in _kinds(runs["fails"][2], "screenshot") if e["metadata"].get("final")] == \
         ["evidence/final/last_page.png"]
     assert not _kinds(runs["cli device"][2], "screenshot")
+    # Allure attaches each video as it is in the evidence (the two passing and the failing plan's; not the secret's)
+    webms = sorted(p.read_bytes() for p in (pytester.path / "allure-results").glob("*-attachment.webm"))
+    kept = sorted((d / e["uri"]).read_bytes() for d, _, entries in runs.values() for e in _kinds(entries, "video"))
+    assert len(kept) == 3 and webms == kept
 
 
 @pytest.fixture
