@@ -208,7 +208,8 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
             if cometlocal_page.video is None:
                 notes["video"] = NO_VIDEO_WITH_SECRETS if eff.secrets else "not recorded: the context records none"
             else:
-                finishers.append(PlaywrightVideo(cometlocal_page.context, opts.flags.video).finish)
+                pausing = opts.headed and bool(pytestconfig.getoption("cometlocal_pause_on_failure", False))
+                finishers.append(PlaywrightVideo(cometlocal_page.context, opts.flags.video, pausing).finish)
         record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.flags.launch_record(),
                                          **opts.connection_profile},
                                    {"nodeid": item.nodeid}, notes)

@@ -90,8 +90,11 @@ class PlaywrightVideo:
     """Made before the run, on the run's context: every page it opens has a video. ``finish`` is a finisher
     of ``executor.session.open_run``: it closes the pages (which completes their files) and stores them."""
 
-    def __init__(self, context: BrowserContext, mode: str):
+    def __init__(self, context: BrowserContext, mode: str, keep_failed_open: bool = False):
         self.mode = mode
+        # --cometlocal-pause-on-failure shows the failed page after the run: closing it here would end
+        # that pause before it begins, so a failed run's video is then not stored.
+        self.keep_failed_open = keep_failed_open
         self.pages: list[tuple[Page, Video]] = []
         for page in context.pages:
             self._opened(page)
@@ -102,6 +105,8 @@ class PlaywrightVideo:
             self.pages.append((page, page.video))
 
     def finish(self, error: ExecutorError | None, evidence: EvidenceStore) -> list[EvidenceRef]:
+        if error is not None and self.keep_failed_open:
+            return []
         for page, _ in self.pages:
             if not page.is_closed():
                 page.close()
