@@ -15,6 +15,7 @@ import textwrap
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
@@ -440,3 +441,31 @@ def sigint_as_default() -> None:
     such a job, the child would never see the test's signal.
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def playwright_ffmpeg_in(folder: Path) -> Path | None:
+    """A PLAYWRIGHT_BROWSERS_PATH under ``folder`` where Playwright finds an ffmpeg to record videos with
+    (imageio-ffmpeg's, of the test extra), as ``playwright install ffmpeg`` would put its own; None without
+    imageio-ffmpeg. Chromium stays the system one (the plugin finds it whatever that path holds)."""
+    try:
+        import imageio_ffmpeg
+    except ImportError:
+        return None
+    from pytest_cometlocal.plugin.reporting.pwvideo import playwright_ffmpeg
+
+    root = folder / "ms-playwright"
+    old = os.environ.get("PLAYWRIGHT_BROWSERS_PATH")
+    os.environ["PLAYWRIGHT_BROWSERS_PATH"] = str(root)
+    try:
+        target = playwright_ffmpeg()
+    finally:
+        if old is None:
+            del os.environ["PLAYWRIGHT_BROWSERS_PATH"]
+        else:
+            os.environ["PLAYWRIGHT_BROWSERS_PATH"] = old
+    if target is None:
+        return None
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not target.exists():
+        target.symlink_to(imageio_ffmpeg.get_ffmpeg_exe())
+    return root

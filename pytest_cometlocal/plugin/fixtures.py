@@ -42,8 +42,10 @@ from pytest_cometlocal.executor.session import (
 )
 from pytest_cometlocal.plugin.options import pytest_playwright_loaded, settings
 from pytest_cometlocal.plugin.pause import step_listeners
+from pytest_cometlocal.plugin.pwflags import device_context_args
 from pytest_cometlocal.plugin.reporting.allure_report import AllureSteps, allure_active, label_item
 from pytest_cometlocal.plugin.reporting.pwtrace import PlaywrightTrace
+from pytest_cometlocal.plugin.reporting.pwvideo import NO_VIDEO_WITH_SECRETS, LastScreenshot, PlaywrightVideo, video_args
 from pytest_cometlocal.plugin.reporting.report import failure_text, step_printer
 from pytest_cometlocal.plugin.shared_states import ensure_state, shared_states
 
@@ -53,9 +55,11 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="session")
 def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
-    """Keyword arguments for chromium.launch (override to add args, proxy, ...)."""
+    """Keyword arguments for chromium.launch (override to add args, proxy, ...); ``--browser-channel``
+    unless ``--cometlocal-chromium`` names the binary."""
     opts = settings(pytestconfig)
-    return {"headless": not opts.headed, "slow_mo": opts.slowmo}
+    channel = {"channel": opts.flags.channel} if opts.flags.channel and not opts.chromium else {}
+    return {"headless": not opts.headed, "slow_mo": opts.slowmo, **channel}
 
 
 @pytest.fixture(scope="session")
@@ -127,11 +131,15 @@ def cometlocal_storage_state(request: pytest.FixtureRequest, cometlocal_browser:
 @pytest.fixture
 def cometlocal_context(cometlocal_browser: Browser, cometlocal_context_args: dict[str, Any],
                        cometlocal_network_guard: NetworkGuard, cometlocal_storage_state: StateInUse | None,
-                       cometlocal_plan_settings: EffectiveSettings) -> Iterator[BrowserContext]:
+                       cometlocal_plan_settings: EffectiveSettings, pytestconfig: pytest.Config) -> Iterator[BrowserContext]:
     """A fresh guarded context per item (``executor.session.guarded_context``, as every run's), made
-    with the plan's (v1.2) ``browser:`` settings (they win over cometlocal_context_args) and clock."""
-    with guarded_context(cometlocal_browser, cometlocal_network_guard, cometlocal_context_args,
-                         cometlocal_storage_state, cometlocal_plan_settings.plan.plan) as context:
+    with the plan's (v1.2) ``browser:`` settings (they win over cometlocal_context_args, which win over
+    ``--cometlocal-device``) and clock; recording its video under ``--cometlocal-video``."""
+    flags = settings(pytestconfig).flags
+    with video_args(flags.video, flags.video_secrets, cometlocal_plan_settings) as video, \
+            guarded_context(cometlocal_browser, cometlocal_network_guard,
+                            {**device_context_args(flags), **video, **cometlocal_context_args},
+                            cometlocal_storage_state, cometlocal_plan_settings.plan.plan) as context:
         yield context
 
 
@@ -197,7 +205,15 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 listeners.append(pw_trace.on_event)
                 finishers.append(pw_trace.finish)
         listeners += step_listeners(pytestconfig, plan, eff.secrets, cometlocal_page.context)  # --cometlocal-step
-        record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
+        finishers.append(LastScreenshot(cometlocal_page, opts.flags.screenshot, bool(eff.secrets)).finish)
+        if opts.flags.video != "off":  # last: it closes the pages, which completes their videos
+            if cometlocal_page.video is None:
+                notes["video"] = NO_VIDEO_WITH_SECRETS if eff.secrets else "not recorded: the context records none"
+            else:
+                pausing = opts.headed and bool(pytestconfig.getoption("cometlocal_pause_on_failure", False))
+                finishers.append(PlaywrightVideo(cometlocal_page.context, opts.flags.video, pausing).finish)
+        record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.flags.launch_record(),
+                                         **opts.connection_profile},
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,

@@ -39,6 +39,7 @@ from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.executor.browser.chromium import display_problem
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+from pytest_cometlocal.plugin.pwflags import Flags, add_options, read_flags
 from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 
 DEFAULT_OUTPUT = "cometlocal-runs"
@@ -93,8 +94,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--cometlocal-tracing",
         choices=TRACING_MODES,
         default=None,
-        help="record Playwright's trace.zip of each plan into its evidence (default: ini cometlocal_tracing or off)",
+        help="record Playwright's trace.zip of each plan into its evidence (default: pytest-playwright's "
+        "--tracing, ini cometlocal_tracing or off)",
     )
+    add_options(group)  # video, screenshot, device: plugin/pwflags.py
     group.addoption(
         "--cometlocal-connect",
         metavar="URL[,URL...]",
@@ -216,6 +219,7 @@ class Settings:
     suite_config: Path | None = None  # explicit suite config; None: the nearest cometlocal.yaml
     profile: str | None = None  # --cometlocal-profile
     default_profile: str | None = None  # ini cometlocal_profile
+    flags: Flags = Flags()  # with pytest-playwright's option names (plugin/pwflags.py)
 
     def settings_of(self, plan: ValidPlan, default_base_url: str | None) -> EffectiveSettings:
         """The effective settings of ``plan`` under these options (contract/settings.py)."""
@@ -239,6 +243,7 @@ class Settings:
             base = config.inipath.parent if config.inipath else config.rootpath
             output = base / str(config.getini("cometlocal_output") or DEFAULT_OUTPUT)
         ini_base = config.getini("base_url") if _has_ini(config, "base_url") else None
+        flags = read_flags(config, remote=_remote_target(config) is not None)
         return cls(
             globs=tuple(config.getini("cometlocal_glob") or DEFAULT_GLOBS),
             output=output,
@@ -247,14 +252,15 @@ class Settings:
             default_base_url=_readable(ini_base or None, "ini base_url"),
             testid_attribute=str(config.getini("cometlocal_testid_attribute") or "data-testid"),
             chromium=config.getoption("cometlocal_chromium", None) or config.getini("cometlocal_chromium") or None,
-            headed=_headed(config),
-            slowmo=float(config.getoption("cometlocal_slowmo", 0) or 0),
-            tracing=_tracing_mode(config),
+            headed=_headed(config, flags),
+            slowmo=flags.slowmo,
+            tracing=_tracing_mode(config, flags),
             remote=_remote_target(config),
             guard_host=_guard_host(config),
             suite_config=_suite_config(config),
             profile=config.getoption("cometlocal_profile", None),
             default_profile=_ini_profile(config),
+            flags=flags,
         )
 
 
@@ -319,12 +325,13 @@ def _remote_target(config: pytest.Config) -> RemoteTarget | None:
     return None
 
 
-def _headed(config: pytest.Config) -> bool:
-    """``--cometlocal-headed``, refused in one line where no display can show it (a remote browser has its own)."""
-    headed = bool(config.getoption("cometlocal_headed", False))
+def _headed(config: pytest.Config, flags: Flags) -> bool:
+    """``--cometlocal-headed`` (or ``--headed``), refused in one line where no display can show it (a remote
+    browser has its own)."""
+    headed = flags.headed
     problem = display_problem(not headed) if headed and _remote_target(config) is None else None
     if problem:
-        raise pytest.UsageError(f"cometlocal: --cometlocal-headed: {problem}")
+        raise pytest.UsageError(f"cometlocal: {flags.headed_by}: {problem}")
     return headed
 
 
@@ -363,8 +370,8 @@ def _ini_profile(config: pytest.Config) -> str | None:
     return value
 
 
-def _tracing_mode(config: pytest.Config) -> str:
-    mode = config.getoption("cometlocal_tracing", None) or str(config.getini("cometlocal_tracing") or "off")
+def _tracing_mode(config: pytest.Config, flags: Flags) -> str:
+    mode = flags.tracing or str(config.getini("cometlocal_tracing") or "off")
     if mode not in TRACING_MODES:
         raise pytest.UsageError(f"cometlocal_tracing must be {_TRACING_CHOICES}, not {mode!r}")
     return mode

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
-from tests.support import DEFAULTS, PORTAL_CONFTEST, sigint_as_default
+from tests.support import DEFAULTS, PORTAL_CONFTEST, playwright_ffmpeg_in, sigint_as_default
 
 pytestmark = pytest.mark.browser  # the inner sessions run plans in Chromium
 
@@ -53,7 +53,12 @@ def test_signal_mid_run_leaves_a_verified_trace_for_every_started_item(tmp_path:
         (tmp_path / name).write_text(text, encoding="utf-8")
     runs = tmp_path / "cometlocal-runs"
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTEST_ADDOPTS="-p no:playwright -p no:randomly -p no:cacheprovider")
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-v", str(tmp_path), "--rootdir", str(tmp_path)],
+    # Under SIGINT the plans are filmed (issue 39): the cut run stores no video and still verifies.
+    ffmpeg = playwright_ffmpeg_in(tmp_path / "pw") if signum == signal.SIGINT else None
+    video = ["--cometlocal-video", "on"] if ffmpeg is not None else []
+    if ffmpeg is not None:
+        env["PLAYWRIGHT_BROWSERS_PATH"] = str(ffmpeg)
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-v", str(tmp_path), "--rootdir", str(tmp_path), *video],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, preexec_fn=sigint_as_default)
     trace = wait_for_step(runs, "slow", proc)
     time.sleep(0.3)
@@ -69,6 +74,8 @@ def test_signal_mid_run_leaves_a_verified_trace_for_every_started_item(tmp_path:
         verification = verify_run(folder)
         assert verification.ok, (folder.name, verification.problems)
         assert not (folder / ".reserve").exists()
+        videos = [e for e in json.loads((folder / "evidence_manifest.json").read_text())["files"] if e["kind"] == "video"]
+        assert len(videos) == (1 if video and "-quick-" in folder.name else 0), folder.name
     events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
     assert events[-1]["event_type"] == "run_finished" and events[-1]["metadata"]["status"] == "interrupted"
     assert json.loads((trace.parent / "run_manifest.json").read_text())["status"] == "interrupted"

@@ -60,6 +60,7 @@ EvidenceKind = Literal[
     "download",
     "console_log",
     "playwright_trace",
+    "video",  # a page's video (--cometlocal-video): plugin/reporting/pwvideo.py
     "http_exchange",  # (v1.2) a request step's request and response, masked
 ]
 

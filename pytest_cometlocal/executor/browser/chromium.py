@@ -99,7 +99,13 @@ def display_problem(headless: bool, env: Mapping[str, str] | None = None, platfo
 
 
 def launch_problem(headless: bool, message: str) -> str | None:
-    """The one line to say instead of Playwright's launch error, when it is a headed launch with no display."""
+    """The one line to say instead of Playwright's launch error: a headed launch with no display, or a
+    channel (pytest-playwright's ``--browser-channel``) whose browser is not installed."""
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    if lines and "distribution" in lines[0] and "is not found" in lines[0]:
+        found = lines[0].split(": ", 1)[-1]  # "Chromium distribution 'msedge' is not found at ..."
+        fix = next((line for line in lines[1:] if line.startswith("Run ")), "")
+        return f"{found} (the launch's channel, from --browser-channel){'; ' + fix if fix else ''}"
     if headless or not any(marker in message for marker in NO_DISPLAY_MARKERS):
         return None
     return f"{HEADED_HINT} (Chromium found no display: {os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY') or 'none set'})"

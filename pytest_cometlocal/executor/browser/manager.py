@@ -66,7 +66,9 @@ class BrowserManager:
         problem = self._launch_failure or display_problem(headless)
         if problem:
             raise BrowserLaunchFailed(problem)
-        path = find_chromium(self._playwright, self.explicit_path)
+        # A channel (pytest-playwright's --browser-channel: chrome, msedge...) names its own binary.
+        channel_only = bool(self.launch_kwargs.get("channel")) and not self.explicit_path
+        path = None if channel_only else find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
         kwargs["args"] = LAUNCH_ARGS + list(kwargs.get("args") or [])
         if path:

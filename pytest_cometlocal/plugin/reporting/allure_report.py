@@ -183,7 +183,8 @@ def label_error(error: ExecutorError) -> None:
 
 
 _TYPES = {".json": "application/json", ".png": "image/png", ".jpg": "image/jpeg", ".html": "text/html", ".csv": "text/csv",
-          ".txt": "text/plain", ".jsonl": "application/x-ndjson", ".zip": "application/zip"}
+          ".txt": "text/plain", ".jsonl": "application/x-ndjson", ".zip": "application/zip",
+          ".webm": "video/webm"}
 
 
 def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
@@ -204,7 +205,7 @@ def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
         entries = read_evidence(run_dir)
     except RunFolderError:
         return
-    wanted_kinds = {"inspection_report", "download", "playwright_trace"}
+    wanted_kinds = {"inspection_report", "download", "playwright_trace", "video"}
     error_uris = {ref.uri for ref in error.evidence_refs} if error is not None else set()
     for entry in entries:
         if entry.uri is None:

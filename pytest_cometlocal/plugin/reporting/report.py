@@ -16,6 +16,7 @@ from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.suggestion import fix_command, suggestion_lines
 from pytest_cometlocal.executor.results import StepResult
+from pytest_cometlocal.plugin.reporting.artifacts import artifact_lines
 
 
 def _short(value: Any, limit: int = 160) -> str:
@@ -49,6 +50,7 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     if run_dir is not None and details.get("suggestions"):
         lines.append(f"  fix it:     {fix_command(run_dir)}   (a patch to review, checked by a re-run; never applied)")
     if run_dir is not None:
+        lines += artifact_lines(run_dir, error)  # trace.zip, video, screenshots: paths to open
         lines.append(f"  run folder: {run_dir}")
         lines.append(f"  check it:   cometlocal verify {run_dir}   (timeline: cometlocal show {run_dir})")
     return "\n".join(lines)
