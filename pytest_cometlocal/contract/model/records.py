@@ -61,6 +61,7 @@ EvidenceKind = Literal[
     "console_log",
     "playwright_trace",
     "http_exchange",  # (v1.2) a request step's request and response, masked
+    "aria_snapshot",  # a failure's page as Playwright's aria snapshot, masked and cut at 20 KB
 ]
 
 
