@@ -2,8 +2,8 @@
 
 The page is always opened by running a plan, so nothing here is a second way
 to drive a browser: a URL becomes a one-step plan (a ``navigate``, plus
-``storage_state`` when asked), validated in the suite config of the working
-folder, as a plan file written there would be; ``--plan FILE --step ID`` runs
+``storage_state`` when asked), validated in the suite config of the suite's root
+(``--root``, default the working folder), as a plan file written there would be; ``--plan FILE --step ID`` runs
 that plan's steps before the step. The plan's effective settings
 (``contract.settings``) give the allowlist, the base URL and the secrets: a
 URL outside the allowlist is refused before a browser starts
@@ -35,12 +35,11 @@ from pytest_cometlocal.contract.validate.validator import validate_path, validat
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
-    from pytest_cometlocal.executor.browser.storage_states import StorageStates
     from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 T = TypeVar("T")
 OPEN_MS = 30_000  # the navigation of a URL's plan
-URL_PLAN_FILE = "cometlocal-targets.actions.yaml"  # where a URL's plan is taken to be written (in the working folder)
+URL_PLAN_FILE = "cometlocal-targets.actions.yaml"  # where a URL's plan is taken to be written (in the suite's root)
 
 
 class TargetsRefused(CometLocalError):
@@ -96,7 +95,7 @@ def plan_to_run(opening: Opening) -> tuple[ValidPlan, EffectiveSettings]:
     """The plan whose run opens the page (a URL's, or the named plan cut before ``step``), and its settings."""
     configs = SuiteConfigFinder(opening.root, opening.config)
     if opening.plan is None:
-        path = Path.cwd() / URL_PLAN_FILE
+        path = opening.root / URL_PLAN_FILE
         ctx = ValidationContext(root=opening.root, plan_path=path, suite_config=configs.for_plan(path))
         plan = _only_valid(validate_text(url_plan_text(opening.url or "", opening.storage_state), ctx,
                                          file=URL_PLAN_FILE), "the URL")
@@ -151,8 +150,12 @@ def _maker(name: str, opening: Opening) -> ValidPlan:
                        "(save_storage_state: NAME)")
 
 
-def open_and_look(browser: Browser, opening: Opening, output: Path, look: Callable[[Page, Redactor], T]) -> T:
-    """Run the plan that opens the page, then ``look`` at it (the page and the run's redactor), in its context."""
+def open_and_look(browser_of: Callable[[], Browser], opening: Opening, output: Path,
+                  look: Callable[[Page, Redactor], T]) -> T:
+    """Run the plan that opens the page, then ``look`` at it (the page and the run's redactor), in its context.
+
+    ``browser_of`` is asked for the browser once the plan is known to be valid and allowed: a refusal
+    starts none."""
     from pytest_cometlocal.executor.browser.storage_states import StorageStates, state_key
     from pytest_cometlocal.executor.errors import ContextRefused
     from pytest_cometlocal.executor.session import RunRecord, open_run, run_plan, started_from
@@ -160,6 +163,7 @@ def open_and_look(browser: Browser, opening: Opening, output: Path, look: Callab
     plan, eff = plan_to_run(opening)
     storage = StorageStates(output)
     name = plan.plan.storage_state
+    browser = browser_of()
     state = None
     try:
         if name:
