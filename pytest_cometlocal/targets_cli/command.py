@@ -5,7 +5,7 @@ a Chromium of its own (``BrowserManager``, as pytest's session would launch
 it), and listed by ``executor.suggest.listing``; ``--aria`` prints Playwright's
 aria snapshot instead (masked, at most 20 KB). Exit codes: 0 listed; 1 the
 page could not be opened (its error code first: DOMAIN_BLOCKED, the failed
-step's code, BROWSER_LAUNCH_FAILED...); 2 usage error. The run folders of the
+step's code; the exception's name for a browser that could not start); 2 usage error. The run folders of the
 opening are kept only with ``--output``.
 """
 
