@@ -21,7 +21,8 @@ from typing import Any
 import yaml
 
 from pytest_cometlocal.contract.errors import CometLocalError
-from pytest_cometlocal.targets_cli.opening import Opening, TargetsRefused, TargetsUsage, open_and_look
+from pytest_cometlocal.targets_cli.errors import TargetsRefused, TargetsUsage
+from pytest_cometlocal.targets_cli.opening import Opening, open_and_look
 
 EXIT_CODES = ("exit codes: 0 the page's targets were listed; 1 the page could not be opened (the error code and "
               "why, on standard error: DOMAIN_BLOCKED for a URL outside the allowlist, the failed step's code); "

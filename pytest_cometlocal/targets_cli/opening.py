@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING, Any, Callable, TypeVar
 from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.allowlist import url_allowed
-from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.plan import state_settings
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext, ValidPlan
 from pytest_cometlocal.contract.validate.validator import validate_path, validate_text
+from pytest_cometlocal.targets_cli.errors import TargetsRefused, TargetsUsage
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -40,18 +40,6 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 OPEN_MS = 30_000  # the navigation of a URL's plan
 URL_PLAN_FILE = "cometlocal-targets.actions.yaml"  # where a URL's plan is taken to be written (in the suite's root)
-
-
-class TargetsRefused(CometLocalError):
-    """The page could not be opened: ``code`` (an error code: DOMAIN_BLOCKED, the failed step's...) and why."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(f"{code}: {message}")
-        self.code = code
-
-
-class TargetsUsage(CometLocalError):
-    """Bad arguments: a plan file that is not there or not valid, a step it does not have (exit 2)."""
 
 
 @dataclass(frozen=True)

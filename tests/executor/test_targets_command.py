@@ -23,7 +23,8 @@ from pytest_cometlocal.executor.browser import manager
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 from pytest_cometlocal.executor.step.evidence import MAX_ARIA_BYTES
 from pytest_cometlocal.executor.suggest.listing import page_targets
-from pytest_cometlocal.targets_cli.opening import Opening, TargetsRefused, open_and_look
+from pytest_cometlocal.targets_cli.errors import TargetsRefused
+from pytest_cometlocal.targets_cli.opening import Opening, open_and_look
 from tests.executor.test_suggestions import click, step_plan, suggestions_of
 from tests.support import run_text, served_pages
 
