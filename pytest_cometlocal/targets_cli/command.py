@@ -101,7 +101,7 @@ def _look(opening: Opening, output: Path, args: argparse.Namespace) -> dict[str,
 
     manager = BrowserManager({"headless": not args.headed}, None)
     try:
-        return open_and_look(manager.browser, opening, output, look)
+        return open_and_look(manager.browser, opening, output, look, kept=bool(args.output))
     except CallTimedOut as exc:
         raise TargetsRefused("PAGE_UNRESPONSIVE", str(exc)) from None
     except CometLocalError as exc:

@@ -139,11 +139,11 @@ def _maker(name: str, opening: Opening) -> ValidPlan:
 
 
 def open_and_look(browser_of: Callable[[], Browser], opening: Opening, output: Path,
-                  look: Callable[[Page, Redactor], T]) -> T:
+                  look: Callable[[Page, Redactor], T], kept: bool = True) -> T:
     """Run the plan that opens the page, then ``look`` at it (the page and the run's redactor), in its context.
 
     ``browser_of`` is asked for the browser once the plan is known to be valid and allowed: a refusal
-    starts none."""
+    starts none. ``kept``: ``output`` outlives the command, so a refusal names its run folder."""
     from pytest_cometlocal.executor.browser.storage_states import StorageStates, state_key
     from pytest_cometlocal.executor.errors import ContextRefused
     from pytest_cometlocal.executor.session import RunRecord, open_run, run_plan, started_from
@@ -162,19 +162,21 @@ def open_and_look(browser_of: Callable[[], Browser], opening: Opening, output: P
                                 storage=storage)
                 if made.status != "passed" or not storage.exists(state_key(name, under)):
                     raise _refused(made.error, f"the maker of storage state {name!r} ({maker.source.file}) "
-                                   f"did not save it", made.run_dir)
+                                   f"did not save it", made.run_dir if kept else None)
             state = storage.in_use(name, under)
         with open_run(browser, eff, output, RunRecord.of_plan(eff), state=state, storage=storage) as executor:
             result = executor.run_plan(plan.plan, metadata=started_from(state))
             if result.status != "passed":
-                raise _refused(result.error, f"the page could not be opened ({result.status})", result.run_dir)
+                raise _refused(result.error, f"the page could not be opened ({result.status})",
+                               result.run_dir if kept else None)
             return look(executor.page, executor.run.redactor)
     except ContextRefused as exc:
         raise TargetsRefused(exc.refusal.code.value, str(exc)) from None
 
 
-def _refused(error: Any, what: str, run_dir: Path) -> TargetsRefused:
+def _refused(error: Any, what: str, run_dir: Path | None) -> TargetsRefused:
+    where = f" (run folder {run_dir})" if run_dir else ""
     if error is None:
-        return TargetsRefused("FAILED", f"{what}; run folder {run_dir}")
+        return TargetsRefused("FAILED", what + where)
     step = f" at step {error.action_id}" if error.action_id else ""
-    return TargetsRefused(error.error_code.value, f"{what}{step}: {error.message} (run folder {run_dir})")
+    return TargetsRefused(error.error_code.value, f"{what}{step}: {error.message}{where}")

@@ -176,6 +176,13 @@ def test_a_plans_step_and_a_saved_state_open_the_page_and_the_allowlist_refuses_
                           tmp_path / "state-runs", page_targets)
     assert state["url"].endswith("/dashboard") and any(e["element"] == 'button "Log out"' for e in state["elements"])
 
+    # A step before the one asked for fails: its code, typed, and the step.
+    broken = LOGIN.replace("name: Sign in, exact: true}", "name: Enter, exact: true}, timeout_ms: 500", 1)
+    (tmp_path / "broken.actions.yaml").write_text(broken)
+    with pytest.raises(TargetsRefused) as failed:
+        elements(Opening(tmp_path, plan=str(tmp_path / "broken.actions.yaml"), step="greeted"))
+    assert failed.value.code == "TARGET_NOT_FOUND" and "at step sign_in" in str(failed.value), failed.value
+
     def no_browser():
         raise AssertionError("a refused URL starts no browser")
 
