@@ -1,6 +1,6 @@
 """``cometlocal``: validate plans, import recordings, print the plan schema, verify, show, diff and fix run folders.
 
-No command starts a browser, except ``fix --verify``, which reruns plans under pytest.
+No command starts a browser, except ``fix --verify``, which reruns plans under pytest, and ``targets``.
 
 Exit codes of validate (``VALIDATE_EXIT_CODES``, also in ``cometlocal validate --help``): 0 all
 valid, 1 some plan invalid, 2 usage error (bad arguments, missing path, nothing to validate). verify, show and diff take run folders or
@@ -27,6 +27,7 @@ from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
 from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
+from pytest_cometlocal.targets_cli.command import add_parser as add_targets_parser
 
 # verify/show (run folders) and schema import what they need when they run:
 # every start of the command pays for what it imports, and validate, the
@@ -412,6 +413,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2"), default="v1.2",
                    help="v1.2 (default); v1.1 leaves out v1.2's additions, v1 v1.1's too, for tools that must refuse them")
     s.set_defaults(func=cmd_schema)
+    add_targets_parser(sub)  # cometlocal targets: targets_cli/
     return parser
 
 

@@ -48,6 +48,9 @@ those). The whole tree::
     │   └── NothingToFix            a run that did not fail (passed, stopped, blocked): counted only
     │       └── EndedAsExpected     a negative plan's run that failed as its ``expect`` asks: counted only
     ├── NodeError                   (ValueError) a plan or group file that cannot be read as YAML nodes
+    │   targets_cli/errors.py: cometlocal targets
+    ├── TargetsRefused              the page could not be opened; carries a code (DOMAIN_BLOCKED, the failed step's)
+    ├── TargetsUsage                bad arguments: a plan file missing or invalid, a step it does not have
     │   cli.py
     └── UsageError                  bad arguments or nothing to do: exit code 2
 

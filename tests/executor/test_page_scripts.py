@@ -15,7 +15,7 @@ import pytest
 
 from pytest_cometlocal.executor.browser.channels import page_script
 from pytest_cometlocal.executor.page import conditions, controls, dropdowns, locators, observation, screenshots, texts
-from pytest_cometlocal.executor.suggest import suggester
+from pytest_cometlocal.executor.suggest import listing, suggester
 
 pytestmark = pytest.mark.browser
 
@@ -38,6 +38,7 @@ BUILT = {
     "CANDIDATES_IN_FRAME_JS": suggester.CANDIDATES_IN_FRAME_JS,
     "VERIFY_JS": suggester.VERIFY_JS,
     "MATCHES_JS": suggester.MATCHES_JS,
+    "AMONG_JS": listing.AMONG_JS,
     "CHECKED_STATE_JS": controls.CHECKED_STATE_JS,
     "POINTER_TARGET_JS": controls.POINTER_TARGET_JS,
     "DROPDOWN_KIND_JS": dropdowns.DROPDOWN_KIND_JS,

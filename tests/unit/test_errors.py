@@ -18,7 +18,7 @@ NOT_IN_TREE = {"pytest_cometlocal.plugin.interrupts.Terminated"}
 
 ERRORS_MODULES = ["pytest_cometlocal.contract.errors", "pytest_cometlocal.executor.errors",
                   "pytest_cometlocal.plugin.reporting.errors", "pytest_cometlocal.planners.errors",
-                  "pytest_cometlocal.agent.errors"]
+                  "pytest_cometlocal.agent.errors", "pytest_cometlocal.targets_cli.errors"]
 
 
 def _modules() -> tuple[ModuleType, ...]:

@@ -62,6 +62,7 @@ EvidenceKind = Literal[
     "playwright_trace",
     "video",  # a page's video (--cometlocal-video): plugin/reporting/pwvideo.py
     "http_exchange",  # (v1.2) a request step's request and response, masked
+    "aria_snapshot",  # a failure's page as Playwright's aria snapshot, masked and cut at 20 KB
 ]
 
 

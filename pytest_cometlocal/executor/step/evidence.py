@@ -13,6 +13,9 @@ manifest rewrite per step, whatever the number of files.
 hand first (the "before"), then a full look at the page and its HTML where
 the page can still be looked at, the executor's own partial snapshot where it
 cannot, and the name of every piece it could not take (evidence_gaps.py).
+Last, the page's aria snapshot (``aria_text``: masked, then cut at a line to
+``MAX_ARIA_BYTES``), so a failure can be read without a browser: the roles
+and names a target could use are in the run folder.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.screenshots import FRAME_ALGORITHM
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
+from pytest_cometlocal.executor.page.texts import first_lines
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, bound, call
 from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot, picture_reason
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
+
+    from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
     from pytest_cometlocal.executor.step.context import StepContext
 
@@ -40,6 +46,28 @@ if TYPE_CHECKING:
 EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
 # Codes after which the page cannot be looked at again.
 PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
+MAX_ARIA_BYTES = 20 * 1024  # of an aria snapshot kept or shown, in UTF-8 bytes, after masking
+
+
+def aria_text(page: Page, redactor: Redactor, ms: float = CAPTURE_MS) -> tuple[str, bool]:
+    """The page's aria snapshot (Playwright's ``locator.aria_snapshot()`` of its body), masked first, then cut
+    at a line to ``MAX_ARIA_BYTES`` (a cut never leaves part of a secret); and whether lines were left out."""
+    snapshot = call("aria snapshot", ms, lambda: page.locator("body").aria_snapshot(timeout=ms))
+    return first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
+
+
+def write_aria(page: Page, evidence: EvidenceStore, attempt: StepAttempt, redactor: Redactor,
+               missing: dict[str, str | None]) -> list[EvidenceRef]:
+    """aria_snapshot at the failure (``aria/<tag>_failure.yaml``); ``missing`` gets why it could not be read."""
+    try:
+        text, cut = aria_text(page, redactor)
+    except OSError:
+        raise
+    except Exception as exc:
+        missing["aria_snapshot"] = first_line(exc)
+        return []
+    return [evidence.add_bytes("aria_snapshot", f"aria/{attempt.tag}_failure.yaml", text.encode("utf-8"),
+                               step_id=attempt.spec.id, metadata={"truncated": True} if cut else {})]
 
 
 def write_dom(evidence: EvidenceStore, attempt: StepAttempt, which: str, obs: Observation) -> EvidenceRef:
@@ -158,6 +186,8 @@ class FailureEvidence:
                             refs += write_screenshot(evidence, attempt, "after", pack.after)
                         if alive and with_html:
                             refs += write_html(ctx.page, evidence, attempt, missing=reasons)
+                        if alive and fault.observe_after:  # last: the pieces above are never lost to it
+                            refs += write_aria(ctx.page, evidence, attempt, ctx.run.redactor, reasons)
                 except CallTimedOut as exc:  # the page stopped answering meanwhile: what was written stays
                     fallback = str(exc)
         except OSError as exc:
@@ -180,6 +210,8 @@ class FailureEvidence:
         pack.gaps.screenshots(refs, {"before": before_reason, "after": after_reason}, fallback)
         if with_html and not any(ref.kind == "html_full" for ref in refs):
             pack.gaps.add("html_full", gone or reasons.get("html_full") or fallback)
+        if alive and fault.observe_after and not any(ref.kind == "aria_snapshot" for ref in refs):
+            pack.gaps.add("aria_snapshot", reasons.get("aria_snapshot") or fallback)
         return pack
 
 

@@ -22,6 +22,11 @@ Score of a candidate (0 to 1), a weighted sum of:
 - ``ids`` (0.2): the closest of its test id, id and ``name`` attribute to the
   failed target's test id or the ids and attribute values of its CSS/XPath.
 - ``role`` (0.05): the same role as a failed ``role`` target.
+- ``family`` (0.45): only for a role-only target (a ``role`` target with no
+  name, whose name and ids parts are 0 whatever the candidate): the element
+  has its role or a related one (``families.ROLE_FAMILIES``: ``table`` and
+  ``grid``, ``button`` and ``link``...). Only such elements are suggested for
+  it: the floor below holds with ``family`` in the place of the name.
 - ``place`` (0.05): the share of its five nearest ancestors (tag, id, classes)
   that are those the failed target had when an earlier step of the run
   resolved it (the target's context in that step's "before" snapshot, kept in
@@ -56,8 +61,10 @@ from typing import Any
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.targets import describe_target
+from pytest_cometlocal.executor.suggest.families import family_of, related_roles
 
-WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05}
+WEIGHTS = {"kind": 0.25, "name": 0.45, "ids": 0.2, "role": 0.05, "place": 0.05,
+           "family": 0.45}  # family: a role-only target's stand-in for name (0 for any other target)
 SIMILARITY_FLOOR = 0.5  # under it on both name and ids: not suggested (see the module's docstring)
 KIND_FLOOR = 0.8  # the floor of a candidate that cannot take the step's action (a heading for a click)
 # Spelling similarity counts only when this close (1 - insertions and deletions / both lengths), and only for
@@ -81,10 +88,15 @@ NAMED_ROLES = frozenset({
     "button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "heading", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "spinbutton", "slider", "img",
     "dialog", "region", "navigation", "cell", "columnheader", "rowheader", "treeitem",
+    # landmarks and structures, named by aria-label, aria-labelledby, title (a table by its caption)
+    "grid", "treegrid", "table", "list", "form", "search", "main", "banner", "contentinfo", "complementary",
+    "alertdialog", "tablist", "tabpanel", "tree", "menu", "menubar", "toolbar", "radiogroup", "group",
 }) & frozenset(T.ARIA_ROLES)
 
 # The order in which a candidate's own targets are tried: the most robust first.
-TARGET_ORDER = ("role", "label", "testid", "text", "css")
+TARGET_ORDER = ("role", "label", "testid", "text", "css", "bare_role")
+# Roles never named by a bare role target: they say nothing of what an element is.
+_NO_BARE_ROLE = frozenset({"generic", "none", "presentation"})
 _CSS_IDENT = re.compile(r"-?[A-Za-z_][A-Za-z0-9_-]*")
 
 
@@ -174,6 +186,11 @@ class Wanted:
     old_place: tuple[str, ...] = ()  # ancestors of the target where an earlier step found it
     claimed: frozenset[tuple[str, ...]] = frozenset()  # elements earlier steps found under other targets
 
+    @property
+    def role_only(self) -> bool:
+        """A role target with no name (and no other alternative naming anything): all it says is its role."""
+        return bool(self.role) and not self.texts and not self.ids
+
 
 def _inner(target: T.AnyTarget) -> tuple[T.AnyTarget, str | None]:
     frame = None
@@ -256,6 +273,7 @@ def _best(wanted: tuple[str, ...], seen: list[str]) -> tuple[float, str, str]:
 def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
     """The candidates close enough to the failed target, best first (ties: document order)."""
     ranked = []
+    related = related_roles(wanted.role) if wanted.role_only else frozenset()
     for c in candidates:
         if wanted.need in REQUIRED_NEEDS and not c.get(wanted.need):
             continue  # nothing else can be filled, selected or given a file
@@ -265,11 +283,12 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
         name, w_name, s_name = _best(wanted.texts, [c.get("name") or "", c.get("label") or "", c.get("text") or ""])
         ids, w_id, s_id = _best(wanted.ids, [c.get("testid") or "", c.get("id") or "", c.get("name_attr") or ""])
         kind = 1.0 if wanted.need and c.get(wanted.need) else 0.0
-        if max(name, ids) < (SIMILARITY_FLOOR if kind or not wanted.need else KIND_FLOOR):
+        family = 1.0 if wanted.role_only and (c.get("role") == wanted.role or c.get("role") in related) else 0.0
+        if max(name, ids, family) < (SIMILARITY_FLOOR if kind or not wanted.need else KIND_FLOOR):
             continue  # another element, not this one renamed (see the module's docstring)
         role = 1.0 if wanted.role and c.get("role") == wanted.role else 0.0
         place = place_score(wanted, c)
-        parts = {"kind": kind, "name": name, "ids": ids, "role": role, "place": round(place, 3)}
+        parts = {"kind": kind, "name": name, "ids": ids, "role": role, "place": round(place, 3), "family": family}
         score = round(sum(WEIGHTS[k] * v for k, v in parts.items()), 3)
         reasons = []
         if kind:
@@ -280,6 +299,8 @@ def rank(wanted: Wanted, candidates: list[dict[str, Any]]) -> list[Ranked]:
             reasons.append(f'id "{s_id}" is close to "{w_id}" ({ids:.2f})')
         if role:
             reasons.append(f"same role ({wanted.role})")
+        elif family:
+            reasons.append(f"role {c.get('role')} is akin to {wanted.role} ({family_of(wanted.role, c.get('role'))})")
         if place:
             reasons.append(f"where the target was before ({place:.0%} of its ancestors)")
         ranked.append(Ranked(c, score, parts, reasons))
@@ -302,13 +323,16 @@ def _css_for_id(element_id: str) -> str:
 
 
 def target_options(candidate: dict[str, Any], prefer: str | None = None, frame: str | None = None,
-                   order: tuple[str, ...] = TARGET_ORDER) -> list[dict[str, Any]]:
+                   order: tuple[str, ...] = TARGET_ORDER, bare_role: bool = False) -> list[dict[str, Any]]:
     """The plan targets that could name ``candidate``, most robust first (its failed type first when given).
 
     Every one is valid under the plan format: ``exact: true`` on role, label
     and text targets (U2); a name that was clipped when read is not used (an
     exact match on a clipped name would fail). Whether it matches exactly
-    this element is for the page to say (``suggestions.verify``).
+    this element is for the page to say (``suggestions.verify``). ``bare_role``:
+    a role target without a name too, last (first when ``prefer`` is ``role``
+    and the element has no name to add): a nameless table, grid or ``main``
+    has no other target than its role, which matches it when it is the only one.
     """
     c = candidate
     field_like = c.get("tag") in ("input", "select", "textarea")
@@ -323,6 +347,10 @@ def target_options(candidate: dict[str, Any], prefer: str | None = None, frame: 
         options["text"] = {"type": "text", "text": c["text"], "exact": True}
     if c.get("id"):
         options["css"] = {"type": "css", "selector": _css_for_id(c["id"])}
+    role = c.get("role")
+    if bare_role and "role" not in options and role in T.ARIA_ROLES and role not in _NO_BARE_ROLE:
+        options["bare_role"] = {"type": "role", "role": role}
+        prefer = "bare_role" if prefer == "role" else prefer
     ordered = [k for k in order if k in options]
     if prefer in options:
         ordered.remove(prefer)

@@ -224,7 +224,7 @@ def _replace(page: Page, wanted: Wanted, candidates: list[dict[str, Any]], out: 
         box = tuple(ranked.candidate.get("box") or ())
         if box in boxes:
             continue
-        for target in target_options(ranked.candidate, wanted.target_type, wanted.frame):
+        for target in target_options(ranked.candidate, wanted.target_type, wanted.frame, bare_role=wanted.role_only):
             if not out.may_check():
                 return
             if verify(page, target, ranked.candidate["fp"], out):

@@ -58,6 +58,18 @@
     if (/^H[1-6]$/.test(tag)) return "heading";
     if (tag === "IMG") return el.getAttribute("alt") ? "img" : "";
     if (tag === "NAV") return "navigation";
+    // Landmarks and structures (cometlocal targets lists them; a nameless role target is suggested them):
+    // banner and contentinfo only outside sectioning content, form and region only when named.
+    if (tag === "HEADER" || tag === "FOOTER")
+      return el.parentElement && el.parentElement.closest("article,aside,main,nav,section") ? ""
+        : tag === "HEADER" ? "banner" : "contentinfo";
+    const named = el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") || el.hasAttribute("title");
+    if (tag === "FORM") return named ? "form" : "";
+    if (tag === "SECTION") return named ? "region" : "";
+    if (tag === "ASIDE") return "complementary";
+    if (tag === "TABLE") return "table";
+    if (tag === "UL" || tag === "OL" || tag === "MENU") return "list";
+    if (tag === "FIELDSET") return "group";
     if (tag === "MAIN") return "main";
     if (tag === "DIALOG") return "dialog";
     if (tag === "TD") return "cell";
@@ -99,6 +111,7 @@
     if (el.tagName === "IMG") return norm(el.getAttribute("alt") || el.getAttribute("title"));
     if (fromContent.has(role)) return shownText(el) || norm(el.getAttribute("title"));
     if (el.tagName === "FIELDSET") { const lg = el.querySelector("legend"); return lg ? shownText(lg) : ""; }
+    if (el.tagName === "TABLE" && el.caption) return shownText(el.caption);
     return norm(el.getAttribute("title"));
   };
   const clickRoles = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
@@ -141,6 +154,7 @@
     return out;
   };
   const interesting = "a[href],button,input,select,textarea,summary,label,img[alt],h1,h2,h3,h4,h5,h6,td,th,li," +
+    "table,ul,ol,menu,nav,main,header,footer,aside,form,section,fieldset,dialog," +
     "[role],[tabindex],[contenteditable=true],[aria-label],[title],[id],[" + testid + "]";
   const skip = new Set(["HTML", "HEAD", "BODY", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "META", "LINK", "TITLE",
     "OPTION", "BR", "IFRAME"]);

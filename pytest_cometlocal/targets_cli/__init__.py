@@ -1,0 +1,1 @@
+"""``cometlocal targets``: open a page as a plan would, and list what a plan can target on it."""
