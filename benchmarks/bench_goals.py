@@ -147,11 +147,14 @@ class _Runner:
 
         env = child_env(self.harness, self.roots[side], {**os.environ, **self.env})
         cmd = [sys.executable, "-m", "benchmarks.goals_child", json.dumps(task)]
+        start = time.perf_counter()
         try:
             proc = subprocess.run(cmd, cwd=self.harness, env=env, capture_output=True, text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             return self._broken(side, task, f"no answer in {timeout:.0f} s")
         result = parse_result(proc.stdout)
+        if result is not None:
+            result["child_s"] = time.perf_counter() - start
         if result is None:
             return self._broken(side, task, f"exit {proc.returncode}\n{proc.stdout[-1500:]}\n{proc.stderr[-1500:]}")
         package = Path(result["package"])
@@ -194,7 +197,8 @@ def bench_goals(work: Path, before: str, after: str, *, rounds: int = 3, flows: 
                 r = runner.run(side, {"task": "calls", "profile": profile, "work": str(base / side)}, 900)
                 if r:
                     got["calls"][side][profile] = r
-                    print(f"[goals calls {side} {profile}: per plain step {r['per_step']}]", flush=True)
+                    print(f"[goals calls {side} {profile}: per plain step {r['per_step']}; {r['child_s']:.0f} s]",
+                          flush=True)
         for rnd in range(rounds):
             order = SIDES if rnd % 2 == 0 else SIDES[::-1]
             loads = [os.getloadavg()[0]]
@@ -207,10 +211,11 @@ def bench_goals(work: Path, before: str, after: str, *, rounds: int = 3, flows: 
                     if r and task["task"] == "real":
                         got["real"][side].append(r)
                         print(f"[goals round {rnd} {side} {task['variant']}: "
-                              f"{', '.join(f'{v:.2f}' for v in r['item_s'])} s/flow]", flush=True)
+                              f"{', '.join(f'{v:.2f}' for v in r['item_s'])} s/flow; {r['child_s']:.0f} s]", flush=True)
                     elif r:
                         got["bench"][side][task["profile"]].append(r)
-                        print(f"[goals round {rnd} {side} bench {task['profile']}: {r['ratio_call']:.2f}x]", flush=True)
+                        print(f"[goals round {rnd} {side} bench {task['profile']}: {r['ratio_call']:.2f}x; "
+                              f"{r['child_s']:.0f} s]", flush=True)
             loads.append(os.getloadavg()[0])
             got["rounds"].append({"round": rnd, "order": list(order), "load1": loads})
     if unit:
