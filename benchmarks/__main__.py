@@ -26,7 +26,7 @@ time (HTTP call, looks, evidence file, trace, hashing).
 goals (issue 38; only when named in ``--only``): every goal of the issue measured on
 two checkouts of the package side by side, alternating round by round, each side in
 processes importing its own checkout (bench_goals.py); ``--goals-md FILE`` writes the
-table. ~25 min with the defaults under load, +5-10 min with ``--goals-unit``.
+table. ~45-60 min with the defaults and ``--goals-unit`` at load ~20 on 2 CPUs.
 """
 
 from __future__ import annotations
