@@ -6,6 +6,7 @@
     .venv/bin/python -m benchmarks --only scaling       # page size 10 -> 5,000 rows, ~8-10 min
     .venv/bin/python -m benchmarks --only real          # a 14-step flow on Django's admin, ~10 min
     .venv/bin/python -m benchmarks --only http --rounds 3   # a request step vs context.request by hand, ~1 min
+    .venv/bin/python -m benchmarks --only goals --before /tmp/base --after .   # issue 38's goals, two checkouts
 
 Sections: validation, overhead, fixed, disk, profile, http, scaling, real, throughput (run in
 this order; throughput last, sized to what is left of ``--budget-min`` unless
@@ -21,6 +22,11 @@ making the same calls through ``context.request`` with the same checks, and a v1
 navigate/assert plan for context; alternating in one session, ms per step and the
 ratio. ``--cprofile FILE`` also profiles the request plan alone and splits a step's
 time (HTTP call, looks, evidence file, trace, hashing).
+
+goals (issue 38; only when named in ``--only``): every goal of the issue measured on
+two checkouts of the package side by side, alternating round by round, each side in
+processes importing its own checkout (bench_goals.py); ``--goals-md FILE`` writes the
+table. ~45-60 min with the defaults and ``--goals-unit`` at load ~20 on 2 CPUs.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 SECTIONS = ("validation", "overhead", "fixed", "disk", "profile", "http", "scaling", "real", "throughput")
+OPT_IN = ("goals",)  # run only when named: it needs --before and --after
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -67,11 +74,18 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
                    "quick 2)")
     p.add_argument("--cprofile", metavar="FILE", help="profile: also write cProfile stats of the counted runs to FILE; "
                    "http: profile the request plan alone, stats to FILE (FILE-http when profile runs too)")
+    p.add_argument("--before", metavar="PATH", help="goals: the checkout measured as before (a git worktree)")
+    p.add_argument("--after", metavar="PATH", help="goals: the checkout measured as after")
+    p.add_argument("--goals-rounds", type=int, help="goals: rounds, each side once a round (default 3; quick 1)")
+    p.add_argument("--goals-unit", action="store_true", help="goals: also time tests/unit -n 2 once a side (slow)")
+    p.add_argument("--goals-md", metavar="FILE", default="goals.md", help="goals: write the table there (default goals.md)")
     args = p.parse_args(argv)
     args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
-    unknown = [s for s in args.sections if s not in SECTIONS]
+    unknown = [s for s in args.sections if s not in SECTIONS + OPT_IN]
     if unknown:
-        p.error(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+        p.error(f"unknown section(s): {', '.join(unknown)}; choose from {', '.join(SECTIONS + OPT_IN)}")
+    if "goals" in args.sections and not (args.before and args.after):
+        p.error("--only goals needs --before PATH and --after PATH (checkouts of the package)")
     q = args.quick
     args.rounds = args.rounds or (1 if q else 5)
     args.items = args.items or (3 if q else 30)
@@ -84,6 +98,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     args.scaling_big_rounds = args.scaling_big_rounds or (1 if q else 2)
     args.real_rounds = args.real_rounds or (1 if q else 4)
     args.real_flows = max(2, args.real_flows or (2 if q else 3))
+    args.goals_rounds = args.goals_rounds or (1 if q else 3)
     if args.scaling_xdist_rows is None:
         args.scaling_xdist_rows = 100 if q else 1000
     return args
@@ -217,6 +232,12 @@ def main(argv: list[str] | None = None) -> int:
                                     + ("median s/flow" if r["what"] == "wall" else "CPU s/flow (process tree)"),
                                     f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a", f"<= {r['goal']}x", verdict(r["met"])])
             mark('real')
+        if "goals" in args.sections:
+            from .bench_goals import bench_goals
+
+            results["goals"] = bench_goals(work, args.before, args.after, rounds=args.goals_rounds, flows=args.real_flows,
+                                           bench_rounds=min(args.rounds, 3), unit=args.goals_unit, md=Path(args.goals_md))
+            mark('goals')
         if "throughput" in args.sections:
             from .bench_throughput import bench_throughput
 

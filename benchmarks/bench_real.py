@@ -16,7 +16,8 @@ without the option, when the plugin does not have it yet), the same flow
 hand-written with pytest-playwright and ``expect()``, and that test with a
 Playwright trace (screenshots and snapshots) per flow, and that test with the
 page reads a plan makes at every step (``READS``: its floor in the browser), and
-with the same calls reading nothing (``EMPTY_READS``);
+with the same calls reading nothing (``EMPTY_READS``), and with one read per step (``ONE_READ``:
+the floor of issue 38's executor, which reads the page once between two steps);
 plus a baseline process
 (one page, no flow) for the CPU. After a warm-up round, the variants alternate
 round by round, the order rotated each round. Timed per flow: the item's
@@ -44,20 +45,25 @@ READS = "hand-written + page reads"
 # The same calls with scripts that read nothing: what the round trips and Playwright's set-up of the page's
 # main world cost by themselves, apart from the work of the plugin's scripts.
 EMPTY_READS = "hand-written + empty reads"
+# The hand-written flow plus one read per step (issue 38): step N's "after" look and step N+1's "before" look with
+# N+1's target matched are one call, the plugin's own script, as an executor that reads once between two steps
+# does; plus the last step's "after". The floor of that design.
+ONE_READ = "hand-written + one read per step"
 # Goals of issue 27: (plan variant, reference, wall or cpu) -> at most.
 GOALS = {("balanced", HAND, "wall"): 1.15, ("balanced", TRACED, "wall"): 1.0, ("fast", HAND, "wall"): 1.08,
          ("balanced", HAND, "cpu"): 1.5, ("fast", HAND, "cpu"): 1.3}
 TIMEOUT_MS = 10_000
 STEPS = 14
 
-def _titles(variant: str, rnd: int, flows: int) -> list[str]:
+def _titles(variant: str, rnd: int, flows: int, tag: str = "") -> list[str]:
+    """The flows' document titles: unique in the Django database the processes share (``tag``: a side of goals)."""
     slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced").replace(" + page reads", "-reads") \
-        .replace(" + empty reads", "-empty")
-    return [f"Report {slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
+        .replace(" + empty reads", "-empty").replace(" + one read per step", "-one")
+    return [f"Report {tag}{slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
 
 
-def _suite(root: Path, variant: str, rnd: int, flows: int) -> None:
-    titles = _titles(variant, rnd, flows)
+def _suite(root: Path, variant: str, rnd: int, flows: int, tag: str = "") -> None:
+    titles = _titles(variant, rnd, flows, tag)
     files = {"plans/files/note.txt": "A short note to upload.\n"}
     if variant in PROFILES:
         for i, title in enumerate(titles):
@@ -66,7 +72,7 @@ def _suite(root: Path, variant: str, rnd: int, flows: int) -> None:
         files["test_baseline.py"] = BASELINE_TEST
     else:
         files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED,
-                                                 reads={READS: "plan", EMPTY_READS: "empty"}.get(variant, ""))
+                                                 reads={READS: "plan", ONE_READ: "one", EMPTY_READS: "empty"}.get(variant, ""))
     write_suite(root, files, conftest_extra=CONFTEST)
 
 
@@ -81,9 +87,10 @@ def has_profile_option(root: Path, env: dict[str, str]) -> bool:
     return "--cometlocal-profile" in run.stdout
 
 
-def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str], profiles: bool) -> dict[str, Any]:
+def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str], profiles: bool,
+             tag: str = "") -> dict[str, Any]:
     root = work / f"r{rnd:02d}-{variant.replace(' + ', '-').replace(' ', '-')}"
-    _suite(root, variant, rnd, flows)
+    _suite(root, variant, rnd, flows, tag)
     args = [f"--cometlocal-profile={variant}"] if profiles and variant in PROFILES else []
     run = run_pytest(root, args, cpu=True, env=env)
     try:
@@ -109,8 +116,8 @@ def _paired(plan: str, ref: str) -> bool:
 def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     """Each plan profile / each hand-written reference, wall (median item s) and CPU (s/flow), with the goals."""
     out = []
-    for plan in (*PROFILES, READS, EMPTY_READS):
-        for ref in (HAND, TRACED, READS):
+    for plan in (*PROFILES, READS, ONE_READ, EMPTY_READS):
+        for ref in (HAND, TRACED, READS, ONE_READ):
             if plan not in rows or ref not in rows or not _paired(plan, ref):
                 continue
             for what, key in (("wall", "median_s"), ("cpu", "cpu_s_per_flow")):
@@ -177,7 +184,7 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
         if not profiles:
             print("NOTE real: this plugin has no --cometlocal-profile option yet: the plan runs in its default "
                   "(balanced) only", flush=True)
-        variants = [*plans, HAND, TRACED, READS, EMPTY_READS, BASELINE]
+        variants = [*plans, HAND, TRACED, READS, ONE_READ, EMPTY_READS, BASELINE]
         result["variants"] = variants
         if warmup:
             for variant in variants:
@@ -238,8 +245,8 @@ def _print(result: dict[str, Any]) -> None:
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
                   f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
                  for r in result["ratios"]]))
-    for plan in (*PROFILES, READS, EMPTY_READS):
-        for ref in (HAND, TRACED, READS):
+    for plan in (*PROFILES, READS, ONE_READ, EMPTY_READS):
+        for ref in (HAND, TRACED, READS, ONE_READ):
             if not _paired(plan, ref):
                 continue
             pairs = by_round(result["sessions"], plan, ref)

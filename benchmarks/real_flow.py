@@ -2,9 +2,12 @@
 
 Why a module of its own: these are the texts the benchmark writes into each
 generated suite; bench_real.py runs and measures them. ``HAND_TEST`` is one
-template for four variants: plain, with a Playwright trace (``traced``), with
-the page reads a plan makes at every step (``reads="plan"``) or with the same
-calls reading nothing (``reads="empty"``).
+template for five variants: plain, with a Playwright trace (``traced``), with
+the page reads a plan makes at every step (``reads="plan"``: a "before" and an
+"after" look), with one read per step (``reads="one"``: step N's "after" and
+step N+1's "before" with N+1's target matched are one call, as issue 38's
+executor reads between two steps; plus the last step's "after"), or with the
+plan's calls reading nothing (``reads="empty"``).
 """
 
 from __future__ import annotations
@@ -70,7 +73,7 @@ TITLES = {titles!r}
 
 
 READS = {reads!r}
-if READS == "plan":
+if READS in ("plan", "one"):
     from pytest_cometlocal.executor.page.locators import _MATCH_OBSERVE_JS
     from pytest_cometlocal.executor.page.observation import OBSERVE_JS, look_arg
 
@@ -80,15 +83,23 @@ elif READS == "empty":  # the same calls, scripts that read nothing
 
 
 def before(page, locator=None):
-    """The plan's "before" look: with the step's target, its match in the same read."""
+    """The plan's "before" look: with the step's target, its match in the same read.
+
+    With one read per step, this read is also the previous step's "after" look."""
     if READS:
         page.evaluate(OBSERVE_JS, ARG) if locator is None else locator.evaluate_all(_MATCH_OBSERVE_JS, ARG)
     return locator
 
 
 def after(page):
-    """The plan's "after" look."""
-    if READS:
+    """The plan's "after" look; with one read per step, the next "before" is that look: nothing here."""
+    if READS in ("plan", "empty"):
+        page.evaluate(OBSERVE_JS, ARG)
+
+
+def last(page):
+    """The last step's "after" look, which one read per step still takes (the plan variant's flow has none)."""
+    if READS == "one":
         page.evaluate(OBSERVE_JS, ARG)
 
 
@@ -136,6 +147,7 @@ def flow(page, url, title):
     expect(page).to_have_url(re.compile("/admin/logout/$"))
     before(page)
     expect(page).to_have_title(re.compile("Logged out"))
+    last(page)
 
 
 @pytest.mark.parametrize("title", TITLES, ids=[f"f{{i:02d}}" for i in range(len(TITLES))])
