@@ -1,0 +1,128 @@
+"""(v1.2 audits) ``accessibility_clean`` in a real Chromium: the vendored axe-core in an isolated world.
+
+Against the demo portal's /a11y/signup (a field without a label, a low-contrast hint) and two
+pages this module serves: a hostile page that fakes ``window.axe`` and overrides the prototypes
+and ``JSON.stringify`` axe would use in the page's world, and a quiet page that watches for axe.
+Each run checks several things at once (CI budget: a handful of runs in one shared browser).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.support import Run, opened, run_text, served_pages
+
+pytestmark = pytest.mark.browser
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
+KNOWN = {"label": "critical", "color-contrast": "serious"}  # demo/accessibility.py's two violations
+
+
+def example(path: str) -> str:
+    return (EXAMPLES / path).read_text(encoding="utf-8")
+
+
+def blocked(r: Run) -> list[Any]:
+    return [b for e in r.events for b in (e.get("metadata") or {}).get("blocked_requests") or []]
+
+
+def rules(violations: list[dict[str, Any]]) -> dict[str, str]:
+    return {v["rule"]: v["impact"] for v in violations}
+
+
+def test_signup_page_fails_with_its_known_violations_and_fetches_nothing(run, outside):
+    before = len(outside.hits)
+    r = run(example("negative/accessibility_violations.actions.yaml"))
+    assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "open", "postcondition")
+    violations = r.error.details["violations"]
+    assert rules(violations) == KNOWN
+    label = next(v for v in violations if v["rule"] == "label")
+    assert label["targets"] == ['input[type="email"]'] and label["count"] == 1
+    assert "label" in label["help"].lower() and label["help_url"].startswith("https://dequeuniversity.com/")
+    (fc,) = [fc for fc in r.error.failed_conditions if fc.kind == "accessibility_clean"]
+    assert fc.observed["violations"] == violations and fc.observed["axe"] == "4.14.1"
+    # axe is read from the package: nothing left the machine, nothing was refused by the guard.
+    assert blocked(r) == [] and outside.hits[before:] == []
+
+
+def test_signup_page_passes_its_gates_scoped_and_with_the_known_rules_disabled(run):
+    r = run(example("v12/accessibility_signup.actions.yaml"))
+    assert r.error is None, r.error
+    assert blocked(r) == []
+
+
+def test_impact_filter_and_target_scope(run):
+    r = run(opened("/a11y/signup", """\
+- id: critical_only
+  kind: assert
+  postconditions: [{kind: accessibility_clean, args: {impact_at_least: critical, disable: [label]}}]
+- id: form_only
+  kind: assert
+  timeout_ms: 500
+  postconditions:
+    - {kind: accessibility_clean, args: {target: {type: css, selector: "#signup"}, impact_at_least: critical}}
+""", timeout_ms=5000))
+    # critical_only held: color-contrast is serious, below the floor. form_only: only the label counts,
+    # the contrast is listed as below the impact asked for.
+    assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "form_only")
+    assert rules(r.error.details["violations"]) == {"label": "critical"}
+    (fc,) = [fc for fc in r.error.failed_conditions if fc.kind == "accessibility_clean"]
+    assert fc.observed["below_impact"] == [{"rule": "color-contrast", "impact": "serious", "count": 1}]
+
+
+HOSTILE = """<!doctype html><html lang="en"><title>Hostile</title><main><h1>Hostile</h1>
+<input type="text" id="tok-s3cr3t-42">
+<script>
+// Each override hides an axe result in the page's world, and leaves the page itself working.
+const axeLike = (v) => v && typeof v === "object" && ("violations" in v || "impact" in v || "nodes" in v);
+window.axe = {run: () => Promise.resolve({violations: []}), getRules: () => []};
+for (const name of ["map", "filter", "forEach", "push", "concat", "slice"]) {
+  const own = Array.prototype[name];
+  Array.prototype[name] = function (...a) { return this.some && Array.prototype.some.call(this, axeLike) ? [] : own.apply(this, a); };
+}
+const qsa = Element.prototype.querySelectorAll, dqsa = Document.prototype.querySelectorAll;
+Element.prototype.querySelectorAll = function (s) { return String(s).includes("cometlocal") ? [] : qsa.call(this, s); };
+Document.prototype.querySelectorAll = function (s) { return String(s).includes("cometlocal") ? [] : dqsa.call(this, s); };
+const stringify = JSON.stringify;
+JSON.stringify = (v, ...a) => (axeLike(v) ? '{"violations":[]}' : stringify(v, ...a));
+</script></main></html>"""
+
+QUIET = """<!doctype html><html lang="en"><title>Quiet</title><main><h1>Quiet</h1>
+<p data-testid="probe">waiting</p><p data-testid="globals">waiting</p>
+<script>
+const known = new Set(Object.getOwnPropertyNames(window));
+setInterval(() => {
+  document.querySelector("[data-testid=probe]").textContent = "axe is " + typeof window.axe;
+  const added = Object.getOwnPropertyNames(window).filter((n) => !known.has(n));
+  document.querySelector("[data-testid=globals]").textContent = "globals added: " + (added.join(",") || "none");
+}, 20);
+</script></main></html>"""
+
+
+def test_a_hostile_page_neither_changes_the_result_nor_sees_axe(tmp_path: Path, chromium):
+    with served_pages({"/hostile": HOSTILE, "/quiet": QUIET}) as url:
+        quiet = run_text(chromium, tmp_path, opened("/quiet", """\
+- id: audit
+  kind: assert
+  postconditions: [{kind: accessibility_clean, args: {rules: [wcag2a, wcag2aa, wcag21aa, best-practice]}}]
+- id: probe
+  kind: assert
+  postconditions:
+    - {kind: element_text_contains, args: {target: {type: testid, id: probe}, text: axe is undefined}}
+    - {kind: element_text_contains, args: {target: {type: testid, id: globals}, text: "globals added: none"}}
+""", timeout_ms=5000), base_url=url)
+        hostile = run_text(chromium, tmp_path, opened("/hostile", """\
+- id: audit
+  kind: assert
+  postconditions: [{kind: accessibility_clean}]
+""", timeout_ms=500, extra="secrets: {tok: {env: TOK}}\n"), base_url=url, env={"TOK": "s3cr3t"})
+    assert quiet.error is None, quiet.error
+    # The page's fake axe and broken prototypes change nothing: the missing label is found.
+    assert (hostile.code, hostile.error.action_id) == ("POSTCONDITION_FAILED", "audit")
+    (label,) = hostile.error.details["violations"]
+    assert label["rule"] == "label" and label["targets"] and "s3cr3t" not in label["targets"][0]
+    assert b"s3cr3t" not in (hostile.run_dir / "trace.jsonl").read_bytes()
+    assert blocked(quiet) == blocked(hostile) == []
