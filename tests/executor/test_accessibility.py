@@ -8,8 +8,16 @@ Each run checks several things at once (CI budget: a handful of runs in one shar
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Iterator
 
 import pytest
 
@@ -126,3 +134,46 @@ def test_a_hostile_page_neither_changes_the_result_nor_sees_axe(tmp_path: Path, 
     assert label["rule"] == "label" and label["targets"] and "s3cr3t" not in label["targets"][0]
     assert b"s3cr3t" not in (hostile.run_dir / "trace.jsonl").read_bytes()
     assert blocked(quiet) == blocked(hostile) == []
+
+
+@pytest.fixture
+def playwright_server() -> Iterator[str]:
+    """``playwright run-server`` on 127.0.0.1 (as tests/plugin/test_remote.py starts it); its ws:// endpoint."""
+    with tempfile.TemporaryDirectory(prefix="pw-server-") as tmp:
+        log = Path(tmp) / "server.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1", "--port", "0", "--unsafe"],
+                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            for _ in range(300):
+                found = re.search(r"Listening on (ws://\S+)", log.read_text(errors="replace"))
+                if found or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            assert found, log.read_text(errors="replace")
+            yield found.group(1)
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=30)
+
+
+def test_the_isolated_world_works_through_a_playwright_server(chromium, playwright_server: str):
+    """--cometlocal-connect: the CDP session the isolated world needs crosses the server's connection."""
+    from pytest_cometlocal.contract.model.conditions import AccessibilityClean
+    from pytest_cometlocal.executor.audits.accessibility import accessibility_clean
+    from pytest_cometlocal.executor.browser.chromium import system_chromium
+    from pytest_cometlocal.executor.browser.remote import launch_options_header
+
+    if system_chromium() is None:
+        pytest.skip("no system Chromium for the Playwright server to launch")
+    browser = chromium.browser().browser_type.connect(
+        playwright_server, headers=launch_options_header({"headless": True}, system_chromium()))
+    try:
+        page = browser.new_page()
+        page.set_content("<!doctype html><html lang=en><title>Remote</title><main><h1>Remote</h1><input></main></html>")
+        cond = AccessibilityClean.model_validate({"kind": "accessibility_clean"})
+        ok, seen = accessibility_clean(cond, SimpleNamespace(page=page, mask_text=str), "post")
+        assert not ok and rules(seen["violations"]) == {"label": "critical"}
+    finally:
+        browser.close()
