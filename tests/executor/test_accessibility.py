@@ -21,6 +21,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from pytest_cometlocal.runs.show import show_run
 from tests.support import Run, opened, run_text, served_pages
 
 pytestmark = pytest.mark.browser
@@ -54,6 +55,10 @@ def test_signup_page_fails_with_its_known_violations_and_fetches_nothing(run, ou
     assert fc.observed["violations"] == violations and fc.observed["axe"] == "4.14.1"
     # axe is read from the package: nothing left the machine, nothing was refused by the guard.
     assert blocked(r) == [] and outside.hits[before:] == []
+    # cometlocal show: one line per rule, not one cut-off JSON line.
+    shown = show_run(r.run_dir)
+    assert "    violations: 2 rule(s)" in shown
+    assert '      label (critical): Form elements must have labels; input[type="email"]' in shown
 
 
 def test_signup_page_passes_its_gates_scoped_and_with_the_known_rules_disabled(run):

@@ -84,3 +84,17 @@ def test_the_vendored_axe_is_the_locked_one_and_its_rules_are_the_validators():
     assert all(re.fullmatch(audits.AXE_RULE_ID_PATTERN, rule) for rule in LOCK["rules"])
     # Every tag a plan may name selects rules of this axe (a tag no rule has would check nothing).
     assert all(f'"{tag}"' in text for tag in audits.AXE_TAGS)
+
+
+def test_show_and_diff_read_the_violations_of_a_run():
+    from pytest_cometlocal.runs.audits import accessibility_note, detail_lines
+
+    violations = [{"rule": "label", "impact": "critical", "help": "Form elements must have labels", "count": 5,
+                   "targets": ["#a", "#b", "#c", "#d", "#e"]}]
+    assert detail_lines("violations", violations, "  ") == [
+        "  violations: 1 rule(s)", "    label (critical): Form elements must have labels; #a, #b, #c and 2 more"]
+    assert detail_lines("host", "x", "  ") is None
+    a = [{"details": {"violations": violations}}]
+    b = [{"details": {"violations": [{**violations[0], "rule": "color-contrast"}]}}, {"details": {}}]
+    assert accessibility_note(a, b) == "accessibility: rules violated in run A only: label; in run B only: color-contrast"
+    assert accessibility_note(a, a) is None and accessibility_note([], []) is None
