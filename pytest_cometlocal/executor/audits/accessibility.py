@@ -22,6 +22,7 @@ import weakref
 from importlib.resources import files
 from typing import Any
 
+from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
@@ -34,11 +35,12 @@ AXE_LOCK: dict[str, Any] = json.loads((_VENDOR / "axe.lock.json").read_text(enco
 AXE_RUN_JS = load_script(__package__, "axe_run.js")
 WORLD_NAME = "cometlocal-audit"
 # Set a random attribute on the target's one element, in the page's world (see the docstring).
-_MARK_JS = "(el, name) => { el.setAttribute(name, ''); }"
+MARK_TARGET_JS = load_script(__package__, "mark_target.js")
 
 
-class IsolatedWorldUnavailable(Exception):
-    """The browser gives no CDP session (not Chromium, or a connection without CDP)."""
+class IsolatedWorldUnavailable(CometLocalError):
+    """No isolated world with axe in it: the browser gives no CDP session (not Chromium, or a
+    connection without CDP), or axe-core did not load there. The message says which."""
 
 
 class _World:
@@ -50,7 +52,9 @@ class _World:
         except Exception as exc:
             if is_crash(exc):
                 raise
-            raise IsolatedWorldUnavailable(str(exc).splitlines()[0][:200]) from None
+            raise IsolatedWorldUnavailable(
+                "accessibility_clean runs axe-core in Chromium's isolated world, through CDP, which this browser "
+                "connection does not offer: " + (str(exc).splitlines() or [type(exc).__name__])[0][:200]) from None
         self.context_id: int | None = None
 
     def ready(self) -> int:
@@ -62,7 +66,7 @@ class _World:
                 "expression": AXE_SOURCE + "\n;typeof axe", "contextId": made["executionContextId"],
                 "returnByValue": True})
             if loaded.get("exceptionDetails") or loaded["result"].get("value") != "object":
-                raise RuntimeError("axe-core did not load in the isolated world")
+                raise IsolatedWorldUnavailable("axe-core did not load in the page's isolated world")
             self.context_id = made["executionContextId"]
         return self.context_id
 
@@ -107,13 +111,11 @@ def accessibility_clean(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
         if locator is None:
             return False, {**seen, **found}
         marker = "data-cometlocal-" + secrets.token_hex(8)
-        locator.evaluate(_MARK_JS, marker, timeout=2000)
+        locator.evaluate(MARK_TARGET_JS, marker, timeout=2000)
     try:
         got = _world(ctx.page).run(marker, list(args.rules), list(args.disable))
     except IsolatedWorldUnavailable as exc:
-        return False, {**seen, "error": "isolated_world_unavailable",
-                       "message": "accessibility_clean runs axe-core in Chromium's isolated world, through CDP, "
-                                  f"which this browser connection does not offer: {ctx.mask_text(str(exc))}"}
+        return False, {**seen, "error": "isolated_world_unavailable", "message": ctx.mask_text(str(exc))}
     if "error" in got:
         return False, {**seen, "error": ctx.mask_text(str(got["error"]))}
     floor = IMPACTS.index(args.impact_at_least)
