@@ -98,3 +98,11 @@ def test_show_and_diff_read_the_violations_of_a_run():
     b = [{"details": {"violations": [{**violations[0], "rule": "color-contrast"}]}}, {"details": {}}]
     assert accessibility_note(a, b) == "accessibility: rules violated in run A only: label; in run B only: color-contrast"
     assert accessibility_note(a, a) is None and accessibility_note([], []) is None
+
+
+def test_the_mcp_propose_tool_names_the_condition_and_its_closed_sets():
+    from pytest_cometlocal.agent.server import PROPOSE_DESCRIPTION
+
+    assert "accessibility_clean" in PROPOSE_DESCRIPTION
+    assert all(tag in PROPOSE_DESCRIPTION for tag in audits.AXE_TAGS)
+    assert all(impact in PROPOSE_DESCRIPTION for impact in audits.IMPACTS)
