@@ -72,14 +72,15 @@ def test_impact_filter_and_target_scope(run):
 - id: critical_only
   kind: assert
   postconditions: [{kind: accessibility_clean, args: {impact_at_least: critical, disable: [label]}}]
+- {id: again, kind: reload}
 - id: form_only
   kind: assert
   timeout_ms: 500
   postconditions:
     - {kind: accessibility_clean, args: {target: {type: css, selector: "#signup"}, impact_at_least: critical}}
 """, timeout_ms=5000))
-    # critical_only held: color-contrast is serious, below the floor. form_only: only the label counts,
-    # the contrast is listed as below the impact asked for.
+    # critical_only held: color-contrast is serious, below the floor. The reload destroyed the isolated world,
+    # which form_only makes again. form_only: only the label counts, the contrast is listed as below the floor.
     assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "form_only")
     assert rules(r.error.details["violations"]) == {"label": "critical"}
     (fc,) = [fc for fc in r.error.failed_conditions if fc.kind == "accessibility_clean"]
@@ -88,10 +89,12 @@ def test_impact_filter_and_target_scope(run):
 
 HOSTILE = """<!doctype html><html lang="en"><title>Hostile</title><main><h1>Hostile</h1>
 <input type="text" id="tok-s3cr3t-42">
+<p data-testid="probe">waiting</p>
 <script>
 // Each override hides an axe result in the page's world, and leaves the page itself working.
 const axeLike = (v) => v && typeof v === "object" && ("violations" in v || "impact" in v || "nodes" in v);
-window.axe = {run: () => Promise.resolve({violations: []}), getRules: () => []};
+const fake = {run: () => Promise.resolve({violations: []}), getRules: () => []};
+window.axe = fake;
 for (const name of ["map", "filter", "forEach", "push", "concat", "slice"]) {
   const own = Array.prototype[name];
   Array.prototype[name] = function (...a) { return this.some && Array.prototype.some.call(this, axeLike) ? [] : own.apply(this, a); };
@@ -101,44 +104,39 @@ Element.prototype.querySelectorAll = function (s) { return String(s).includes("c
 Document.prototype.querySelectorAll = function (s) { return String(s).includes("cometlocal") ? [] : dqsa.call(this, s); };
 const stringify = JSON.stringify;
 JSON.stringify = (v, ...a) => (axeLike(v) ? '{"violations":[]}' : stringify(v, ...a));
-</script></main></html>"""
-
-QUIET = """<!doctype html><html lang="en"><title>Quiet</title><main><h1>Quiet</h1>
-<p data-testid="probe">waiting</p><p data-testid="globals">waiting</p>
-<script>
+// What the page can see of an audit: window.axe replaced, or a global added.
 const known = new Set(Object.getOwnPropertyNames(window));
 setInterval(() => {
-  document.querySelector("[data-testid=probe]").textContent = "axe is " + typeof window.axe;
   const added = Object.getOwnPropertyNames(window).filter((n) => !known.has(n));
-  document.querySelector("[data-testid=globals]").textContent = "globals added: " + (added.join(",") || "none");
+  document.querySelector("[data-testid=probe]").textContent =
+    (window.axe === fake ? "axe is the page's own" : "axe was replaced") + "; globals added: " + (added.join(",") || "none");
 }, 20);
 </script></main></html>"""
 
 
 def test_a_hostile_page_neither_changes_the_result_nor_sees_axe(tmp_path: Path, chromium):
-    with served_pages({"/hostile": HOSTILE, "/quiet": QUIET}) as url:
-        quiet = run_text(chromium, tmp_path, opened("/quiet", """\
-- id: audit
+    with served_pages({"/hostile": HOSTILE}) as url:
+        r = run_text(chromium, tmp_path, opened("/hostile", """\
+- id: scoped
   kind: assert
-  postconditions: [{kind: accessibility_clean, args: {rules: [wcag2a, wcag2aa, wcag21aa, best-practice]}}]
+  postconditions:
+    - {kind: accessibility_clean, args: {target: {type: testid, id: probe}, rules: [wcag2a, wcag2aa, wcag21aa, best-practice]}}
 - id: probe
   kind: assert
   postconditions:
-    - {kind: element_text_contains, args: {target: {type: testid, id: probe}, text: axe is undefined}}
-    - {kind: element_text_contains, args: {target: {type: testid, id: globals}, text: "globals added: none"}}
-""", timeout_ms=5000), base_url=url)
-        hostile = run_text(chromium, tmp_path, opened("/hostile", """\
+    - {kind: element_text_contains, args: {target: {type: testid, id: probe}, text: "axe is the page's own; globals added: none"}}
 - id: audit
   kind: assert
+  timeout_ms: 500
   postconditions: [{kind: accessibility_clean}]
-""", timeout_ms=500, extra="secrets: {tok: {env: TOK}}\n"), base_url=url, env={"TOK": "s3cr3t"})
-    assert quiet.error is None, quiet.error
-    # The page's fake axe and broken prototypes change nothing: the missing label is found.
-    assert (hostile.code, hostile.error.action_id) == ("POSTCONDITION_FAILED", "audit")
-    (label,) = hostile.error.details["violations"]
+""", timeout_ms=5000, extra="secrets: {tok: {env: TOK}}\n"), base_url=url, env={"TOK": "s3cr3t"})
+    # scoped and probe held: the audits left the page's window as it was. The page's fake axe and broken
+    # prototypes change nothing: the missing label is found, its target masked.
+    assert (r.code, r.error.action_id) == ("POSTCONDITION_FAILED", "audit")
+    (label,) = r.error.details["violations"]
     assert label["rule"] == "label" and label["targets"] and "s3cr3t" not in label["targets"][0]
-    assert b"s3cr3t" not in (hostile.run_dir / "trace.jsonl").read_bytes()
-    assert blocked(quiet) == blocked(hostile) == []
+    assert b"s3cr3t" not in (r.run_dir / "trace.jsonl").read_bytes()
+    assert blocked(r) == []
 
 
 @pytest.fixture

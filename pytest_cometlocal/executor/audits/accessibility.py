@@ -47,7 +47,14 @@ class _World:
     """A page's CDP session and the id of its isolated world's execution context (with axe in it)."""
 
     def __init__(self, page: Any) -> None:
+        self._page = weakref.ref(page)  # weak: _WORLDS' key is the page, and must not be kept alive by its value
+        self._attach()
+
+    def _attach(self) -> None:
+        page = self._page()
         try:
+            if page is None:
+                raise RuntimeError("the page is gone")
             self.session = page.context.new_cdp_session(page)
         except Exception as exc:
             if is_crash(exc):
@@ -71,17 +78,23 @@ class _World:
         return self.context_id
 
     def run(self, marker: str, tags: list[str], disabled: list[str]) -> dict[str, Any]:
-        """axe's violations, or ``{"error": ...}``; a world a navigation destroyed is made again, once."""
+        """axe's violations, or ``{"error": ...}``. A world a navigation destroyed is made again, and a
+        session that went away attached again, once."""
         for again in (False, True):
             try:
                 reply = self.session.send("Runtime.callFunctionOn", {
                     "functionDeclaration": AXE_RUN_JS, "executionContextId": self.ready(),
                     "arguments": [{"value": marker}, {"value": tags}, {"value": disabled}],
                     "awaitPromise": True, "returnByValue": True})
+            except IsolatedWorldUnavailable:
+                raise
             except Exception as exc:
-                if is_crash(exc) or again or "context" not in str(exc).lower():
-                    raise
-                self.context_id = None
+                if again or (is_crash(exc) and self._page_closed()):
+                    raise  # (a detached session reads as closed too: the page's own state says which)
+                self.context_id = None  # a navigation destroyed the world: made again
+                if "cannot find context" not in str(exc).lower():  # not the world but the session went away
+                    self._detach()
+                    self._attach()
                 continue
             if reply.get("exceptionDetails"):
                 details = reply["exceptionDetails"]
@@ -89,6 +102,16 @@ class _World:
                 return {"error": "axe-core failed: " + str(text).splitlines()[0][:200]}
             return reply["result"].get("value") or {"error": "axe-core returned nothing"}
         raise AssertionError("unreachable")
+
+    def _page_closed(self) -> bool:
+        page = self._page()
+        return page is None or page.is_closed()
+
+    def _detach(self) -> None:
+        try:
+            self.session.detach()
+        except Exception:  # already detached: nothing to release (a dead browser is found by _attach next)
+            pass
 
 
 _WORLDS: "weakref.WeakKeyDictionary[Any, _World]" = weakref.WeakKeyDictionary()
@@ -98,6 +121,7 @@ def _world(page: Any) -> _World:
     world = _WORLDS.get(page)
     if world is None:
         world = _WORLDS[page] = _World(page)
+        page.once("close", lambda closed: _WORLDS.pop(closed, None))  # a closed page's session is gone
     return world
 
 
