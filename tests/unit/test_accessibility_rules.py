@@ -106,3 +106,10 @@ def test_the_mcp_propose_tool_names_the_condition_and_its_closed_sets():
     assert "accessibility_clean" in PROPOSE_DESCRIPTION
     assert all(tag in PROPOSE_DESCRIPTION for tag in audits.AXE_TAGS)
     assert all(impact in PROPOSE_DESCRIPTION for impact in audits.IMPACTS)
+
+
+def test_a_frame_target_is_condition_target_at_the_target(validate):
+    frame = "{type: frame, selector: '#pay', inner: {type: testid, id: card}}"
+    text = asserting(f"{{kind: accessibility_clean, args: {{target: {frame}}}}}")
+    only(only_problems(validate(text)), "CONDITION_TARGET", "steps[0].postconditions[0].args.target",
+         *mark_at(text, frame))

@@ -6,7 +6,8 @@ field: each ``/…/`` entry of ``element_texts_equal`` (rule REGEX). A role targ
 for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
 in a failure. An ``accessibility_clean``'s ``disable`` names rules the vendored
-axe-core has (AXE_RULE): a misspelt id would silently disable nothing.
+axe-core has (AXE_RULE): a misspelt id would silently disable nothing; its target is
+in the main frame, where its isolated world is (CONDITION_TARGET).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def list_entry_pattern(entry: str) -> str | None:
 def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
     """REGEX (each ``/…/`` entry; the plain pattern args are rows of patterns.REGEX_FIELDS), POINTER (storage_item's JSON pointer) and
     INTERPOLATION (no secret in a storage item's or cookie's equals / matches), AXE_RULE (accessibility_clean's
-    disable names rules of the vendored axe-core)."""
+    disable names rules of the vendored axe-core) and CONDITION_TARGET (its target is not in a frame)."""
     for cond, phase, i, _target in conditions:
         kind = cond.kind
         aloc = loc + (phase, i, "args")
@@ -50,6 +51,11 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
             except ValueError as exc:
                 add(aloc + ("pointer",), str(exc), "POINTER")
         elif kind == "accessibility_clean":
+            target = cond.args.target
+            for j, t in enumerate(target if isinstance(target, list) else [target]):
+                if t is not None and t.type == "frame":
+                    add(aloc + ("target",) + ((j,) if isinstance(target, list) else ()), "accessibility_clean audits "
+                        "the page's main frame: a frame's element cannot be its target", "CONDITION_TARGET")
             for j, rule in enumerate(cond.args.disable):
                 if rule not in AXE_RULE_IDS:
                     near = get_close_matches(rule, sorted(AXE_RULE_IDS), n=1)
