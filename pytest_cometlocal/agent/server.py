@@ -59,6 +59,9 @@ PROPOSE_DESCRIPTION = (
     "list), response_json (pointer, one of equals/matches/length), response_header (name, equals or matches). "
     "assert and wait_for with a target take save_text: NAME. Later steps use ${saved.NAME} (rule SAVED: only "
     "names an accepted step saved). Stubs are start_session's routes."
+    " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
+    "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
+    "holds when the vendored axe-core finds no violation at or above that impact."
 )
 
 

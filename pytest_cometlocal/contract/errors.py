@@ -29,6 +29,7 @@ those). The whole tree::
     ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
     ├── ContextRefused              (v1.2) the run's browser context could not be made (a setting, the clock, a state)
     ├── EventOutOfOrder             (RuntimeError) a step event out of the journal's order (a fault of this plugin)
+    ├── IsolatedWorldUnavailable    (executor/audits/accessibility.py) no isolated world with axe-core in it
     │   runs/errors.py: reading finished run folders
     ├── RunFolderError              a path that cannot be read as a run folder
     │   └── RunFileError            one of its files is missing or is not JSON

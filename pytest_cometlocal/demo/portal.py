@@ -56,6 +56,7 @@ from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 from pytest_cometlocal.demo.v12_pages import PAGES_V12
 from pytest_cometlocal.demo import v12_http
 from pytest_cometlocal.demo.todomvc import TODOMVC_PAGES
+from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
 
 __all__ = ["DemoPortal", "main"]
 
@@ -708,6 +709,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in PAGES_V12.items()},  # v1.2 (v12_pages.py)
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in v12_http.PAGES_HTTP.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in TODOMVC_PAGES.items()},  # todomvc.py
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in ACCESSIBILITY_PAGES.items()},  # audits
 }
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
+from pytest_cometlocal.runs.audits import accessibility_note
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
 from pytest_cometlocal.runs.reader import StoredRun, read_run
 from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
@@ -190,6 +191,8 @@ def _notes(a: StoredRun, b: StoredRun) -> list[str]:
         other = steps_b.get(step.step_id)
         if other is not None and step.what and other.what and step.what != other.what:
             notes.append(f"step '{step.step_id}' does not do the same in both runs: {step.what} vs {other.what}")
+    if note := accessibility_note(a.errors, b.errors):  # (v1.2 audits) runs/audits.py
+        notes.append(note)
     if a.base_url != b.base_url:
         notes.append(f"different base URLs ({a.base_url} vs {b.base_url}): URLs are compared relative to each")
     return notes

@@ -24,6 +24,7 @@ from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.reader import Event, ended_as_expected, plan_identity, read_manifest, read_run, read_trace
+from pytest_cometlocal.runs.audits import detail_lines
 
 __all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines", "suggested_fix", "suggested_lines"]
 
@@ -91,7 +92,7 @@ def show_run(run_dir: Path) -> str:
             lines.append(f"    failed {phase} {fc.get('kind')} {_short(fc.get('args'))} "
                          f"observed {_short(fc.get('observed'))}")
         for key, value in (error.get("details") or {}).items():
-            lines.append(f"    {key}: {_short(value)}")
+            lines += detail_lines(key, value, "    ") or [f"    {key}: {_short(value)}"]
         for ref in error.get("evidence_refs") or []:
             lines.append(f"    evidence: {ref['kind']:<22} {ref['uri']}")
     if run.events and not run.finished:

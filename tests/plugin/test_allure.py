@@ -42,8 +42,12 @@ steps:
   - {id: never, kind: click, target: {type: testid, id: login-submit}}
 """)
     write(pytester, "invalid.actions.yaml", "name: invalid\nsteps: []\n")
+    write(pytester, "audit.actions.yaml", "name: audit\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, timeout_ms: 500, target: {type: url, url: /a11y/signup}, postconditions: [{kind: accessibility_clean}]}
+""")
     result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly")
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=1, failed=3)
     alluredir = pytester.path / "allure-results"
     res = results(alluredir)
 
@@ -78,6 +82,11 @@ steps:
     assert shots == {"screenshot: step_001_after.png": "image/png", "screenshot: step_001_before.jpg": "image/jpeg"}
     for attachment in bad["attachments"]:
         assert (alluredir / attachment["source"]).is_file()
+
+    # (v1.2 audits) a failed accessibility_clean: its violations, one line per rule, as `cometlocal show` has them.
+    (violations,) = [a for a in res["audit"]["attachments"] if a["name"] == "accessibility violations"]
+    lines = (alluredir / violations["source"]).read_text().splitlines()
+    assert lines[0] == "violations: 2 rule(s)" and any(line.startswith("  label (critical): ") for line in lines)
 
     invalid = res["invalid"]
     assert invalid["status"] == "failed"

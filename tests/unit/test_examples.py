@@ -85,7 +85,7 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
-                                       *V1_2_PAGES_FAILURE_PATHS.values()])
+                                       *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values()])
 
 
 # (v1.2) The browser settings' and the clock's failure paths: one negative plan each.
@@ -106,6 +106,8 @@ V1_1_FAILURE_PATHS = {"KEY": "INVALID_ACTIONSPEC", "check": "PRECONDITION_FAILED
 # v1.2's page failure paths: no history, switch_page matching no page, opens: page opening none.
 V1_2_PAGES_FAILURE_PATHS = {"go_back": "PRECONDITION_FAILED", "switch_page": "TARGET_NOT_FOUND",
                             "opens": "POSTCONDITION_FAILED"}
+# (v1.2 audits) An accessibility gate that does not hold (negative/accessibility_violations.actions.yaml).
+V1_2_AUDITS_FAILURE_PATHS = {"accessibility_clean": "POSTCONDITION_FAILED"}
 
 
 def test_one_negative_example_per_v1_2_pages_failure_path():

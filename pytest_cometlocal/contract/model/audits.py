@@ -7,3 +7,63 @@ audits' contract reads in one place.
 """
 
 from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.targets import TargetSpec
+
+# -- accessibility_clean ------------------------------------------------------------------------
+
+# The axe-core tags a plan may name: a closed set (WCAG 2.0 A and AA, WCAG 2.1 AA, and axe's
+# best practices); the order is the documentation's.
+AXE_TAGS: tuple[str, ...] = ("wcag2a", "wcag2aa", "wcag21aa", "best-practice")
+# What an accessibility_clean without ``rules`` checks: WCAG 2.1 level AA (best practices are opt-in).
+DEFAULT_AXE_TAGS: tuple[str, ...] = ("wcag2a", "wcag2aa", "wcag21aa")
+# axe-core's impacts, least first: a violation counts when its impact is at least impact_at_least.
+IMPACTS: tuple[str, ...] = ("minor", "moderate", "serious", "critical")
+AXE_RULE_ID_PATTERN = r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$"
+# The most targets a failure lists per rule (each masked); the rest are counted.
+AXE_TARGETS_SHOWN = 50
+# The vendored axe-core (executor/audits/vendor/axe.lock.json, scripts/refresh-axe.sh) and its
+# rule ids: ``disable`` may name only these (rule AXE_RULE). tests/unit/test_axe_vendor.py holds
+# the two to the vendored file.
+AXE_VERSION = "4.14.1"
+AXE_RULE_IDS: frozenset[str] = frozenset("""
+    accesskeys area-alt aria-allowed-attr aria-allowed-role aria-braille-equivalent aria-command-name
+    aria-conditional-attr aria-deprecated-role aria-dialog-name aria-hidden-body aria-hidden-focus
+    aria-input-field-name aria-meter-name aria-progressbar-name aria-prohibited-attr aria-required-attr
+    aria-required-children aria-required-parent aria-roledescription aria-roles aria-tab-name aria-text
+    aria-toggle-field-name aria-tooltip-name aria-treeitem-name aria-valid-attr aria-valid-attr-value
+    audio-caption autocomplete-valid avoid-inline-spacing blink button-name bypass color-contrast
+    color-contrast-enhanced css-orientation-lock definition-list dlitem document-title duplicate-id
+    duplicate-id-active duplicate-id-aria empty-heading empty-table-header focus-order-semantics
+    form-field-multiple-labels frame-focusable-content frame-tested frame-title frame-title-unique
+    heading-order hidden-content html-has-lang html-lang-valid html-xml-lang-mismatch
+    identical-links-same-purpose image-alt image-redundant-alt input-button-name input-image-alt label
+    label-content-name-mismatch label-title-only landmark-banner-is-top-level
+    landmark-complementary-is-top-level landmark-contentinfo-is-top-level landmark-main-is-top-level
+    landmark-no-duplicate-banner landmark-no-duplicate-contentinfo landmark-no-duplicate-main
+    landmark-one-main landmark-unique link-in-text-block link-name list listitem marquee meta-refresh
+    meta-refresh-no-exceptions meta-viewport meta-viewport-large nested-interactive no-autoplay-audio
+    object-alt p-as-heading page-has-heading-one presentation-role-conflict region role-img-alt
+    scope-attr-valid scrollable-region-focusable select-name server-side-image-map skip-link
+    summary-name svg-img-alt tabindex table-duplicate-name table-fake-caption target-size td-has-header
+    td-headers-attr th-has-data-cells valid-lang video-caption
+""".split())
+
+AxeTag = Literal["wcag2a", "wcag2aa", "wcag21aa", "best-practice"]
+Impact = Literal["minor", "moderate", "serious", "critical"]
+AxeRuleId = Annotated[str, Field(pattern=AXE_RULE_ID_PATTERN)]
+
+
+class AccessibilityArgs(ContractModel):
+    """``target`` scopes the audit to one element (default: the whole page); ``rules`` picks axe's
+    tags; ``disable`` names rules that are not run; a violation counts from ``impact_at_least``."""
+
+    target: TargetSpec | None = None
+    rules: Annotated[list[AxeTag], Field(min_length=1)] = list(DEFAULT_AXE_TAGS)
+    disable: list[AxeRuleId] = []
+    impact_at_least: Impact = "serious"

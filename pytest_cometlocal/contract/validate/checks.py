@@ -1,19 +1,23 @@
-"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER and INTERPOLATION (v1.2).
+"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION and AXE_RULE (v1.2).
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
 field: each ``/…/`` entry of ``element_texts_equal`` (rule REGEX). A role target's filter is held to the roles ARIA defines it
 for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
-in a failure.
+in a failure. An ``accessibility_clean``'s ``disable`` names rules the vendored
+axe-core has (AXE_RULE): a misspelt id would silently disable nothing; its target is
+in the main frame, where its isolated world is (CONDITION_TARGET).
 """
 
 from __future__ import annotations
 
+from difflib import get_close_matches
 from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
+from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.contract.patterns import pattern_problem
@@ -31,7 +35,8 @@ def list_entry_pattern(entry: str) -> str | None:
 
 def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
     """REGEX (each ``/…/`` entry; the plain pattern args are rows of patterns.REGEX_FIELDS), POINTER (storage_item's JSON pointer) and
-    INTERPOLATION (no secret in a storage item's or cookie's equals / matches)."""
+    INTERPOLATION (no secret in a storage item's or cookie's equals / matches), AXE_RULE (accessibility_clean's
+    disable names rules of the vendored axe-core) and CONDITION_TARGET (its target is not in a frame)."""
     for cond, phase, i, _target in conditions:
         kind = cond.kind
         aloc = loc + (phase, i, "args")
@@ -45,6 +50,17 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
                 pointer.parse(cond.args.pointer)
             except ValueError as exc:
                 add(aloc + ("pointer",), str(exc), "POINTER")
+        elif kind == "accessibility_clean":
+            target = cond.args.target
+            for j, t in enumerate(target if isinstance(target, list) else [target]):
+                if t is not None and t.type == "frame":
+                    add(aloc + ("target",) + ((j,) if isinstance(target, list) else ()), "accessibility_clean audits "
+                        "the page's main frame: a frame's element cannot be its target", "CONDITION_TARGET")
+            for j, rule in enumerate(cond.args.disable):
+                if rule not in AXE_RULE_IDS:
+                    near = get_close_matches(rule, sorted(AXE_RULE_IDS), n=1)
+                    add(aloc + ("disable", j), f"{rule!r} is not a rule of axe-core {AXE_VERSION}"
+                        + (f"; did you mean {near[0]!r}?" if near else ""), "AXE_RULE")
         for name in NO_SECRET_ARGS.get(kind, ()):
             if name in cond.args.model_fields_set and SECRET_REFERENCE.search(repr(getattr(cond.args, name))):
                 add(aloc + (name,), f"{kind}'s {name} cannot name a secret: it is compared with page data, "

@@ -11,5 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pytest_cometlocal.executor.audits import accessibility
+
 # kind -> evaluator(condition, ctx, phase) -> (holds, observed); see page/conditions.Evaluator
-EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {}
+EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {
+    **accessibility.EVALUATORS,  # accessibility_clean (accessibility.py: axe-core in an isolated world)
+}

@@ -29,7 +29,7 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
     "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",  # no form queries to Google
     "--metrics-recording-only",
     "--password-store=basic",
     *WEBRTC_FLAGS,  # WebRTC's UDP would go around the allowlist proxy (channels.py)

@@ -138,10 +138,18 @@ class StepConditions:
                     **({"details": details} if details else {}))
 
 
+# What a failed condition saw that its failure's details repeat: kind -> the keys of its observed.
+SEEN_DETAILS: dict[str, tuple[str, ...]] = {
+    "aria_snapshot_matches": ("actual",),  # v1.1: the actual snapshot, masked and cut
+    "accessibility_clean": ("violations",),  # v1.2 audits: each rule, impact, help, targets (masked)
+}
+
+
 def _seen_details(failed: list[CheckResult]) -> dict[str, Any]:
-    """(v1.1) What a failed aria_snapshot_matches saw: its actual snapshot, masked and cut (details.actual)."""
+    """What the first failed condition with a row in SEEN_DETAILS saw (details.actual, details.violations)."""
     for result in failed:
         observed = result.observed
-        if result.condition.kind == "aria_snapshot_matches" and isinstance(observed, dict) and "actual" in observed:
-            return {"actual": observed["actual"]}
+        keys = SEEN_DETAILS.get(result.condition.kind, ())
+        if keys and isinstance(observed, dict) and all(k in observed for k in keys):
+            return {k: observed[k] for k in keys}
     return {}

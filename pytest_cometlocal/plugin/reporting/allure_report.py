@@ -30,6 +30,7 @@ from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST, RUN_MANIFES
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.plugin.reporting.errors import PlanFailed, step_failure
+from pytest_cometlocal.runs.audits import detail_lines
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import read_evidence
 
@@ -199,6 +200,10 @@ def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
     suggested = suggestion_lines(error.details, indent="") if error is not None else []
     if suggested:  # the failure's message has them too: it is the whole failure text
         allure.attach("\n".join(suggested) + "\n", name="suggested targets", attachment_type=allure.attachment_type.TEXT)
+    violations = detail_lines("violations", error.details.get("violations"), "") if error and error.details else None
+    if violations:  # (v1.2 audits) a failed accessibility_clean: one line per rule (runs/audits.py, as `show`)
+        allure.attach("\n".join(violations) + "\n", name="accessibility violations",
+                      attachment_type=allure.attachment_type.TEXT)
     for name in (TRACE, RUN_MANIFEST, EVIDENCE_MANIFEST):
         attach(run_dir / name, name)
     try:
