@@ -108,6 +108,7 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
     "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
     "element_attr_matches", "element_texts_equal", "storage_item", "cookie",
     "response_status", "response_json", "response_header",  # request
+    "screenshot_matches",  # audits
 })
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"

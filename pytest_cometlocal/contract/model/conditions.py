@@ -1,5 +1,5 @@
 """Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's,
-32 with v1.2's).
+33 with v1.2's).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import Field, model_validator
 
+from pytest_cometlocal.contract.model.audits import ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
@@ -337,6 +338,11 @@ class ResponseHeader(_Condition):  # v1.2 (request)
     args: ResponseHeaderArgs
 
 
+class ScreenshotMatches(_Condition):  # v1.2 (audits.py)
+    kind: Literal["screenshot_matches"]
+    args: ScreenshotMatchesArgs
+
+
 _CONDITION_MODELS = Union[
     UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
@@ -346,6 +352,7 @@ _CONDITION_MODELS = Union[
     ElementTextsEqual, StorageItem, Cookie,
     PageCountEquals,
     ResponseStatus, ResponseJson, ResponseHeader,
+    ScreenshotMatches,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -364,6 +371,7 @@ V12_CONDITION_DEFS = frozenset({
     "PageCountEquals", "PageCountArgs",  # pages
     "ResponseStatus", "ResponseJson", "ResponseHeader", "ResponseStatusArgs", "ResponseJsonArgs",  # request
     "ResponseHeaderArgs",
+    "ScreenshotMatches", "ScreenshotMatchesArgs",  # audits
 })
 # (v1.2) Conditions on the step's last response: a request step's postconditions only (rule INPUTS).
 RESPONSE_KINDS = frozenset({"response_status", "response_json", "response_header"})

@@ -1,4 +1,4 @@
-"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER and INTERPOLATION (v1.2).
+"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION and SNAPSHOT_NAME (v1.2).
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
@@ -14,6 +14,7 @@ from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
+from pytest_cometlocal.contract.model.audits import snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.contract.patterns import pattern_problem
@@ -45,6 +46,8 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
                 pointer.parse(cond.args.pointer)
             except ValueError as exc:
                 add(aloc + ("pointer",), str(exc), "POINTER")
+        elif kind == "screenshot_matches" and (problem := snapshot_name_problem(cond.args.name)):
+            add(aloc + ("name",), problem, "SNAPSHOT_NAME")  # (v1.2) it becomes a file name beside the plan
         for name in NO_SECRET_ARGS.get(kind, ()):
             if name in cond.args.model_fields_set and SECRET_REFERENCE.search(repr(getattr(cond.args, name))):
                 add(aloc + (name,), f"{kind}'s {name} cannot name a secret: it is compared with page data, "

@@ -11,5 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from pytest_cometlocal.executor.audits.screenshot_check import screenshot_matches
+
 # kind -> evaluator(condition, ctx, phase) -> (holds, observed); see page/conditions.Evaluator
-EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {}
+EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {
+    "screenshot_matches": screenshot_matches,  # pictures (screenshot_check.py, baselines.py, picture_compare.py)
+}

@@ -138,10 +138,17 @@ class StepConditions:
                     **({"details": details} if details else {}))
 
 
+# (v1.2) What a failed screenshot_matches puts in details: its baseline, what became of it, the difference.
+SCREENSHOT_DETAILS = ("snapshot", "baseline", "baseline_file", "diff_pixels", "diff_ratio", "size", "stable")
+
+
 def _seen_details(failed: list[CheckResult]) -> dict[str, Any]:
-    """(v1.1) What a failed aria_snapshot_matches saw: its actual snapshot, masked and cut (details.actual)."""
+    """(v1.1) What a failed aria_snapshot_matches saw: its actual snapshot, masked and cut (details.actual).
+    (v1.2) A failed screenshot_matches: the first one's SCREENSHOT_DETAILS."""
     for result in failed:
         observed = result.observed
         if result.condition.kind == "aria_snapshot_matches" and isinstance(observed, dict) and "actual" in observed:
             return {"actual": observed["actual"]}
+        if result.condition.kind == "screenshot_matches" and isinstance(observed, dict):
+            return {k: observed[k] for k in SCREENSHOT_DETAILS if k in observed}
     return {}

@@ -1,0 +1,150 @@
+"""``screenshot_matches``: a stable picture of the viewport (or of a target) against its reviewed baseline.
+
+**Stability first.** A look takes pictures until two consecutive ones are equal
+(at most ``STABLE_TRIES``), each with Playwright's ``animations="disabled"`` (finite
+CSS animations and transitions jump to their end, infinite ones back to their start),
+the caret hidden and ``scale="css"``, so a picture does not depend on the screen's
+pixel ratio. A page that never holds still does not hold: the poll looks again until
+the step's timeout, and the failure says ``stable: false``.
+
+**Masks.** Each ``mask`` target (one element, U4 rules) and every element showing a
+secret (a field typed with one, a text holding one) is painted over with Playwright's
+mask colour in the actual picture as it is taken, and the same boxes are painted over
+the baseline before the comparison: a masked area is ignored in both, and a secret
+never reaches a picture, a baseline least of all.
+
+**Baselines.** Missing: written beside the plan when ``--cometlocal-update-snapshots``
+is ``missing`` or ``all`` (the condition holds), else the condition fails with
+``baseline: "missing"`` and the picture goes into the run folder as the would-be
+baseline. Differing beyond the allowance: rewritten under ``all``, else a failure with
+the expected, actual and diff pictures (executor/audits/baselines.py).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from pytest_cometlocal.executor.audits.baselines import AuditLook, PictureSet
+from pytest_cometlocal.executor.audits.picture_compare import compare
+from pytest_cometlocal.executor.errors import is_crash
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator
+
+STABLE_TRIES = 4  # pictures one look may take to find two equal in a row
+CAPTURE_MS = 5000  # one picture: a page that cannot give one in this time is not looked at again in this look
+MASK_COLOUR = "#FF00FF"  # Playwright's default mask colour (picture_compare.MASK_COLOUR)
+SECRET_ATTR = "data-cometlocal-secret"  # the attribute observe.js marks secrets with: the same elements
+
+# Marks every element showing a secret now (a field's value, a text) and gives their boxes (CSS px, viewport).
+MARK_SECRETS_JS = """(secrets) => {
+  const attr = "%s";
+  const has = (v) => typeof v === "string" && v !== "" && secrets.some((s) => s && v.includes(s));
+  document.querySelectorAll("[" + attr + "]").forEach((e) => e.removeAttribute(attr));
+  for (const el of document.querySelectorAll("input, textarea, select")) if (has(el.value)) el.setAttribute(attr, "");
+  const root = document.body || document.documentElement;
+  if (root) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode())
+      if (has(n.nodeValue) && n.parentElement) n.parentElement.setAttribute(attr, "");
+  }
+  return Array.from(document.querySelectorAll("[" + attr + "]"), (e) => {
+    const r = e.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+  });
+}""" % SECRET_ATTR
+
+
+def _box(x: float, y: float, w: float, h: float, origin: tuple[float, float]) -> tuple[int, int, int, int]:
+    """A box in picture pixels (whole pixels covering it), relative to the picture's top left ``origin``."""
+    x0, y0 = math.floor(x - origin[0]), math.floor(y - origin[1])
+    return x0, y0, math.ceil(x - origin[0] + w) - x0, math.ceil(y - origin[1] + h) - y0
+
+
+def _masks(cond: Any, ctx: Any, look: AuditLook) -> tuple[list[Locator], list[list[float]], dict[str, Any] | None]:
+    """The mask locators (each target exactly one element) and the secrets' boxes; or why a mask was not found."""
+    page = ctx.page
+    locators: list[Locator] = []
+    for j, spec in enumerate(cond.args.mask):
+        locator, found = ctx.locate(spec)
+        if locator is None:
+            return [], [], {"mask": j, **found}
+        locators.append(locator)
+    secrets = [s for s in look.baselines.secrets if s]
+    secret_boxes = page.evaluate(MARK_SECRETS_JS, secrets) if secrets else []
+    if secret_boxes:
+        locators.append(page.locator(f"[{SECRET_ATTR}]"))
+    return locators, secret_boxes, None
+
+
+def _stable(take: Any) -> bytes | None:
+    """Pictures until two in a row are equal; None when the page did not hold still for STABLE_TRIES."""
+    last = take()
+    for _ in range(STABLE_TRIES - 1):
+        shot = take()
+        if shot == last:
+            return shot
+        last = shot
+    return None
+
+
+def screenshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+    """(v1.2) The picture against its baseline; observed: the name, what happened to the baseline, the difference."""
+    args, look = cond.args, ctx.audit
+    if look is None:  # a check context made without the executor's step context (nothing to compare with)
+        return False, {"snapshot": args.name, "error": "no baselines for this check"}
+    baselines: Any = look.baselines
+    seen: dict[str, Any] = {"snapshot": args.name, "baseline_file": baselines.shown(args.name)}
+    target: Locator | None = None
+    if args.target is not None:
+        target, found = ctx.locate(args.target)
+        if target is None:
+            return False, {**seen, **found}
+    masks, secret_boxes, missing = _masks(cond, ctx, look)
+    if missing is not None:
+        return False, {**seen, **missing}
+    shoot = dict(animations="disabled", caret="hide", scale="css", type="png", timeout=CAPTURE_MS,
+                 mask=masks, mask_color=MASK_COLOUR)
+    try:
+        png = _stable(lambda: (target or ctx.page).screenshot(**shoot))
+        origin = (0.0, 0.0)
+        if target is not None:
+            box = target.bounding_box(timeout=CAPTURE_MS)
+            origin = (box["x"], box["y"]) if box else origin
+        mask_boxes = [b for b in (m.bounding_box(timeout=CAPTURE_MS) for m in masks[:len(args.mask)]) if b]
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        return False, {**seen, "error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
+    if png is None:
+        return False, {**seen, "stable": False}
+    boxes = [_box(b["x"], b["y"], b["width"], b["height"], origin) for b in mask_boxes]
+    boxes += [_box(*b, origin) for b in secret_boxes]
+    return _judge(args, look, png, boxes, id(cond), seen)
+
+
+def _judge(args: Any, look: AuditLook, png: bytes, boxes: list[tuple[int, int, int, int]], key: int,
+           seen: dict[str, Any]) -> tuple[bool, Any]:
+    """Compare with the baseline, write one where the update mode says so, keep a failure's pictures."""
+    baselines = look.baselines
+    expected = baselines.read(args.name)
+    if expected is None:
+        if baselines.update in ("missing", "all") and baselines.folder is not None:
+            baselines.write(args.name, png, look.tag, look.step_id, "missing")
+            baselines.keep(look.tag, key, None)
+            return True, {**seen, "baseline": "written"}
+        baselines.keep(look.tag, key, PictureSet(args.name, {"would_be_baseline": png}))
+        return False, {**seen, "baseline": "missing"}
+    result = compare(expected, png, args.threshold, boxes)
+    shown = {**seen, **result.details()}
+    if result.within(args.max_diff_pixels, args.max_diff_ratio):
+        baselines.keep(look.tag, key, None)
+        return True, shown
+    if baselines.update == "all":
+        baselines.write(args.name, png, look.tag, look.step_id, "differs")
+        baselines.keep(look.tag, key, None)
+        return True, {**shown, "baseline": "written"}
+    pictures = {"expected": expected, "actual": png, **({"diff": result.diff_png} if result.diff_png else {})}
+    baselines.keep(look.tag, key, PictureSet(args.name, pictures))
+    return False, {**shown, "baseline": "differs"}
