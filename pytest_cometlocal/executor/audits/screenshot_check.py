@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_cometlocal.executor.audits.baselines import AuditLook, PictureSet
 from pytest_cometlocal.executor.audits.picture_compare import compare
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -35,25 +36,10 @@ if TYPE_CHECKING:
 STABLE_TRIES = 4  # pictures one look may take to find two equal in a row
 CAPTURE_MS = 5000  # one picture: a page that cannot give one in this time is not looked at again in this look
 MASK_COLOUR = "#FF00FF"  # Playwright's default mask colour (picture_compare.MASK_COLOUR)
-SECRET_ATTR = "data-cometlocal-secret"  # the attribute observe.js marks secrets with: the same elements
+SECRET_ATTR = "data-cometlocal-secret"  # the attribute observe.js marks secrets with (and mark_secrets.js)
 
-# Marks every element showing a secret now (a field's value, a text) and gives their boxes (CSS px, viewport).
-MARK_SECRETS_JS = """(secrets) => {
-  const attr = "%s";
-  const has = (v) => typeof v === "string" && v !== "" && secrets.some((s) => s && v.includes(s));
-  document.querySelectorAll("[" + attr + "]").forEach((e) => e.removeAttribute(attr));
-  for (const el of document.querySelectorAll("input, textarea, select")) if (has(el.value)) el.setAttribute(attr, "");
-  const root = document.body || document.documentElement;
-  if (root) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let n = walker.nextNode(); n; n = walker.nextNode())
-      if (has(n.nodeValue) && n.parentElement) n.parentElement.setAttribute(attr, "");
-  }
-  return Array.from(document.querySelectorAll("[" + attr + "]"), (e) => {
-    const r = e.getBoundingClientRect();
-    return [r.x, r.y, r.width, r.height];
-  });
-}""" % SECRET_ATTR
+# Marks every element showing a secret now (a field's value, a text) and gives their boxes (scripts/mark_secrets.js).
+MARK_SECRETS_JS = load_script(__package__, "mark_secrets.js")
 
 
 def _box(x: float, y: float, w: float, h: float, origin: tuple[float, float]) -> tuple[int, int, int, int]:
