@@ -117,6 +117,8 @@ def picture_lines(run_dir: Path, errors: Iterable[dict[str, Any]]) -> list[str]:
             elif baseline == "differs":
                 lines.append(f"picture {name}: differs from {seen.get('baseline_file')} by {seen.get('diff_pixels')} "
                              f"px ({seen.get('diff_ratio', 0) * 100:.2f}%){' (sizes differ)' if 'size' in seen else ''}")
+            elif baseline in ("unreadable", "not written"):
+                lines.append(f"picture {name}: baseline {baseline} ({seen.get('baseline_file')}): {seen.get('error')}")
             else:
                 lines.append(f"picture {name}: {'never held still' if seen.get('stable') is False else 'not taken'}")
     try:

@@ -193,3 +193,23 @@ def test_a_run_s_pictures_are_read_back_by_show_the_item_and_allure(tmp_path):
     assert name == "screenshot_matches pay"
     assert json.loads(body) == {"expected": "data:image/png;base64,RQ==", "actual": "data:image/png;base64,QQ==",
                                 "diff": "data:image/png;base64,RA=="}
+
+
+def test_a_baseline_that_is_no_png_or_cannot_be_written_fails_the_condition_saying_why(tmp_path):
+    from types import SimpleNamespace
+
+    from pytest_cometlocal.executor.audits.baselines import AuditLook
+    from pytest_cometlocal.executor.audits.screenshot_check import _judge
+
+    args = SimpleNamespace(name="box", threshold=0.2, max_diff_pixels=None, max_diff_ratio=None)
+    folder = tmp_path / "p.actions.snapshots"
+    folder.mkdir()
+    look = AuditLook(Baselines(None, folder, "none", platform="linux"), "step_001", "look")
+    (folder / "box-chromium-linux.png").write_bytes(b"not a picture")
+    ok, seen = _judge(args, look, png(page()), [], 1, {"snapshot": "box"})
+    assert not ok and seen["baseline"] == "unreadable" and "cannot identify image" in seen["error"]
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the folder should be")
+    look = AuditLook(Baselines(None, blocked / "p.actions.snapshots", "missing", platform="linux"), "step_001", "look")
+    ok, seen = _judge(args, look, png(page()), [], 1, {"snapshot": "box"})
+    assert not ok and seen["baseline"] == "not written" and seen["error"]

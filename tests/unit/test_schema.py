@@ -134,7 +134,7 @@ def test_all_target_types(schema):
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
     expected = set(CONDITION_KINDS)
-    assert len(expected) == 32
+    assert len(expected) == 33  # with screenshot_matches (audits)
     if version in ("v1", "v1.1"):
         expected -= V12_CONDITION_KINDS
     if version == "v1":

@@ -60,7 +60,7 @@ class Baselines:
         path = self.file(name)
         try:
             return path.read_bytes() if path is not None else None
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no such baseline (yet)
             return None
 
     def write(self, name: str, png: bytes, tag: str, step_id: str | None, why: str) -> None:
@@ -69,8 +69,11 @@ class Baselines:
         assert path is not None
         path.parent.mkdir(parents=True, exist_ok=True)
         staged = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        staged.write_bytes(png)
-        os.replace(staged, path)
+        try:
+            staged.write_bytes(png)
+            os.replace(staged, path)
+        finally:
+            staged.unlink(missing_ok=True)
         if self.evidence is not None:
             self.evidence.add_bytes("screenshot", f"snapshots/{tag}_{name}/{path.name}", png, step_id=step_id,
                                     redact=False, metadata={"snapshot": name, "role": "baseline_written",

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.audits.baselines import AuditLook, PictureSet
 from pytest_cometlocal.executor.audits.picture_compare import compare
-from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.errors import OutputWriteFailed, is_crash
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -112,25 +112,42 @@ def screenshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
 
 def _judge(args: Any, look: AuditLook, png: bytes, boxes: list[tuple[int, int, int, int]], key: int,
            seen: dict[str, Any]) -> tuple[bool, Any]:
-    """Compare with the baseline, write one where the update mode says so, keep a failure's pictures."""
+    """Compare with the baseline, write one where the update mode says so, keep a failure's pictures.
+
+    A baseline that cannot be read as a PNG, or written, is a failed condition that says why, never a crash.
+    """
     baselines = look.baselines
-    expected = baselines.read(args.name)
+    try:
+        expected = baselines.read(args.name)
+    except OSError as exc:
+        return False, {**seen, "baseline": "unreadable", "error": exc.strerror or str(exc)}
     if expected is None:
         if baselines.update in ("missing", "all") and baselines.folder is not None:
-            baselines.write(args.name, png, look.tag, look.step_id, "missing")
-            baselines.keep(look.tag, key, None)
-            return True, {**seen, "baseline": "written"}
+            return _write(args, look, png, key, seen, "missing")
         baselines.keep(look.tag, key, PictureSet(args.name, {"would_be_baseline": png}))
         return False, {**seen, "baseline": "missing"}
-    result = compare(expected, png, args.threshold, boxes)
+    try:
+        result = compare(expected, png, args.threshold, boxes)
+    except (OSError, ValueError) as exc:  # not a PNG (Pillow's UnidentifiedImageError is an OSError)
+        return False, {**seen, "baseline": "unreadable", "error": str(exc).splitlines()[0][:200]}
     shown = {**seen, **result.details()}
     if result.within(args.max_diff_pixels, args.max_diff_ratio):
         baselines.keep(look.tag, key, None)
         return True, shown
     if baselines.update == "all":
-        baselines.write(args.name, png, look.tag, look.step_id, "differs")
-        baselines.keep(look.tag, key, None)
-        return True, {**shown, "baseline": "written"}
+        return _write(args, look, png, key, shown, "differs")
     pictures = {"expected": expected, "actual": png, **({"diff": result.diff_png} if result.diff_png else {})}
     baselines.keep(look.tag, key, PictureSet(args.name, pictures))
     return False, {**shown, "baseline": "differs"}
+
+
+def _write(args: Any, look: AuditLook, png: bytes, key: int, seen: dict[str, Any], why: str) -> tuple[bool, Any]:
+    """The update mode writes the baseline: the condition holds; a folder that refuses it does not."""
+    try:
+        look.baselines.write(args.name, png, look.tag, look.step_id, why)
+    except OutputWriteFailed:  # the run folder itself: the run's own typed error
+        raise
+    except OSError as exc:
+        return False, {**seen, "baseline": "not written", "error": exc.strerror or str(exc)}
+    look.baselines.keep(look.tag, key, None)
+    return True, {**seen, "baseline": "written"}

@@ -139,7 +139,7 @@ class StepConditions:
 
 
 # (v1.2) What a failed screenshot_matches puts in details: its baseline, what became of it, the difference.
-SCREENSHOT_DETAILS = ("snapshot", "baseline", "baseline_file", "diff_pixels", "diff_ratio", "size", "stable")
+SCREENSHOT_DETAILS = ("snapshot", "baseline", "baseline_file", "diff_pixels", "diff_ratio", "size", "stable", "error")
 
 
 def _seen_details(failed: list[CheckResult]) -> dict[str, Any]:
