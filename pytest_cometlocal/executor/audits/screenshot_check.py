@@ -48,20 +48,19 @@ def _box(x: float, y: float, w: float, h: float, origin: tuple[float, float]) ->
     return x0, y0, math.ceil(x - origin[0] + w) - x0, math.ceil(y - origin[1] + h) - y0
 
 
-def _masks(cond: Any, ctx: Any, look: AuditLook) -> tuple[list[Locator], list[list[float]], dict[str, Any] | None]:
-    """The mask locators (each target exactly one element) and the secrets' boxes; or why a mask was not found."""
+def _masks(cond: Any, ctx: Any, secrets: list[str]) -> tuple[list[Locator], dict[str, Any] | None]:
+    """The mask locators (each target exactly one element, then every element showing a secret, marked
+    now); or why a mask was not found."""
     page = ctx.page
     locators: list[Locator] = []
     for j, spec in enumerate(cond.args.mask):
         locator, found = ctx.locate(spec)
         if locator is None:
-            return [], [], {"mask": j, **found}
+            return [], {"mask": j, **found}
         locators.append(locator)
-    secrets = [s for s in look.baselines.secrets if s]
-    secret_boxes = page.evaluate(MARK_SECRETS_JS, secrets) if secrets else []
-    if secret_boxes:
+    if secrets and page.evaluate(MARK_SECRETS_JS, secrets):
         locators.append(page.locator(f"[{SECRET_ATTR}]"))
-    return locators, secret_boxes, None
+    return locators, None
 
 
 def _stable(take: Any) -> bytes | None:
@@ -87,7 +86,8 @@ def screenshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
         target, found = ctx.locate(args.target)
         if target is None:
             return False, {**seen, **found}
-    masks, secret_boxes, missing = _masks(cond, ctx, look)
+    secrets = [s for s in baselines.secrets if s]
+    masks, missing = _masks(cond, ctx, secrets)
     if missing is not None:
         return False, {**seen, **missing}
     shoot = dict(animations="disabled", caret="hide", scale="css", type="png", timeout=CAPTURE_MS,
@@ -99,6 +99,8 @@ def screenshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
             box = target.bounding_box(timeout=CAPTURE_MS)
             origin = (box["x"], box["y"]) if box else origin
         mask_boxes = [b for b in (m.bounding_box(timeout=CAPTURE_MS) for m in masks[:len(args.mask)]) if b]
+        # where the secrets are now (an element's picture scrolls it into view first)
+        secret_boxes = ctx.page.evaluate(MARK_SECRETS_JS, secrets) if secrets else []
     except Exception as exc:
         if is_crash(exc):
             raise
