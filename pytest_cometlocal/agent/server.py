@@ -52,6 +52,8 @@ PROPOSE_DESCRIPTION = (
     "disabled and include_hidden, each on the roles ARIA gives it. Pages (v1.2): go_back, go_forward, reload, close_page (no target), "
     "switch_page (page: {index: N} | {url_matches: REGEX} | {title_contains: TEXT}); click and press take "
     "opens: page when they open a popup or tab, which becomes the active page; condition page_count_equals (count)."
+    " Condition screenshot_matches (name, target?, mask, threshold, max_diff_pixels | max_diff_ratio) compares with "
+    "a baseline kept beside a plan file: a session has none, so it fails with baseline missing."
     " advance_clock (ms) needs a plan's clock.at, which a session has not: it is refused (rule CLOCK)."
     " HTTP (v1.2): kind request (method GET/POST/PUT/PATCH/DELETE/HEAD, url absolute or relative to the base URL, "
     "headers, at most one of json/form/body, save: {NAME: /json/pointer | status | header:NAME}) goes through the "

@@ -46,6 +46,8 @@ class EffectiveSettings:
     # key -> "cli" | "plan" | "suite" | "plan+suite" | "default" | "base_url host" | None
     sources: Mapping[str, str | None] = field(default_factory=dict)
     profile: str = DEFAULT_PROFILE  # the execution profile (contract/model/profiles.py)
+    # (v1.2) --cometlocal-update-snapshots: which screenshot_matches baselines a run writes beside the plan
+    update_snapshots: str = "none"
 
     @property
     def base_url_source(self) -> str | None:

@@ -54,6 +54,7 @@ from pytest_cometlocal.demo.v12_checks import V12_CHECKS_PAGES
 from pytest_cometlocal.demo.v12_settings import V12_SETTINGS_PAGES
 from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 from pytest_cometlocal.demo.v12_pages import PAGES_V12
+from pytest_cometlocal.demo.audit_pages import AUDIT_PAGES
 from pytest_cometlocal.demo import v12_http
 from pytest_cometlocal.demo.todomvc import TODOMVC_PAGES
 from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
@@ -707,6 +708,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_CHECKS_PAGES.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_SETTINGS_PAGES.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in PAGES_V12.items()},  # v1.2 (v12_pages.py)
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in AUDIT_PAGES.items()},  # audit_pages.py
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in v12_http.PAGES_HTTP.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in TODOMVC_PAGES.items()},  # todomvc.py
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in ACCESSIBILITY_PAGES.items()},  # audits

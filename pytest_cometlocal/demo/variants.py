@@ -8,12 +8,16 @@ link text changes, and the SQL editor's "Run SQL" button is removed (its
 function is gone: a plan that ran it can only be judged by a person). Pick
 one with ``DemoPortal(variant=...)``, ``python -m pytest_cometlocal.demo.portal
 --variant renamed``, or, for the example suite (example_plans/conftest.py),
-the environment variable ``COMETLOCAL_DEMO_VARIANT``.
+the environment variable ``COMETLOCAL_DEMO_VARIANT``. The ``visual`` variant is
+a visual regression for ``screenshot_matches``: the checkout's button moved and
+recoloured (demo/audit_pages.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from pytest_cometlocal.demo.audit_pages import PAY_BUTTON, PAY_BUTTON_REGRESSED
 
 __all__ = ["ENV", "VARIANTS", "Change", "apply", "check"]
 
@@ -42,6 +46,10 @@ VARIANTS: dict[str, tuple[Change, ...]] = {
                'changed link text: "Export CSV" is "Export report (CSV)"'),
         Change("/spa/editor", '<p><button type="button" id="run">Run SQL</button></p>\n', "",
                'removed button: the SQL editor has no "Run SQL" any more'),
+    ),
+    # A visual regression (issue 40): nothing a text check sees changed; screenshot_matches does.
+    "visual": (
+        Change("/pictures", PAY_BUTTON, PAY_BUTTON_REGRESSED, '"Pay now" moved 40 px right and turned red'),
     ),
 }
 

@@ -64,6 +64,9 @@ class ExecutorSettings:
     # (v1.2) the plan's routes (then its suite config's), and the bytes of their files, read at load time.
     routes: tuple[Route, ...] = ()
     route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
+    # (v1.2) screenshot_matches: the plan's baselines folder, and which baselines the run may write there.
+    snapshots: Path | None = None
+    update_snapshots: str = "none"
 
     @classmethod
     def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
@@ -88,6 +91,8 @@ class ExecutorSettings:
             state_settings=state_settings(plan.browser),
             routes=tuple(plan.routes or ()),
             route_files=valid.route_files,
+            snapshots=valid.snapshots,
+            update_snapshots=eff.update_snapshots,
         )
 
 

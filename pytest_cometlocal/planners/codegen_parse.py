@@ -360,6 +360,8 @@ class _Reader:
         try:
             return _literal(node)
         except _Literal:
+            if isinstance(node, (ast.List, ast.Tuple)):  # (v1.2) locators in a list: to_have_screenshot's mask
+                return [self.argument(e) for e in node.elts]
             root, chain = self.chain(node)
             if root is None or root != self.books.active or not chain:
                 raise

@@ -10,7 +10,8 @@ click's ``button``/``modifiers``, and the checks ``to_be_checked``,
 ``to_be_focused`` and ``to_match_aria_snapshot``. v1.2 added ``to_be_hidden``,
 ``to_have_text([...])``, a regular expression in ``to_have_text``,
 ``to_contain_text``, ``to_have_value`` and ``to_have_attribute``, and
-``to_have_class``.
+``to_have_class``, and ``to_have_screenshot`` (page or locator, as written for Node:
+``screenshot_matches``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.actionspec import MODIFIERS
+from pytest_cometlocal.contract.model.audits import snapshot_name_problem
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
 from pytest_cometlocal.planners.codegen_parse import LocatorArg, Recorded
 from pytest_cometlocal.planners.codegen_targets import no_reference, target_of
@@ -271,6 +273,35 @@ def _checked(negated: bool) -> ConditionRow:
     return row
 
 
+# (v1.2) to_have_screenshot's options: the plan's name for each, and those it always has (its stability).
+_SCREENSHOT_ARGS = {"mask": "mask", "max_diff_pixels": "max_diff_pixels", "max_diff_pixel_ratio": "max_diff_ratio",
+                    "threshold": "threshold"}
+_SCREENSHOT_ALWAYS = {"animations": "disabled", "caret": "hide", "scale": "css"}
+
+
+def _screenshot(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any] | None) -> dict[str, Any] | None:
+    """(v1.2) ``to_have_screenshot("name.png", mask=[...], ...)`` as written for Node: screenshot_matches."""
+    name = args[0] if len(args) == 1 else None
+    if not isinstance(name, str):
+        raise CannotMap("to_have_screenshot() needs its baseline's name (a string) to map")
+    name = name[:-4] if name.lower().endswith(".png") else name
+    if problem := snapshot_name_problem(name):
+        raise CannotMap(f"to_have_screenshot(): {problem}")
+    for key, value in kwargs.items():
+        if key not in _SCREENSHOT_ARGS and key not in _OPTIONS and _SCREENSHOT_ALWAYS.get(key) != value:
+            raise CannotMap(f"to_have_screenshot({key}=...) does not map (a plan's picture is always "
+                            "animations='disabled', caret='hide', scale='css', the viewport or one element)")
+    out: dict[str, Any] = {"name": name, **({"target": target} if target is not None else {})}
+    for key, value in kwargs.items():
+        if key == "mask":
+            if not isinstance(value, list) or not all(isinstance(m, LocatorArg) for m in value):
+                raise CannotMap("to_have_screenshot(mask=...) maps a list of the page's locators only")
+            value = [target_of(m.chain)[0] for m in value]
+        if key in _SCREENSHOT_ARGS:
+            out[_SCREENSHOT_ARGS[key]] = value
+    return {"kind": "screenshot_matches", "args": out}
+
+
 def _aria_snapshot(args: tuple[Any, ...], kwargs: dict[str, Any], target: dict[str, Any]) -> dict[str, Any] | None:
     if len(args) != 1 or not isinstance(args[0], str):
         return None
@@ -296,6 +327,7 @@ CHECKS: dict[str, ConditionRow] = {
     "to_match_aria_snapshot": _aria_snapshot,
     "to_be_hidden": _state("element_hidden"),  # v1.2
     "to_have_class": _class,  # v1.2
+    "to_have_screenshot": _screenshot,  # v1.2
 }
 
 
@@ -320,6 +352,10 @@ PAGE_CHECKS: dict[str, Callable[[tuple[Any, ...], Callable[[str], str]], dict[st
     "to_have_title": _title,
     "download_started": lambda args, relative: {"kind": "download_started"},
 }
+# (v1.2) The page's checks that read keyword arguments: (args, kwargs).
+PAGE_KW_CHECKS: dict[str, Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any] | None]] = {
+    "to_have_screenshot": lambda args, kwargs: _screenshot(args, kwargs, None),
+}
 
 
 def condition_of(call: Recorded, relative: Callable[[str], str]) -> tuple[dict[str, Any], str | None]:
@@ -330,8 +366,8 @@ def condition_of(call: Recorded, relative: Callable[[str], str]) -> tuple[dict[s
     if row is None and action.startswith("not_to_"):
         raise CannotMap("negated checks (not_to_...) do not map, except not_to_be_checked")
     if not call.chain:  # expect(page), or the download of a ``with page.expect_download()`` block
-        page_row = PAGE_CHECKS.get(action)
-        condition = page_row(call.args, relative) if page_row else None
+        page_row, kw_row = PAGE_CHECKS.get(action), PAGE_KW_CHECKS.get(action)
+        condition = page_row(call.args, relative) if page_row else kw_row(call.args, call.kwargs) if kw_row else None
         if condition is None:
             raise CannotMap(f"expect(page).{action}() with these arguments does not map")
         return condition, None

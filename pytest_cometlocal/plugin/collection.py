@@ -36,6 +36,7 @@ from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.errors import ContextRefused, OutputWriteFailed, Refusal
 from pytest_cometlocal.executor.session import record_invalid_plan
 from pytest_cometlocal.plugin.reporting.allure_report import allure_active, attach_run, label_error
+from pytest_cometlocal.plugin.snapshots import report_baselines
 from pytest_cometlocal.plugin.reporting.errors import PlanFailed, plan_failure
 from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
@@ -279,6 +280,7 @@ class PlanItem(pytest.Function):
             self.record_error(error, run_dir)
         if run_dir is not None and allure_active(self.config):
             attach_run(run_dir, error)
+        report_baselines(self, run_dir)  # (v1.2) the screenshot_matches baselines the run wrote
         expect = self.result.plan.expect
         if (
             error is not None

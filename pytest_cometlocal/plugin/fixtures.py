@@ -48,6 +48,7 @@ from pytest_cometlocal.plugin.reporting.pwtrace import PlaywrightTrace
 from pytest_cometlocal.plugin.reporting.pwvideo import NO_VIDEO_WITH_SECRETS, LastScreenshot, PlaywrightVideo, video_args
 from pytest_cometlocal.plugin.reporting.report import failure_text, step_printer
 from pytest_cometlocal.plugin.shared_states import ensure_state, shared_states
+from pytest_cometlocal.plugin.snapshots import with_update_mode
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
@@ -98,7 +99,7 @@ def cometlocal_plan_settings(request: pytest.FixtureRequest, pytestconfig: pytes
     if not isinstance(result, ValidPlan):
         raise pytest.UsageError("cometlocal fixtures are for plan items")
     opts = settings(pytestconfig)
-    return opts.settings_of(result, cometlocal_base_url)
+    return with_update_mode(opts.settings_of(result, cometlocal_base_url), pytestconfig)
 
 
 @pytest.fixture

@@ -41,6 +41,7 @@ from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
 from pytest_cometlocal.plugin.pwflags import Flags, add_options, read_flags
 from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
+from pytest_cometlocal.plugin.snapshots import add_option as add_snapshots_option
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
@@ -135,6 +136,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cometlocal_glob", "file name patterns of plan files", type="linelist", default=list(DEFAULT_GLOBS))
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
+    add_snapshots_option(parser)  # (v1.2) --cometlocal-update-snapshots (plugin/snapshots.py)
 
 
 # The flags pytest-xdist adds; given without it, pytest only says "unrecognized arguments".

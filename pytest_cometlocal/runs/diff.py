@@ -28,6 +28,7 @@ from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.runs.audits import accessibility_note
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
 from pytest_cometlocal.runs.reader import StoredRun, read_run
+from pytest_cometlocal.runs.show import picture_lines
 from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
 
 __all__ = ["DiffError", "RunDiff", "diff_runs", "first_json", "render_json", "render_text", "run_diff_command"]
@@ -180,6 +181,7 @@ def _notes(a: StoredRun, b: StoredRun) -> list[str]:
             notes.append(f"run {label}: the trace ends without run_finished (cut off or still running)")
         if run.unreadable_lines:
             notes.append(f"run {label}: {run.unreadable_lines} unreadable trace line(s) skipped")
+        notes += [f"run {label}: {line}" for line in picture_lines(run.path, run.errors)]  # (v1.2) screenshot_matches
     versions = {label: {(s.before or {}).get("algorithm_version") for s in run.steps if s.before}
                 for label, run in (("A", a), ("B", b))}
     if versions["A"] and versions["B"] and versions["A"] != versions["B"]:

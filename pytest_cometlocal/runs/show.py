@@ -23,7 +23,9 @@ from typing import Any, Iterable
 from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
-from pytest_cometlocal.runs.reader import Event, ended_as_expected, plan_identity, read_manifest, read_run, read_trace
+from pytest_cometlocal.runs.errors import RunFolderError
+from pytest_cometlocal.runs.reader import (Event, ended_as_expected, plan_identity, read_evidence, read_manifest,
+                                           read_run, read_trace)
 from pytest_cometlocal.runs.audits import detail_lines
 
 __all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines", "suggested_fix", "suggested_lines"]
@@ -95,9 +97,40 @@ def show_run(run_dir: Path) -> str:
             lines += detail_lines(key, value, "    ") or [f"    {key}: {_short(value)}"]
         for ref in error.get("evidence_refs") or []:
             lines.append(f"    evidence: {ref['kind']:<22} {ref['uri']}")
+    lines += [f"  {line}" for line in picture_lines(run_dir, run.errors)]
     if run.events and not run.finished:
         lines.append("  (the trace ends without run_finished: the run was cut off)")
     return "\n".join(lines + suggested_lines(run.errors))
+
+
+def picture_lines(run_dir: Path, errors: Iterable[dict[str, Any]]) -> list[str]:
+    """(v1.2) What became of the run's screenshot_matches baselines: failed comparisons, then baselines written."""
+    lines = []
+    for error in errors:
+        for fc in error.get("failed_conditions") or []:
+            seen = fc.get("observed") if isinstance(fc.get("observed"), dict) else {}
+            if fc.get("kind") != "screenshot_matches":
+                continue
+            name, baseline = seen.get("snapshot"), seen.get("baseline")
+            if baseline == "missing":
+                lines.append(f"picture {name}: no baseline ({seen.get('baseline_file')}); the would-be one is in the "
+                             "evidence (--cometlocal-update-snapshots missing writes it)")
+            elif baseline == "differs":
+                lines.append(f"picture {name}: differs from {seen.get('baseline_file')} by {seen.get('diff_pixels')} "
+                             f"px ({seen.get('diff_ratio', 0) * 100:.2f}%){' (sizes differ)' if 'size' in seen else ''}")
+            elif baseline in ("unreadable", "not written"):
+                lines.append(f"picture {name}: baseline {baseline} ({seen.get('baseline_file')}): {seen.get('error')}")
+            else:
+                lines.append(f"picture {name}: {'never held still' if seen.get('stable') is False else 'not taken'}")
+    try:
+        entries = read_evidence(run_dir)
+    except RunFolderError:
+        entries = ()
+    for entry in entries:
+        meta = entry.data.get("metadata") or {}
+        if entry.kind == "screenshot" and meta.get("role") == "baseline_written":
+            lines.append(f"picture {meta.get('snapshot')}: baseline written {meta.get('baseline')} ({meta.get('why')})")
+    return lines
 
 
 def _where(error: dict[str, Any], steps: Any) -> str:

@@ -33,7 +33,7 @@ def test_each_change_is_made_on_its_page_under_its_variant_only(variant, change)
 def test_no_variant_changes_nothing_and_an_unknown_one_is_refused(capsys):
     assert apply(None, "/login", "<button>Sign in</button>") == "<button>Sign in</button>"
     assert check("") is None and check("renamed") == "renamed"
-    with pytest.raises(ValueError, match="unknown demo portal variant 'renamd'; known: renamed"):
+    with pytest.raises(ValueError, match="unknown demo portal variant 'renamd'; known: renamed, visual"):
         DemoPortal(variant="renamd")
     with pytest.raises(SystemExit):
         main(["--variant", "renamd"])

@@ -134,7 +134,7 @@ def test_all_target_types(schema):
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
     expected = set(CONDITION_KINDS)
-    assert len(expected) == 33  # with the audits' accessibility_clean
+    assert len(expected) == 34  # with the audits: accessibility_clean, screenshot_matches
     if version in ("v1", "v1.1"):
         expected -= V12_CONDITION_KINDS
     if version == "v1":

@@ -228,6 +228,7 @@ VALID_CONDITIONS = [
     ("page_count_equals", "{count: 2}", "click"),  # v1.2 (pages)
     ("accessibility_clean", None, "click"),  # v1.2 (audits)
     ("accessibility_clean", "{disable: [label], impact_at_least: critical}", "click"),
+    ("screenshot_matches", "{name: home, mask: [{type: testid, id: clock}], max_diff_ratio: 0.01}", "click"),  # audits
 ]
 
 
@@ -262,7 +263,7 @@ def test_every_condition_kind_is_covered():
 
     # (v1.2) The response_* conditions belong to a request's postconditions: test_rules_v12_request.py has them.
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS) - C.RESPONSE_KINDS
-    assert len(C.CONDITION_KINDS) == 33  # with the audits' accessibility_clean
+    assert len(C.CONDITION_KINDS) == 34  # with the audits: accessibility_clean, screenshot_matches
     # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
     assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}

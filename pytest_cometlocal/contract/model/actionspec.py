@@ -109,6 +109,7 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
     "element_attr_matches", "element_texts_equal", "storage_item", "cookie",
     "response_status", "response_json", "response_header",  # request
     "accessibility_clean",  # audits
+    "screenshot_matches",  # audits
 })
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"

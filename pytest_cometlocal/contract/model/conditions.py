@@ -1,5 +1,5 @@
 """Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's,
-32 with v1.2's, and the audits of contract/model/audits.py).
+34 with v1.2's, and the audits of contract/model/audits.py).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import Field, model_validator
 
-from pytest_cometlocal.contract.model.audits import AccessibilityArgs
+from pytest_cometlocal.contract.model.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
@@ -343,6 +343,11 @@ class AccessibilityClean(_Condition):  # v1.2 (audits: contract/model/audits.py)
     args: AccessibilityArgs = AccessibilityArgs()
 
 
+class ScreenshotMatches(_Condition):  # v1.2 (audits.py)
+    kind: Literal["screenshot_matches"]
+    args: ScreenshotMatchesArgs
+
+
 _CONDITION_MODELS = Union[
     UrlIs, UrlMatches, HostInAllowlist, TitleContains, ElementExists, ElementVisible,
     ElementEnabled, ElementClickable, ElementCountEquals, ElementTextContains,
@@ -353,6 +358,7 @@ _CONDITION_MODELS = Union[
     PageCountEquals,
     ResponseStatus, ResponseJson, ResponseHeader,
     AccessibilityClean,  # audits
+    ScreenshotMatches,
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -372,6 +378,7 @@ V12_CONDITION_DEFS = frozenset({
     "ResponseStatus", "ResponseJson", "ResponseHeader", "ResponseStatusArgs", "ResponseJsonArgs",  # request
     "ResponseHeaderArgs",
     "AccessibilityClean", "AccessibilityArgs",  # audits
+    "ScreenshotMatches", "ScreenshotMatchesArgs",  # audits
 })
 # (v1.2) Conditions on the step's last response: a request step's postconditions only (rule INPUTS).
 RESPONSE_KINDS = frozenset({"response_status", "response_json", "response_header"})

@@ -106,6 +106,8 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     own = None if step.target is None else _spec(step.target, loc + ("target",))
     in_conditions = [_spec(target, loc + (phase, i, "args", "target"))
                      for _cond, phase, i, target in conditions if target is not None]
+    in_conditions += [_spec(mask, loc + (phase, i, "args", "mask", j))  # (v1.2) screenshot_matches' masks
+                      for cond, phase, i, _t in conditions for j, mask in enumerate(getattr(cond.args, "mask", ()))]
     # drag's `to` is one more element target, held to the same rules as the step's own.
     if step.to is not None:
         in_conditions.insert(0, _spec(step.to, loc + ("to",)))

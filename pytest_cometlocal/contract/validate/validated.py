@@ -96,6 +96,8 @@ class ValidPlan:
     suite_profile: str | None = None  # the suite config's ``profile``, a setting of the runs
     # (v1.2) route index -> the bytes of its ``respond.file``, read (and size-bounded) at load time.
     route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
+    # (v1.2) where screenshot_matches' baselines live: ``<plan file stem>.snapshots`` beside the plan file.
+    snapshots: Path | None = None
 
     @property
     def name(self) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
+from pytest_cometlocal.contract.model.audits import snapshots_dir
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.validate.group_expansion import expand_groups, storage_saves
@@ -253,7 +254,7 @@ class _PlanValidation:
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,
                          suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile,
-                         route_files=self.route_files)
+                         route_files=self.route_files, snapshots=snapshots_dir(self.ctx.plan_path))
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pytest_cometlocal.executor.audits import accessibility
+from pytest_cometlocal.executor.audits.screenshot_check import screenshot_matches
 
 # kind -> evaluator(condition, ctx, phase) -> (holds, observed); see page/conditions.Evaluator
 EVALUATORS: dict[str, Callable[[Any, Any, str], tuple[bool, Any]]] = {
     **accessibility.EVALUATORS,  # accessibility_clean (accessibility.py: axe-core in an isolated world)
+    "screenshot_matches": screenshot_matches,  # pictures (screenshot_check.py, baselines.py, picture_compare.py)
 }

@@ -74,6 +74,7 @@ class CheckContext:
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
     response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
+    audit: Any = None  # (v1.2) what the audit conditions need beside the page (executor/audits: AuditLook)
 
     def locate(self, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
         """A condition's target (its own, else the step's), for rooms that may not import this one."""

@@ -138,18 +138,21 @@ class StepConditions:
                     **({"details": details} if details else {}))
 
 
-# What a failed condition saw that its failure's details repeat: kind -> the keys of its observed.
+# (v1.2) What a failed screenshot_matches puts in details: its baseline, what became of it, the difference.
+SCREENSHOT_DETAILS = ("snapshot", "baseline", "baseline_file", "diff_pixels", "diff_ratio", "size", "stable", "error")
+# What a failed condition saw that its failure's details repeat: kind -> the keys of its observed (those it has).
 SEEN_DETAILS: dict[str, tuple[str, ...]] = {
     "aria_snapshot_matches": ("actual",),  # v1.1: the actual snapshot, masked and cut
     "accessibility_clean": ("violations",),  # v1.2 audits: each rule, impact, help, targets (masked)
+    "screenshot_matches": SCREENSHOT_DETAILS,  # v1.2 audits: the baseline, what became of it, the difference
 }
 
 
 def _seen_details(failed: list[CheckResult]) -> dict[str, Any]:
-    """What the first failed condition with a row in SEEN_DETAILS saw (details.actual, details.violations)."""
+    """What the first failed condition with a row in SEEN_DETAILS saw (details.actual, .violations, .diff_pixels…)."""
     for result in failed:
         observed = result.observed
         keys = SEEN_DETAILS.get(result.condition.kind, ())
-        if keys and isinstance(observed, dict) and all(k in observed for k in keys):
-            return {k: observed[k] for k in keys}
+        if keys and isinstance(observed, dict) and any(k in observed for k in keys):
+            return {k: observed[k] for k in keys if k in observed}
     return {}

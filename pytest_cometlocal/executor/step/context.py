@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.executor.audits.baselines import AuditLook, Baselines
 from pytest_cometlocal.executor.browser.stubs import Stubs
 from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
@@ -46,6 +47,8 @@ class StepContext:
     saved: SavedValues = field(default_factory=SavedValues)  # (v1.2) ``${saved.NAME}``: what this item's steps saved
     # The frames of empty pages the observer's looks reuse (a session's runs share one: BlankFrames).
     blank_frames: BlankFrames = field(default_factory=BlankFrames)
+    # (v1.2) screenshot_matches' baselines beside the plan, and the failed comparisons' pictures
+    baselines: Baselines = field(default_factory=lambda: Baselines(None, None))
 
     @classmethod
     def open(cls, page: Page, run: RunFolder, settings: ExecutorSettings, guard: object = None,
@@ -65,6 +68,8 @@ class StepContext:
             places=TargetPlaces(),
             stubs=Stubs(list(settings.routes), settings.route_files, settings.secrets) if settings.routes else None,
             blank_frames=blank_frames,
+            baselines=Baselines(run.evidence, settings.snapshots, settings.update_snapshots,
+                                browser=_browser_name(page), secrets=tuple(v for v in settings.secrets.values() if v)),
         )
 
     @property
@@ -95,4 +100,16 @@ class StepContext:
             mask_name=self.run.redactor.file_name,
             mask_text=self.run.redactor.text,
             response=attempt.response,
+            audit=self._audit_look(attempt),
         )
+
+    def _audit_look(self, attempt: StepAttempt) -> AuditLook:
+        """A new check of the attempt starts with no failed comparison in hand (baselines.py's pending)."""
+        self.baselines.forget(attempt.tag)
+        return AuditLook(self.baselines, attempt.tag, attempt.spec.id)
+
+
+def _browser_name(page: Page) -> str:
+    """``chromium`` / ``firefox`` / ``webkit``: a baseline's name says which browser drew it."""
+    browser = page.context.browser
+    return browser.browser_type.name if browser is not None else "chromium"

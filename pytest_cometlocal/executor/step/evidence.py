@@ -176,6 +176,8 @@ class FailureEvidence:
                         if attempt.before is not None:
                             refs.append(write_dom(evidence, attempt, "before", attempt.before))
                         refs += write_screenshot(evidence, attempt, "before", attempt.before)
+                        # (v1.2) screenshot_matches' expected / actual / diff, taken by its looks
+                        refs += ctx.baselines.failure_pictures(attempt.tag, spec.id)
                         if alive and fault.observe_after:
                             try:
                                 pack.after = ctx.observer.observe(full=True)

@@ -11,6 +11,7 @@ failures are *failed* with the code first in the message; plugin faults stay
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -217,6 +218,23 @@ def attach_run(run_dir: Path, error: ExecutorError | None) -> None:
             continue  # withheld (a download holding a secret): there is no file
         if entry.uri in error_uris or entry.kind in wanted_kinds:
             attach(run_dir / entry.uri, f"{entry.kind}: {Path(entry.uri).name}")
+    for name, body in picture_sets(run_dir, [e for e in entries if e.uri in error_uris]).items():
+        allure.attach(body, name=name, attachment_type=IMAGE_DIFF, extension="imagediff")
+
+
+# (v1.2) Allure's screen-diff view: one attachment shows expected, actual and diff side by side.
+IMAGE_DIFF = "application/vnd.allure.image.diff"
+
+
+def picture_sets(run_dir: Path, entries: list[Any]) -> dict[str, str]:
+    """screenshot_matches' failed comparisons as Allure image-diff bodies (JSON of three data: URIs), by name."""
+    sets: dict[str, dict[str, str]] = {}
+    for entry in entries:
+        meta = entry.data.get("metadata") or {}
+        if meta.get("role") in ("expected", "actual", "diff") and meta.get("set"):
+            data = base64.b64encode((run_dir / entry.uri).read_bytes()).decode("ascii")
+            sets.setdefault(f"screenshot_matches {meta.get('snapshot')}", {})[meta["role"]] = f"data:image/png;base64,{data}"
+    return {name: json.dumps(pictures) for name, pictures in sets.items()}
 
 
 def write_categories(alluredir: str) -> None:

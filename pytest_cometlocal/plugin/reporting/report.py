@@ -41,7 +41,8 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     details = error.details
     for key in ("count_observed", "matches_sample", "host", "allowlist", "auth_signal", "overlay_selector",
                 "overlay_text", "policy_reason", "critical_reason", "net_error", "timeout_ms", "file_ref", "attempts",
-                "routes_unused"):  # (v1.2) a failing item's stale stubs
+                "routes_unused",  # (v1.2) a failing item's stale stubs
+                "baseline", "baseline_file", "diff_pixels", "diff_ratio", "size", "stable"):  # (v1.2) screenshot_matches
         if key in details and details[key] not in (None, [], {}):
             lines.append(f"  {key}: {_short(details[key])}")
     if error.cause:
