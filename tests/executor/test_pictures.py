@@ -36,7 +36,7 @@ base_url: {base}
 secrets: {{code: {{env: CARD_CODE}}}}
 defaults:
   criticality: normal
-  timeout_ms: {timeout}
+  timeout_ms: 20000
   preconditions: [{{kind: host_in_allowlist}}]
   postconditions: [{{kind: host_in_allowlist}}]
 steps:
@@ -50,6 +50,7 @@ steps:
     value: "${{secrets.code}}"
   - id: look
     kind: assert
+    timeout_ms: {timeout}
     postconditions:
       - kind: screenshot_matches
         args:
