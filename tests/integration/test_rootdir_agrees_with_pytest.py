@@ -64,7 +64,8 @@ LAYOUTS: dict[str, tuple[dict[str, str | None], str, list[str], str]] = {
 
 
 def _pytest_rootdir(cwd: Path, args: list[str]) -> str:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    # Only pytest itself decides the rootdir: no plugin is loaded (each one costs the child seconds of imports).
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "--collect-only", "-p", "no:cacheprovider", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
