@@ -40,5 +40,7 @@ def test_look_of_checks_the_shape_and_asks_for_controls_only_when_used():
     assert look_of(json.dumps(data), False).metadata["key_elements"] == 1
     with pytest.raises(PageTampered, match="'controls' is NoneType"):
         look_of(data, True)
+    del data["controls"]
+    assert look_of(data, False).metadata["key_elements"] == 1
     with pytest.raises(PageTampered, match="no 'title'"):
         look_of({k: v for k, v in data.items() if k != "title"}, False)

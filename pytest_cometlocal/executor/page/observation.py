@@ -45,8 +45,8 @@ MAX_TEXT_CHARS = 20_000
 # The one look at the page (scripts/observe.js): its signature's data, the snapshot, the secrets marked.
 OBSERVE_JS = load_script(__package__, "observe.js")
 # What OBSERVE_JS always answers (executor/scripts.py ``checked_answer``): anything else, a page broke it.
-LOOK_SHAPE: dict[str, Any] = {"url": str, "title": str, "text": str, "key": list, "anchors": list, "inputs": list,
-                              "controls": (dict, type(None))}
+# (``controls``, an object, only when asked for: the fast profile's.)
+LOOK_SHAPE: dict[str, Any] = {"url": str, "title": str, "text": str, "key": list, "anchors": list, "inputs": list}
 
 
 def sha256_text(text: str) -> str:
