@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pytest_cometlocal.executor.page.conditions import first_lines
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
+from pytest_cometlocal.executor.step.evidence import aria_text
 from pytest_cometlocal.executor.suggest.ranking import describe_candidate, target_options
 from pytest_cometlocal.executor.suggest.suggester import Outcome, collect_candidates, verify
 from pytest_cometlocal.executor.page.watchdog import bound
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 MAX_CANDIDATES = 50
 MAX_LISTED = 50  # links and inputs listed
 OBSERVE_MS = 5_000
-MAX_ARIA_BYTES = 20 * 1024  # of the aria snapshot, in UTF-8 bytes, after masking (v1.1)
 CHECKABLE_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
 
 
@@ -40,15 +39,14 @@ def _uses(c: dict[str, Any]) -> list[str]:
 
 
 def aria_view(page: Page, redactor: Redactor) -> dict[str, Any]:
-    """``aria_snapshot`` of the page's body (masked, at most MAX_ARIA_BYTES: ``aria_snapshot_truncated``
-    says when lines were left out); a page that does not give one within OBSERVE_MS says why instead."""
+    """``aria_snapshot`` of the page's body, as a failure's evidence keeps it (``evidence.aria_text``: masked,
+    at most MAX_ARIA_BYTES; ``aria_snapshot_truncated`` says when lines were left out); a page that does not
+    give one within OBSERVE_MS says why instead."""
     try:
-        with bound("agent aria snapshot", OBSERVE_MS):
-            snapshot = page.locator("body").aria_snapshot(timeout=OBSERVE_MS)
+        text, truncated = aria_text(page, redactor, OBSERVE_MS, what="agent aria snapshot")
     except Exception as exc:  # a closed page, a bound that ran out: the observation still comes
         return {"aria_snapshot_unavailable": redactor.text(str(exc).splitlines()[0][:200] if str(exc) else
                                                            type(exc).__name__)}
-    text, truncated = first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
     return {"aria_snapshot": text, **({"aria_snapshot_truncated": True} if truncated else {})}
 
 

@@ -18,6 +18,7 @@ those). The whole tree::
     ├── ExecutorFailure             carries a complete ExecutorError
     ├── Crashed                     the page or the browser died
     ├── PageUnresponsive            the page stopped answering
+    ├── PageTampered                the page broke one of the executor's scripts (its answer is unusable)
     ├── CallTimedOut                a bounded call into the browser did not answer
     ├── Stop                        a permitted ``stop`` step (control flow: the run passes)
     ├── NotCheckable                check/uncheck on no checkbox, radio or switch

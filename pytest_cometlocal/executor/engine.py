@@ -35,7 +35,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, ExecutorFailure, OutputWriteFailed, PageUnresponsive, Stop, first_line, is_crash,
+    CallTimedOut, ExecutorFailure, OutputWriteFailed, PageTampered, PageUnresponsive, Stop, first_line, is_crash,
 )
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
 from pytest_cometlocal.executor.step.budget import Halt
@@ -273,6 +273,8 @@ class Executor:
                 raise
             except CallTimedOut as exc:
                 raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms) from None
+            except PageTampered as exc:
+                raise self.failures.tampered(attempt, exc.what, exc.problem) from None
             except PageUnresponsive as exc:
                 raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
                                                  probed=exc.probe == "no answer") from None

@@ -7,6 +7,7 @@ is built; the run folder and the browser have their own::
     ├── ExecutorFailure             carries a complete ExecutorError (the step's verdict)
     ├── Crashed                     the page or the browser died under the executor
     ├── PageUnresponsive            the page stopped answering while the executor did ``what``
+    ├── PageTampered                the page broke a script of the executor: its answer is unusable
     ├── CallTimedOut                a bounded call into the browser did not answer in time
     ├── Stop                        a permitted ``stop`` step: control flow, the run ends as a pass
     ├── NotCheckable                check/uncheck (v1.1) on no checkbox, radio or switch (or uncheck on a radio)
@@ -49,6 +50,7 @@ __all__ = [
     "NotCheckable",
     "OptionNotFound",
     "OutputWriteFailed",
+    "PageTampered",
     "PageUnresponsive",
     "Refusal",
     "RemoteBrowserUnavailable",
@@ -79,6 +81,18 @@ class PageUnresponsive(CometLocalError):
         self.what = what
         self.waited_ms = waited_ms
         self.probe = probe  # "no answer": its main thread is stuck; "answered": it is alive but never settled
+
+
+class PageTampered(CometLocalError):
+    """A script of the executor ran in the page's world and gave no usable answer: it threw, or its answer
+    has not the shape it always has. A page that replaced a built-in the script relies on
+    (``JSON.stringify``, ``Array.prototype.map``, a prototype's getter) does this; ``what`` is the call
+    (``observation``), ``problem`` what was wrong with the answer (one line)."""
+
+    def __init__(self, what: str, problem: str):
+        super().__init__(f"{what}: the page gave an unusable answer: {problem}")
+        self.what = what
+        self.problem = problem
 
 
 class CallTimedOut(CometLocalError):

@@ -1,4 +1,4 @@
-"""The agent's aria snapshot (v1.1, agent/page_view.aria_view): masked before it is cut, cut at a whole
+"""The agent's aria snapshot (v1.1, agent/page_view.aria_view, which reads it as the evidence does: executor/step/evidence.aria_text): masked before it is cut, cut at a whole
 line to its bound, and an answer (not a fault) when the page gives none. No browser: a page that answers
 ``locator("body").aria_snapshot()`` with a given text."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_cometlocal.agent import page_view
+from pytest_cometlocal.executor.step import evidence
 from pytest_cometlocal.agent.page_view import aria_view
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
@@ -37,18 +37,18 @@ def test_a_small_snapshot_comes_whole_with_its_secrets_masked():
 
 
 def test_a_large_snapshot_is_cut_after_the_last_whole_line_that_fits(monkeypatch):
-    monkeypatch.setattr(page_view, "MAX_ARIA_BYTES", 40)
+    monkeypatch.setattr(evidence, "MAX_ARIA_BYTES", 40)
     lines = [f"- row \"{i:02d} é\"\n" for i in range(10)]  # 14 bytes each in UTF-8
     view = aria_view(_Page("".join(lines)), Redactor())
     assert view == {"aria_snapshot": "".join(lines[:2]), "aria_snapshot_truncated": True}
 
 
 def test_masking_comes_before_the_cut_so_no_part_of_a_secret_is_left(monkeypatch):
-    monkeypatch.setattr(page_view, "MAX_ARIA_BYTES", 30)
+    monkeypatch.setattr(evidence, "MAX_ARIA_BYTES", 30)
     # Cut before masking, the first 30 bytes would end inside the secret.
     view = aria_view(_Page(f"- text: {SECRET} and more\n- b\n"), Redactor([SECRET]))
     assert view["aria_snapshot"] == "- text: *** and more\n- b\n" and "aria_snapshot_truncated" not in view
-    monkeypatch.setattr(page_view, "MAX_ARIA_BYTES", 15)
+    monkeypatch.setattr(evidence, "MAX_ARIA_BYTES", 15)
     view = aria_view(_Page(f"- a\n- text: {SECRET}\n"), Redactor([SECRET]))
     assert view == {"aria_snapshot": "- a\n", "aria_snapshot_truncated": True}
     assert SECRET[:5] not in str(view)

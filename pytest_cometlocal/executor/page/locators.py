@@ -155,7 +155,7 @@ def in_main_frame(target: T.AnyTarget) -> bool:
 
 
 def match_with_look(page: Page, target: T.AnyTarget, arg: dict[str, Any],
-                    bound_ms: float) -> tuple[Attempt, ResolvedTarget | None, dict[str, Any]] | None:
+                    bound_ms: float) -> tuple[Attempt, ResolvedTarget | None, Any] | None:
     """One alternative's match and the page's look (OBSERVE_JS's data, given ``arg``) in one round trip.
 
     ``target`` is in the main frame (``in_main_frame``). None when the page
@@ -166,16 +166,16 @@ def match_with_look(page: Page, target: T.AnyTarget, arg: dict[str, Any],
     try:
         with bound("observation", bound_ms):
             out = json.loads(locator.evaluate_all(_MATCH_OBSERVE_JS, arg))
+        match = json.loads(out["match"])  # a page that broke the script: the usual way types it (take_look)
+        count, context, look = int(match["count"]), match["context"], out["look"]  # the look's text: look_of checks it
     except CallTimedOut:
         return None
     except Exception as exc:
         if is_crash(exc):
             raise
         return None
-    match = json.loads(out["match"])
-    count = int(match["count"])
-    resolved = ResolvedTarget(target, locator, description, match["context"]) if count == 1 else None
-    return Attempt(0, target.model_dump(mode="json"), description, count), resolved, json.loads(out["look"])
+    resolved = ResolvedTarget(target, locator, description, context) if count == 1 else None
+    return Attempt(0, target.model_dump(mode="json"), description, count), resolved, look
 
 
 # A last round still gets this long, however little of the step's timeout is left.

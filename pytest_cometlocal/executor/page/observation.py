@@ -28,7 +28,7 @@ from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.page.screenshots import (
     FRAME_ALGORITHM, FULL_ALGORITHM, PendingFrame, capture_png, grab_frame, retried)
 from pytest_cometlocal.executor.page.settle import evaluate_settled, settled
-from pytest_cometlocal.executor.scripts import load_script
+from pytest_cometlocal.executor.scripts import answer, checked_answer, load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -44,6 +44,9 @@ MAX_TEXT_CHARS = 20_000
 
 # The one look at the page (scripts/observe.js): its signature's data, the snapshot, the secrets marked.
 OBSERVE_JS = load_script(__package__, "observe.js")
+# What OBSERVE_JS always answers (executor/scripts.py ``checked_answer``): anything else, a page broke it.
+# (``controls``, an object, only when asked for: the fast profile's.)
+LOOK_SHAPE: dict[str, Any] = {"url": str, "title": str, "text": str, "key": list, "anchors": list, "inputs": list}
 
 
 def sha256_text(text: str) -> str:
@@ -158,7 +161,8 @@ def take_look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False)
     the key elements' hash: a run of fills on one form is then not one state.
     """
     arg = look_arg(secrets, controls)
-    return look_of(json.loads(settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg))), controls)
+    return look_of(answer("observation", lambda: settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg))),
+                   controls)
 
 
 def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:
@@ -166,8 +170,10 @@ def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:
     return {"maxElements": MAX_ELEMENTS, "maxTextChars": MAX_TEXT_CHARS, "secrets": list(secrets), "controls": controls}
 
 
-def look_of(data: dict[str, Any], controls: bool) -> Look:
-    """The Look of what OBSERVE_JS returned (``take_look`` reads it; the fast profile's target match reads it too)."""
+def look_of(data: dict[str, Any] | str, controls: bool) -> Look:
+    """The Look of what OBSERVE_JS returned, its JSON text or parsed (``take_look`` reads it; the fast profile's
+    target match reads it too); an answer without its shape is PageTampered."""
+    data = checked_answer("observation", data, {**LOOK_SHAPE, "controls": dict} if controls else LOOK_SHAPE)
     key = [data["key"], data["controls"]] if controls else data["key"]
     key_json = json.dumps(key, separators=(",", ":"), ensure_ascii=False)
     snapshot = {

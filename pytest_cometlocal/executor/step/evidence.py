@@ -49,10 +49,11 @@ PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
 MAX_ARIA_BYTES = 20 * 1024  # of an aria snapshot kept or shown, in UTF-8 bytes, after masking
 
 
-def aria_text(page: Page, redactor: Redactor, ms: float = CAPTURE_MS) -> tuple[str, bool]:
+def aria_text(page: Page, redactor: Redactor, ms: float = CAPTURE_MS, what: str = "aria snapshot") -> tuple[str, bool]:
     """The page's aria snapshot (Playwright's ``locator.aria_snapshot()`` of its body), masked first, then cut
-    at a line to ``MAX_ARIA_BYTES`` (a cut never leaves part of a secret); and whether lines were left out."""
-    snapshot = call("aria snapshot", ms, lambda: page.locator("body").aria_snapshot(timeout=ms))
+    at a line to ``MAX_ARIA_BYTES`` (a cut never leaves part of a secret); and whether lines were left out.
+    The failure's evidence and the agent's page view (agent/page_view.py) read it here; ``what`` names the call."""
+    snapshot = call(what, ms, lambda: page.locator("body").aria_snapshot(timeout=ms))
     return first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
 
 

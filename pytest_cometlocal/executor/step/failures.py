@@ -133,6 +133,15 @@ class Failures:
         return self.fail(attempt, verdict.code, "execution", verdict.message, details=verdict.details,
                          retryable=False, observe_after=verdict.observe_after)
 
+    def tampered(self, attempt: StepAttempt, what: str, problem: str) -> ExecutorFailure:
+        """PAGE_UNRESPONSIVE, probe ``malformed answer``: the page broke one of the executor's scripts
+        (it replaced a built-in they use), so it cannot be observed; as a stuck page, never retried and
+        closed after (docs/executor.md, "A page that tampers with the executor's scripts")."""
+        return self.fail(attempt, ErrorCode.PAGE_UNRESPONSIVE, "execution",
+                         f"the page gave no usable answer to the {what}: {problem}",
+                         details={"during": what, "probe": "malformed answer", "problem": problem},
+                         retryable=False, observe_after=False)
+
     def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
         self.ctx.events.crashed = True
         return self.fail(attempt, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
