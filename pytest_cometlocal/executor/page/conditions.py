@@ -26,8 +26,9 @@ from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
-from pytest_cometlocal.executor.page.texts import (COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal,
-                                                   element_value, first_lines, normalize, seen, shown_texts, shown_values)
+from pytest_cometlocal.executor.page.texts import (
+    ACTUAL_LIMIT, COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_text, element_texts_equal,
+    element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
@@ -46,12 +47,6 @@ VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
 
 # Whether an element has keyboard focus, also in a shadow root or a frame (scripts/focused.js). (v1.1)
 FOCUSED_JS = load_script(__package__, "focused.js")
-
-# How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
-ARIA_LOOK_MS = 10
-
-# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
-ACTUAL_LIMIT = 20 * 1024
 
 
 @dataclass
@@ -74,6 +69,10 @@ class CheckContext:
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
     response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
+    # The title the step's one read between two steps saw (docs/executor.md, "One step"): poll's first
+    # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
+    title: str | None = None
+    looks: int = 0
 
     def locate(self, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
         """A condition's target (its own, else the step's), for rooms that may not import this one."""
@@ -151,7 +150,7 @@ def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, 
 
 
 def _title_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    title = ctx.page.title()
+    title = ctx.title if ctx.title is not None else ctx.page.title()
     return ctx.resolve_text(cond.args.text) in title, {"title": title}
 
 
@@ -268,40 +267,6 @@ def _focused(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]
     return focused, {"count": 1, "focused": focused}
 
 
-def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
-
-    The template's secrets are resolved here and go nowhere else: the matcher's
-    message, which quotes the template, is not kept. A failure records the
-    actual snapshot, masked, then cut to ACTUAL_LIMIT.
-    """
-    from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
-
-    if cond.args.target is None:
-        locator = ctx.page.locator("body")
-    else:
-        locator, seen = _target_locator(ctx, cond.args.target)
-        if locator is None:
-            return False, seen or {"count": 0}
-    try:
-        expect(locator).to_match_aria_snapshot(ctx.resolve_text(cond.args.snapshot), timeout=ARIA_LOOK_MS)
-        return True, {"count": 1}
-    except AssertionError:
-        pass
-    except Exception as exc:
-        if _is_fatal(exc):
-            raise
-        return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
-    try:
-        snapshot = locator.aria_snapshot(timeout=1000)
-    except Exception as exc:
-        if _is_fatal(exc) or (gone := matches_now(locator)) is None:
-            raise
-        return False, gone
-    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
-    return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
-
-
 def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Known overlays are not visible, and (when there is a target) the target is not covered.
 
@@ -385,7 +350,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "upload_completed": _upload_completed,
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
-    "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
+    "aria_snapshot_matches": aria_snapshot_matches,  # v1.1
     **{kind: _on_element(check, kind in COUNTED) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/texts.py)
     "element_hidden": _element_hidden,  # v1.2
     "element_texts_equal": element_texts_equal,  # v1.2
@@ -408,9 +373,10 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     """
     deadline = time.monotonic() + timeout_ms / 1000
     required = required_of(conditions)
-    delay = 0.02
+    delay, ctx.looks = 0.02, 0
     while True:
         results = {id(r.condition): r for r in look(required, ctx, phase)}
+        ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
         if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
                 or time.monotonic() >= deadline:
             break  # (v1.2) a response does not change: one look decides a response_* condition

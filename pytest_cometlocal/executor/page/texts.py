@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.validate.checks import list_entry_pattern
 from pytest_cometlocal.contract.patterns import compiled
-from pytest_cometlocal.executor.page.locators import condition_locators
+from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.locators import condition_locators, matches_now
 from pytest_cometlocal.executor.scripts import load_script, read_script
 
 if TYPE_CHECKING:
@@ -37,6 +38,12 @@ SHOWN_TEXTS_JS = load_script(__package__, "shown_texts.js", element_text=read_sc
 
 # The texts of a target's matches, in order (scripts/element_texts.js). (v1.2)
 ELEMENT_TEXTS_JS = load_script(__package__, "element_texts.js", element_text=read_script(__package__, "element_text.js"))
+# How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
+ARIA_LOOK_MS = 10
+
+# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
+ACTUAL_LIMIT = 20 * 1024
+
 # The most texts of a list, or names, a failure shows. (v1.2)
 TEXTS_SEEN = 50
 
@@ -174,3 +181,37 @@ def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
     if first is None:
         return False, {"count": 0, "texts": []}
     return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}
+
+
+def aria_snapshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+    """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
+
+    The template's secrets are resolved here and go nowhere else: the matcher's
+    message, which quotes the template, is not kept. A failure records the
+    actual snapshot, masked, then cut to ACTUAL_LIMIT.
+    """
+    from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
+
+    if cond.args.target is None:
+        locator = ctx.page.locator("body")
+    else:
+        locator, found = ctx.locate(cond.args.target)  # CheckContext.locate: this room's conditions.py
+        if locator is None:
+            return False, found or {"count": 0}
+    try:
+        expect(locator).to_match_aria_snapshot(ctx.resolve_text(cond.args.snapshot), timeout=ARIA_LOOK_MS)
+        return True, {"count": 1}
+    except AssertionError:
+        pass
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
+    try:
+        snapshot = locator.aria_snapshot(timeout=1000)
+    except Exception as exc:
+        if is_crash(exc) or (gone := matches_now(locator)) is None:
+            raise
+        return False, gone
+    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
+    return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
