@@ -21,8 +21,18 @@ and the first alternative's match in one round trip (``locators.match_with_look`
 The element is taken only after the anti-loop decision, and only when it is
 the one match; otherwise the step resolves its target as usual.
 
+``read_between`` is the one read between two steps: a step's "after" look and,
+in the same script call, the next step's "before" look with its target matched
+(``look_and_match``'s read); the step's postconditions take their first poll
+from it (docs/executor.md, "One read between two steps"). When they held at
+once it is the next step's ``Ahead``, and ``held_between`` looks at that step's
+preconditions while the picture is drawn (balanced).
+
 ``prepare`` decides, in one place, where a step's "before" look and its target
-come from, in this order (docs/executor.md, "One step"): the look-ahead's
+come from, in this order (docs/executor.md, "One step"): the one read between
+two steps (when the carry-over of the previous picture holds: its target, when
+it matched one element, is the step's, its preconditions count when they held),
+the look-ahead's
 (when the carry-over of the previous picture holds; its target and
 preconditions count only when all of them held), the look read with the target
 (``look_and_match``), or a look of its own and the target resolved as usual
