@@ -36,7 +36,9 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
 
-__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "evaluate", "first_lines", "look",
+    from pytest_cometlocal.contract.model.conditions import Condition
+
+__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
            "poll", "required_of"]
 
 # What covers an element's centre, if anything but the element (scripts/hit_test.js).
@@ -80,12 +82,12 @@ class CheckContext:
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
-Evaluator = Callable[[Any, CheckContext, str], tuple[bool, Any]]
+Evaluator = Callable[["Condition", CheckContext, str], tuple[bool, Any]]
 
 
 @dataclass
 class CheckResult:
-    condition: Any
+    condition: Condition
     ok: bool
     observed: Any
 
@@ -120,7 +122,7 @@ def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Locator | None, dict[
     return None, {"count": max(counts) if counts else 0, "counts": counts}
 
 
-def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Look once; never waits. The condition's kind picks its row of ``EVALUATORS``."""
     return EVALUATORS[cond.kind](cond, ctx, phase)
 
@@ -128,18 +130,18 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 # -- page conditions -------------------------------------------------------------
 
 
-def _url_is(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _url_is(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     url = ctx.page.url
     expected = urljoin(ctx.base_url or url, ctx.resolve_text(cond.args.url))
     return url == expected, {"url": url, "expected": expected}
 
 
-def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _url_matches(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     url = ctx.page.url
     return compiled(cond.args.pattern).search(url) is not None, {"url": url}
 
 
-def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _host_in_allowlist(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Before a navigation the URL it is about to request; otherwise the page's. (v1.2) On a request step
     the request's URL: the one it is about to send, then the last one it sent (after redirects)."""
     if ctx.response is not None:
@@ -149,25 +151,25 @@ def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, 
     return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
 
 
-def _title_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _title_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     title = ctx.title if ctx.title is not None else ctx.page.title()
     return ctx.resolve_text(cond.args.text) in title, {"title": title}
 
 
-def _network_idle(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _network_idle(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     tracker = ctx.network
     if tracker is None:
         return True, {"inflight": None}
     return tracker.idle(), {"inflight": tracker.inflight}
 
 
-def _toast_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _toast_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     wanted = normalize(ctx.resolve_text(cond.args.text))
     texts = shown_texts(ctx.page, ctx.toast_selector, None)["toasts"]
     return any(wanted in t for t in texts), {"toasts": [seen(t, ctx.mask_text) for t in texts]}
 
 
-def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _download_started(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     names = [d.suggested_filename for d in ctx.downloads()]  # the real names: the regex is matched on them
     shown = {"downloads": [ctx.mask_name(n) for n in names]}
     if cond.args.filename is None:
@@ -178,7 +180,7 @@ def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, A
 # -- element conditions ----------------------------------------------------------
 
 
-def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _element_count_equals(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     args = cond.args
     if args.target is None and ctx.step_locator is not None:
         return args.count == 1, {"count": 1}
@@ -197,7 +199,7 @@ def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]],
     A ``counted`` check counts its element in its own look (``observed.count``, one round trip):
     no count is made around it then.
     """
-    def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    def evaluate_element(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         locator, found = _target_locator(ctx, cond.args.target)
         if locator is None:
             return False, found or {"count": 0}
@@ -267,7 +269,7 @@ def _focused(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]
     return focused, {"count": 1, "focused": focused}
 
 
-def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _no_overlay(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Known overlays are not visible, and (when there is a target) the target is not covered.
 
     Without ``args.target`` the step's own target is hit-tested only before the
@@ -298,7 +300,7 @@ def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     return bool(hit.get("clear")), hit
 
 
-def _element_hidden(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _element_hidden(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) No visible match: none at all, or all hidden (toBeHidden; no U1). Alternatives name
     one element, so none of them may show it."""
     locators = condition_locators(ctx.page, cond.args.target, ctx.step_locator, ctx.step.target)
@@ -312,18 +314,18 @@ def _element_hidden(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any
 
 def _stored(read: Callable[[Any, Any], tuple[bool, dict[str, Any]]]) -> Evaluator:
     """(v1.2) storage_item / cookie (executor/browser/stored.py): what was read, masked and cut."""
-    def evaluate_stored(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    def evaluate_stored(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         ok, observed = read(ctx.page, cond.args)
         return ok, shown_values(observed, ctx.mask_text)
     return evaluate_stored
 
 
-def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _upload_completed(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """The upload's requests settled, then the text or the files (page/upload_check.py)."""
     return upload_completed(cond, ctx, _target_locator)
 
 
-def _page_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _page_count_equals(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) The run's context has ``count`` open pages; seen: their number and URLs, masked."""
     pages = ctx.page.context.pages
     return len(pages) == cond.args.count, {"count": len(pages), "urls": [ctx.mask_text(p.url) for p in pages]}
@@ -362,7 +364,7 @@ EVALUATORS: dict[str, Evaluator] = {
 }
 
 
-def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:
+def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:
     """Evaluate until every non-warning condition holds, or time runs out.
 
     The pause between looks grows from 20 ms to 200 ms; it is a polling
@@ -375,7 +377,7 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     required = required_of(conditions)
     delay, ctx.looks = 0.02, 0
     while True:
-        results = {id(r.condition): r for r in look(required, ctx, phase)}
+        results = {id(r.condition): r for r in check_once(required, ctx, phase)}
         ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
         if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
                 or time.monotonic() >= deadline:
@@ -388,17 +390,17 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     return [results[id(c)] for c in conditions]
 
 
-def required_of(conditions: list[Any]) -> list[Any]:
+def required_of(conditions: list[Condition]) -> list[Condition]:
     """The conditions that must hold: all but warnings."""
     return [c for c in conditions if c.severity != "warning"]
 
 
-def look(conditions: list[Any], ctx: CheckContext, phase: str) -> list[CheckResult]:
+def check_once(conditions: list[Condition], ctx: CheckContext, phase: str) -> list[CheckResult]:
     """Each condition evaluated once: poll's one look, and scroll's after each settle probe."""
     return [CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in conditions]
 
 
-def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _safe_evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     try:
         return evaluate(cond, ctx, phase)
     except Exception as exc:

@@ -27,6 +27,8 @@ from pytest_cometlocal.executor.scripts import load_script, read_script
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
+    from pytest_cometlocal.contract.model.conditions import Condition
+
 # An element's text as Playwright's toHaveText reads it (scripts/element_text.js).
 ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
 
@@ -168,7 +170,7 @@ def _text_is(text: str, entry: str, ctx: Any) -> bool:
     return text == normalize(ctx.resolve_text(entry))
 
 
-def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     """(v1.2) toHaveText([...]): as many matches as entries, each one's text its entry, in document
     order. Any alternative may hold; a failure shows the first one's texts (at most TEXTS_SEEN)."""
     wanted = cond.args.texts
@@ -183,7 +185,7 @@ def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
     return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}
 
 
-def aria_snapshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def aria_snapshot_matches(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
 
     The template's secrets are resolved here and go nowhere else: the matcher's

@@ -201,13 +201,19 @@ def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, ind
     """The read's next step with its preconditions looked at once (balanced: while the picture is drawn);
     nothing is written or raised but a page that stopped answering."""
     spec, kind = ahead.spec, ACTIONS[ahead.spec.kind]
-    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical" \
-            or (kind.resolves_target and spec.alternatives and ahead.target is None):
+    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical":
         return ahead
     provisional = StepAttempt(spec, index, "ahead", 1, False)
-    provisional.target, provisional.marks = ahead.target, ctx.events.mark()
+    provisional.target = ahead.target
     try:
         with bound("look-ahead", CAPTURE_MS):
+            if kind.resolves_target and spec.alternatives and ahead.target is None:
+                # Not matched by the read (in a frame, a later alternative): one look, as the look-ahead's.
+                ahead.resolution = resolve_ahead(ctx, provisional)
+                if ahead.resolution is None:
+                    return ahead
+                ahead.target = provisional.target
+            provisional.marks = ctx.events.mark()
             ahead.held = conditions.hold_now(provisional, spec.preconditions)
     except (CallTimedOut, PageUnresponsive):
         raise
