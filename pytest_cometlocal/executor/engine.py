@@ -46,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import Ahead, look_ahead, prepare
+from pytest_cometlocal.executor.step.target import Ahead, held_between, look_ahead, prepare, read_between
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
@@ -357,10 +357,12 @@ class Executor:
         with self._phase(attempt, "postconditions"):  # the more specific codes first
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)
-            self.conditions.check(attempt, kind.post_phase, spec.postconditions)
+            read = self._read(attempt)  # the one read between this step and the next
+            at_once = self.conditions.check(attempt, kind.post_phase, spec.postconditions,
+                                            read.look.data["title"] if read else None)
             self.actions.capture_downloads(attempt)
         with self._phase(attempt, "observation after the step"):
-            attempt.after, self._ahead = ctx.observer.after(attempt, self._meanwhile(attempt))
+            self._after(attempt, read if at_once else None)
         # Once more after the observation, which gives late events (a popup's first
         # request, a meta refresh) time to arrive.
         self.safety.check_navigation(attempt)
@@ -410,6 +412,25 @@ class Executor:
         if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
             self.journal.requests_stubbed(ctx.stubs.take())
         self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].post_phase, late)
+
+    def _read(self, attempt: StepAttempt) -> Ahead | None:
+        """The one read between two steps (``read_between``), when the plan's next step follows this one
+        with nothing in between: no recovery, no planner, no full-size pictures (a critical step's)."""
+        nxt = self._next
+        if nxt is None or attempt.recovery or self.proposals or self.ctx.observer.full(attempt) or self.ctx.events.crashed:
+            return None
+        return read_between(self.ctx, nxt, attempt.index + 1)
+
+    def _after(self, attempt: StepAttempt, read: Ahead | None) -> None:
+        """The step's "after": the one read when its postconditions held at that read (it is then the next
+        step's "before" too), else a look of its own, with the next step's look-ahead."""
+        ctx = self.ctx
+        if read is None:
+            attempt.after, self._ahead = ctx.observer.after(attempt, self._meanwhile(attempt))
+            return
+        attempt.after, held = ctx.observer.after(
+            attempt, lambda: held_between(ctx, self.conditions, read, attempt.index + 1), read.look.again(), read.since)
+        self._ahead = held or read
 
     def _meanwhile(self, attempt: StepAttempt) -> Callable[[], Ahead | None] | None:
         """The next plan step's read-only work (``look_ahead``), to run while this step's picture is drawn."""

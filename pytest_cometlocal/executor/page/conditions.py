@@ -26,8 +26,9 @@ from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
-from pytest_cometlocal.executor.page.texts import (COUNTED, ELEMENT_CHECKS, clip_utf8, element_text, element_texts_equal,
-                                                   element_value, first_lines, normalize, seen, shown_texts, shown_values)
+from pytest_cometlocal.executor.page.texts import (
+    ACTUAL_LIMIT, COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_text, element_texts_equal,
+    element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
@@ -35,7 +36,9 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
 
-__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "evaluate", "first_lines", "look",
+    from pytest_cometlocal.contract.model.conditions import Condition
+
+__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
            "poll", "required_of"]
 
 # What covers an element's centre, if anything but the element (scripts/hit_test.js).
@@ -46,12 +49,6 @@ VISIBLE_TEXTS_JS = load_script(__package__, "visible_texts.js")
 
 # Whether an element has keyboard focus, also in a shadow root or a frame (scripts/focused.js). (v1.1)
 FOCUSED_JS = load_script(__package__, "focused.js")
-
-# How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
-ARIA_LOOK_MS = 10
-
-# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
-ACTUAL_LIMIT = 20 * 1024
 
 
 @dataclass
@@ -75,6 +72,10 @@ class CheckContext:
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
     response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
     audit: Any = None  # (v1.2) what the audit conditions need beside the page (executor/audits: AuditLook)
+    # The title the step's one read between two steps saw (docs/executor.md, "One step"): poll's first
+    # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
+    title: str | None = None
+    looks: int = 0
 
     def locate(self, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
         """A condition's target (its own, else the step's), for rooms that may not import this one."""
@@ -82,12 +83,12 @@ class CheckContext:
 
 
 # How one condition kind is looked at: (condition, context, phase) -> (holds, observed).
-Evaluator = Callable[[Any, CheckContext, str], tuple[bool, Any]]
+Evaluator = Callable[["Condition", CheckContext, str], tuple[bool, Any]]
 
 
 @dataclass
 class CheckResult:
-    condition: Any
+    condition: Condition
     ok: bool
     observed: Any
 
@@ -122,7 +123,7 @@ def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Locator | None, dict[
     return None, {"count": max(counts) if counts else 0, "counts": counts}
 
 
-def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Look once; never waits. The condition's kind picks its row of ``EVALUATORS``."""
     return EVALUATORS[cond.kind](cond, ctx, phase)
 
@@ -130,18 +131,18 @@ def evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
 # -- page conditions -------------------------------------------------------------
 
 
-def _url_is(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _url_is(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     url = ctx.page.url
     expected = urljoin(ctx.base_url or url, ctx.resolve_text(cond.args.url))
     return url == expected, {"url": url, "expected": expected}
 
 
-def _url_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _url_matches(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     url = ctx.page.url
     return compiled(cond.args.pattern).search(url) is not None, {"url": url}
 
 
-def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _host_in_allowlist(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Before a navigation the URL it is about to request; otherwise the page's. (v1.2) On a request step
     the request's URL: the one it is about to send, then the last one it sent (after redirects)."""
     if ctx.response is not None:
@@ -151,25 +152,25 @@ def _host_in_allowlist(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, 
     return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
 
 
-def _title_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    title = ctx.page.title()
+def _title_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    title = ctx.title if ctx.title is not None else ctx.page.title()
     return ctx.resolve_text(cond.args.text) in title, {"title": title}
 
 
-def _network_idle(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _network_idle(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     tracker = ctx.network
     if tracker is None:
         return True, {"inflight": None}
     return tracker.idle(), {"inflight": tracker.inflight}
 
 
-def _toast_contains(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _toast_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     wanted = normalize(ctx.resolve_text(cond.args.text))
     texts = shown_texts(ctx.page, ctx.toast_selector, None)["toasts"]
     return any(wanted in t for t in texts), {"toasts": [seen(t, ctx.mask_text) for t in texts]}
 
 
-def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _download_started(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     names = [d.suggested_filename for d in ctx.downloads()]  # the real names: the regex is matched on them
     shown = {"downloads": [ctx.mask_name(n) for n in names]}
     if cond.args.filename is None:
@@ -180,7 +181,7 @@ def _download_started(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, A
 # -- element conditions ----------------------------------------------------------
 
 
-def _element_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _element_count_equals(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     args = cond.args
     if args.target is None and ctx.step_locator is not None:
         return args.count == 1, {"count": 1}
@@ -199,7 +200,7 @@ def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]],
     A ``counted`` check counts its element in its own look (``observed.count``, one round trip):
     no count is made around it then.
     """
-    def evaluate_element(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    def evaluate_element(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         locator, found = _target_locator(ctx, cond.args.target)
         if locator is None:
             return False, found or {"count": 0}
@@ -269,41 +270,7 @@ def _focused(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]
     return focused, {"count": 1, "focused": focused}
 
 
-def _aria_snapshot_matches(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
-
-    The template's secrets are resolved here and go nowhere else: the matcher's
-    message, which quotes the template, is not kept. A failure records the
-    actual snapshot, masked, then cut to ACTUAL_LIMIT.
-    """
-    from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
-
-    if cond.args.target is None:
-        locator = ctx.page.locator("body")
-    else:
-        locator, seen = _target_locator(ctx, cond.args.target)
-        if locator is None:
-            return False, seen or {"count": 0}
-    try:
-        expect(locator).to_match_aria_snapshot(ctx.resolve_text(cond.args.snapshot), timeout=ARIA_LOOK_MS)
-        return True, {"count": 1}
-    except AssertionError:
-        pass
-    except Exception as exc:
-        if _is_fatal(exc):
-            raise
-        return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
-    try:
-        snapshot = locator.aria_snapshot(timeout=1000)
-    except Exception as exc:
-        if _is_fatal(exc) or (gone := matches_now(locator)) is None:
-            raise
-        return False, gone
-    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
-    return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
-
-
-def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _no_overlay(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """Known overlays are not visible, and (when there is a target) the target is not covered.
 
     Without ``args.target`` the step's own target is hit-tested only before the
@@ -334,7 +301,7 @@ def _no_overlay(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     return bool(hit.get("clear")), hit
 
 
-def _element_hidden(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _element_hidden(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) No visible match: none at all, or all hidden (toBeHidden; no U1). Alternatives name
     one element, so none of them may show it."""
     locators = condition_locators(ctx.page, cond.args.target, ctx.step_locator, ctx.step.target)
@@ -348,18 +315,18 @@ def _element_hidden(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any
 
 def _stored(read: Callable[[Any, Any], tuple[bool, dict[str, Any]]]) -> Evaluator:
     """(v1.2) storage_item / cookie (executor/browser/stored.py): what was read, masked and cut."""
-    def evaluate_stored(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    def evaluate_stored(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
         ok, observed = read(ctx.page, cond.args)
         return ok, shown_values(observed, ctx.mask_text)
     return evaluate_stored
 
 
-def _upload_completed(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _upload_completed(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """The upload's requests settled, then the text or the files (page/upload_check.py)."""
     return upload_completed(cond, ctx, _target_locator)
 
 
-def _page_count_equals(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _page_count_equals(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) The run's context has ``count`` open pages; seen: their number and URLs, masked."""
     pages = ctx.page.context.pages
     return len(pages) == cond.args.count, {"count": len(pages), "urls": [ctx.mask_text(p.url) for p in pages]}
@@ -386,7 +353,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "upload_completed": _upload_completed,
     "element_checked": _on_element(_checked),  # v1.1
     "element_focused": _on_element(_focused),  # v1.1
-    "aria_snapshot_matches": _aria_snapshot_matches,  # v1.1
+    "aria_snapshot_matches": aria_snapshot_matches,  # v1.1
     **{kind: _on_element(check, kind in COUNTED) for kind, check in ELEMENT_CHECKS.items()},  # v1.2 (page/texts.py)
     "element_hidden": _element_hidden,  # v1.2
     "element_texts_equal": element_texts_equal,  # v1.2
@@ -398,7 +365,7 @@ EVALUATORS: dict[str, Evaluator] = {
 }
 
 
-def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:
+def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms: int) -> list[CheckResult]:
     """Evaluate until every non-warning condition holds, or time runs out.
 
     The pause between looks grows from 20 ms to 200 ms; it is a polling
@@ -409,9 +376,10 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     """
     deadline = time.monotonic() + timeout_ms / 1000
     required = required_of(conditions)
-    delay = 0.02
+    delay, ctx.looks = 0.02, 0
     while True:
-        results = {id(r.condition): r for r in look(required, ctx, phase)}
+        results = {id(r.condition): r for r in check_once(required, ctx, phase)}
+        ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
         if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
                 or time.monotonic() >= deadline:
             break  # (v1.2) a response does not change: one look decides a response_* condition
@@ -423,17 +391,17 @@ def poll(conditions: list[Any], ctx: CheckContext, phase: str, timeout_ms: int) 
     return [results[id(c)] for c in conditions]
 
 
-def required_of(conditions: list[Any]) -> list[Any]:
+def required_of(conditions: list[Condition]) -> list[Condition]:
     """The conditions that must hold: all but warnings."""
     return [c for c in conditions if c.severity != "warning"]
 
 
-def look(conditions: list[Any], ctx: CheckContext, phase: str) -> list[CheckResult]:
+def check_once(conditions: list[Condition], ctx: CheckContext, phase: str) -> list[CheckResult]:
     """Each condition evaluated once: poll's one look, and scroll's after each settle probe."""
     return [CheckResult(c, *_safe_evaluate(c, ctx, phase)) for c in conditions]
 
 
-def _safe_evaluate(cond: Any, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+def _safe_evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     try:
         return evaluate(cond, ctx, phase)
     except Exception as exc:

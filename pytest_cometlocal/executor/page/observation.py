@@ -146,6 +146,11 @@ class Look:
     snapshot: dict[str, Any]
     metadata: dict[str, Any]
 
+    def again(self) -> "Look":
+        """The same read for a second observation (the one read between two steps is the "after" of one
+        and the "before" of the next): its own metadata, which each observation writes into."""
+        return Look(self.data, self.hashes, self.snapshot, dict(self.metadata))
+
     @property
     def dom_key(self) -> str:
         """The DOM-derived part of the anti-loop key (``StateSignature.dom_key``)."""
@@ -300,10 +305,12 @@ class PendingObservation:
         return self.ready
 
 
-def observe_pending(page: Page, secrets: tuple[str, ...] = (), blanks: BlankFrames | None = None) -> PendingObservation:
+def observe_pending(page: Page, secrets: tuple[str, ...] = (), blanks: BlankFrames | None = None,
+                    seen: Look | None = None) -> PendingObservation:
     """``observe`` with its frame requested, not waited for: a page showing a secret, one not painted,
-    an empty document already seen or no DevTools protocol get their (whole) observation at once."""
-    seen = take_look(page, secrets)
+    an empty document already seen or no DevTools protocol get their (whole) observation at once.
+    ``seen``: the look, when the caller has just read it (with the same ``secrets``)."""
+    seen = seen if seen is not None else take_look(page, secrets)
     data = seen.data
     blanks = blanks if blanks is not None else BlankFrames()
     if not (data.get("marked") or data.get("unpainted") or blanks.get(_blank_key(data)) is not None):

@@ -3,7 +3,7 @@
 Why a loop and not one scroll: a virtualized list or grid renders only the rows
 in view, so the row a step is after is not in the page until it has been
 scrolled to, and many lists render only once scrolling stops. So after each
-scroll the postconditions are looked at (page/conditions.look, once per settle
+scroll the postconditions are looked at (page/conditions.check_once, once per settle
 probe) while the content settles: until they hold, or until nothing inside the
 container has changed for SETTLED_MS (at most SETTLE_MAX_MS per scroll); then
 the next scroll. The wheel goes to the centre of the container's visible part,
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.errors import is_crash, is_timeout
-from pytest_cometlocal.executor.page.conditions import CheckContext, look, required_of
+from pytest_cometlocal.executor.page.conditions import CheckContext, check_once, required_of
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -141,13 +141,13 @@ def _settle(watch: JSHandle, required: list[Any], ctx: CheckContext, deadline: f
     """
     watch.evaluate("(w) => w.settle()")
     while True:
-        if all(result.ok for result in look(required, ctx, "post")):
+        if all(result.ok for result in check_once(required, ctx, "post")):
             return True
         if time.monotonic() >= deadline:
             return False
         probe = watch.evaluate("(w, ms) => w.probe(ms)", PROBE_MS)
         if probe["quiet_ms"] >= SETTLED_MS or probe["settling_ms"] >= SETTLE_MAX_MS:
-            return all(result.ok for result in look(required, ctx, "post"))
+            return all(result.ok for result in check_once(required, ctx, "post"))
 
 
 def _release(watch: JSHandle, scroller: JSHandle) -> None:

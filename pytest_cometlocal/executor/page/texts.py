@@ -20,11 +20,14 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract.validate.checks import list_entry_pattern
 from pytest_cometlocal.contract.patterns import compiled
-from pytest_cometlocal.executor.page.locators import condition_locators
+from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.page.locators import condition_locators, matches_now
 from pytest_cometlocal.executor.scripts import load_script, read_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
+
+    from pytest_cometlocal.contract.model.conditions import Condition
 
 # An element's text as Playwright's toHaveText reads it (scripts/element_text.js).
 ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
@@ -37,6 +40,12 @@ SHOWN_TEXTS_JS = load_script(__package__, "shown_texts.js", element_text=read_sc
 
 # The texts of a target's matches, in order (scripts/element_texts.js). (v1.2)
 ELEMENT_TEXTS_JS = load_script(__package__, "element_texts.js", element_text=read_script(__package__, "element_text.js"))
+# How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
+ARIA_LOOK_MS = 10
+
+# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
+ACTUAL_LIMIT = 20 * 1024
+
 # The most texts of a list, or names, a failure shows. (v1.2)
 TEXTS_SEEN = 50
 
@@ -161,7 +170,7 @@ def _text_is(text: str, entry: str, ctx: Any) -> bool:
     return text == normalize(ctx.resolve_text(entry))
 
 
-def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     """(v1.2) toHaveText([...]): as many matches as entries, each one's text its entry, in document
     order. Any alternative may hold; a failure shows the first one's texts (at most TEXTS_SEEN)."""
     wanted = cond.args.texts
@@ -174,3 +183,37 @@ def element_texts_equal(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
     if first is None:
         return False, {"count": 0, "texts": []}
     return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}
+
+
+def aria_snapshot_matches(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+    """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
+
+    The template's secrets are resolved here and go nowhere else: the matcher's
+    message, which quotes the template, is not kept. A failure records the
+    actual snapshot, masked, then cut to ACTUAL_LIMIT.
+    """
+    from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
+
+    if cond.args.target is None:
+        locator = ctx.page.locator("body")
+    else:
+        locator, found = ctx.locate(cond.args.target)  # CheckContext.locate: this room's conditions.py
+        if locator is None:
+            return False, found or {"count": 0}
+    try:
+        expect(locator).to_match_aria_snapshot(ctx.resolve_text(cond.args.snapshot), timeout=ARIA_LOOK_MS)
+        return True, {"count": 1}
+    except AssertionError:
+        pass
+    except Exception as exc:
+        if is_crash(exc):
+            raise
+        return False, {"error": type(exc).__name__, "message": ctx.mask_text(str(exc).splitlines()[0][:200])}
+    try:
+        snapshot = locator.aria_snapshot(timeout=1000)
+    except Exception as exc:
+        if is_crash(exc) or (gone := matches_now(locator)) is None:
+            raise
+        return False, gone
+    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
+    return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}

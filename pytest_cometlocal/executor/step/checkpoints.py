@@ -42,13 +42,17 @@ class StepConditions:
     failures: Failures
     safety: Safety
 
-    def check(self, attempt: StepAttempt, phase: str, conditions: list[Any]) -> list[CheckResult]:
-        """Poll ``conditions``; raise the typed failure when a required one does not hold."""
+    def check(self, attempt: StepAttempt, phase: str, conditions: list[Any], title: str | None = None) -> bool:
+        """Poll ``conditions``; raise the typed failure when a required one does not hold. ``title``: the
+        page's title as the one read between two steps saw it, which the first look reads; True when
+        every required condition held at that first look (the read then stands as the step's "after")."""
         spec = attempt.spec
         timeout = spec.timeout_ms
         if phase == "post" and attempt.scrolled is not None and not attempt.scrolled.held:
             timeout = 0  # (v1.1) scroll's loop looked until the end or its timeout: one more look decides
-        results = poll(conditions, self.ctx.check_context(attempt), phase, timeout)
+        check_context = self.ctx.check_context(attempt)
+        check_context.title = title
+        results = poll(conditions, check_context, phase, timeout)
         failed = [r for r in results if not r.ok and r.condition.severity != "warning"]
         warnings = [r.failed_dict(phase) for r in results if not r.ok and r.condition.severity == "warning"]
         if warnings:
@@ -56,7 +60,7 @@ class StepConditions:
         if not failed:
             if phase != "pre" and (spec.save or spec.save_text):  # (v1.2) saved values (http/saves.py)
                 keep_saves(self.failures, attempt, lambda: self._target_text(attempt, phase))
-            return results
+            return check_context.looks == 1
         if phase != "pre":
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)

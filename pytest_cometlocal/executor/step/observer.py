@@ -149,7 +149,7 @@ class Observer:
             seen.metadata["screenshot_method"] = method
         return finish(seen, shot, png, method, algorithm=self.profile.algorithm)
 
-    def _full(self, attempt: StepAttempt) -> bool:
+    def full(self, attempt: StepAttempt) -> bool:
         # A critical step's screenshots are its evidence: full size, before and after (forensic: every step's).
         return attempt.spec.criticality == "critical" or self.profile.full_every_step
 
@@ -173,16 +173,19 @@ class Observer:
         """The look before the step, taken now; ``seen``: one just read (with the step's target,
         ``target.look_and_match``); ``previous``: ``carried``, whose picture it may carry over."""
         visit = counted(effect_kind(attempt.spec), attempt.attempt == 1, attempt.recovery)
-        return self.observe(previous=previous, full=self._full(attempt), seen=seen, visit=visit, before=True)
+        return self.observe(previous=previous, full=self.full(attempt), seen=seen, visit=visit, before=True)
 
-    def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None) -> tuple[Observation, Any]:
+    def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None, seen: Look | None = None,
+              since: tuple[int, int, float] | None = None) -> tuple[Observation, Any]:
         """The look after the step; in ``balanced``, ``meanwhile()`` (read-only: the next step's look-ahead)
-        runs while its picture is drawn, and its result is returned with the observation."""
+        runs while its picture is drawn, and its result is returned with the observation. ``seen``: the one
+        read between two steps, read already; ``since``: the requests and downloads seen, and the time, then
+        (what the carry-over compares with)."""
         done = None
-        if meanwhile is not None and not self.profile.decisive_pictures and not self._full(attempt):
+        if meanwhile is not None and not self.profile.decisive_pictures and not self.full(attempt):
             if self.events.crashed:
                 raise Crashed("page crashed")
-            pending = observe_pending(self.page, self.secrets, self.blanks)
+            pending = observe_pending(self.page, self.secrets, self.blanks, seen)
             counts = len(self.events.requests), len(self.events.downloads)
             stuck = None
             if pending.waiting:
@@ -198,10 +201,15 @@ class Observer:
                     raise
             observation = self.last = self._named(stuck or pending.result())
         else:
-            observation = self.observe(full=self._full(attempt))
+            observation = self.observe(full=self.full(attempt), seen=seen)
             counts = len(self.events.requests), len(self.events.downloads)
-        self._carry = (observation, *counts, time.monotonic(), self.page)
+        requests, downloads, taken = since if since is not None else (*counts, time.monotonic())
+        self._carry = (observation, requests, downloads, taken, self.page)
         return observation, done
+
+    def counts(self) -> tuple[int, int, float]:
+        """The requests and downloads seen so far, and the time: what a read's carry-over compares with."""
+        return len(self.events.requests), len(self.events.downloads), time.monotonic()
 
     def look_ahead(self) -> Look:
         """The DOM read of the next step's "before", taken while this step's picture is drawn."""
@@ -220,7 +228,7 @@ class Observer:
         timer could repaint the page without touching the DOM.
         """
         carry, self._carry = self._carry, None
-        if carry is None or self._full(attempt) or attempt.attempt > 1 or attempt.recovery:
+        if carry is None or self.full(attempt) or attempt.attempt > 1 or attempt.recovery:
             return None
         observation, requests, downloads, taken, page = carry
         if page is not self.page:  # the active page changed since (a popup that closed itself)

@@ -21,8 +21,18 @@ and the first alternative's match in one round trip (``locators.match_with_look`
 The element is taken only after the anti-loop decision, and only when it is
 the one match; otherwise the step resolves its target as usual.
 
+``read_between`` is the one read between two steps: a step's "after" look and,
+in the same script call, the next step's "before" look with its target matched
+(``look_and_match``'s read); the step's postconditions take their first poll
+from it (docs/executor.md, "One read between two steps"). When they held at
+once it is the next step's ``Ahead``, and ``held_between`` looks at that step's
+preconditions while the picture is drawn (balanced).
+
 ``prepare`` decides, in one place, where a step's "before" look and its target
-come from, in this order (docs/executor.md, "One step"): the look-ahead's
+come from, in this order (docs/executor.md, "One step"): the one read between
+two steps (when the carry-over of the previous picture holds: its target, when
+it matched one element, is the step's, its preconditions count when they held),
+the look-ahead's
 (when the carry-over of the previous picture holds; its target and
 preconditions count only when all of them held), the look read with the target
 (``look_and_match``), or a look of its own and the target resolved as usual
@@ -45,7 +55,7 @@ from pytest_cometlocal.executor.errors import CallTimedOut, PageUnresponsive, is
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import ResolvedTarget, in_main_frame, match_with_look, resolve
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.page.observation import Look, Observation, look_arg, look_of
+from pytest_cometlocal.executor.page.observation import Look, Observation, look_arg, look_of, take_look
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
 from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
@@ -130,12 +140,18 @@ class Matched:
     resolution: dict[str, Any] | None
 
 
+def _matchable(spec: ActionSpec) -> bool:
+    """Whether the step's target can be matched in the same read as a look: one of its own, in the page's
+    own document, not a drag's."""
+    return bool(ACTIONS[spec.kind].resolves_target and spec.alternatives and spec.to is None
+                and in_main_frame(spec.alternatives[0]))
+
+
 def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
     """The "before" look and the step's target, read together (module docstring); None for a step with
     no such target (none, a URL, a drag's, one in a frame) or a page not readable that way."""
     spec = attempt.spec
-    if not ACTIONS[spec.kind].resolves_target or not spec.alternatives or spec.to is not None \
-            or not in_main_frame(spec.alternatives[0]):
+    if not _matchable(spec):
         return None
     controls = ctx.observer.profile.decisive_pictures
     arg = look_arg(ctx.observer.secrets, controls)
@@ -150,13 +166,61 @@ def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
 
 @dataclass
 class Ahead:
-    """The next step's read-only work, done while the last picture was drawn."""
+    """The next step's read-only work, done while the last picture was drawn (or read between two steps)."""
 
     spec: ActionSpec
     look: Look
     target: ResolvedTarget | None = None
     resolution: dict[str, Any] | None = None
     held: bool = False  # its target (if it has one) and every precondition held at that look
+    # The one read between two steps (``read_between``): ``look`` is the previous step's "after" too;
+    # the requests and downloads seen, and the time, when it was read.
+    since: tuple[int, int, float] | None = None
+
+
+def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None:
+    """The one read between two steps: the page's look (the step's "after", then the next step's
+    "before") and, in the same script call, the next step's target (``spec``, its first alternative,
+    when it is one the look can match: ``look_and_match``'s). None when the page could not be read
+    that way: the step then looks as it did before (``Observer.after``, the look-ahead)."""
+    controls = ctx.observer.profile.decisive_pictures
+    since = ctx.observer.counts()
+    kind = ACTIONS[spec.kind]
+    if not _matchable(spec) or spec.criticality == "critical" or kind.ends_run:
+        return Ahead(spec, take_look(ctx.page, ctx.observer.secrets, controls), since=since)
+    read = match_with_look(ctx.page, spec.alternatives[0], look_arg(ctx.observer.secrets, controls), CAPTURE_MS)
+    if read is None:
+        return None
+    tried, resolved, data = read
+    resolution = None if resolved is None else {
+        "resolved": resolved.description, "attempts": [tried.as_dict()], "rounds": 1, "with_observation": True}
+    return Ahead(spec, look_of(data, controls), resolved, resolution, since=since)
+
+
+def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, index: int) -> Ahead:
+    """The read's next step with its preconditions looked at once (balanced: while the picture is drawn);
+    nothing is written or raised but a page that stopped answering."""
+    spec, kind = ahead.spec, ACTIONS[ahead.spec.kind]
+    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical":
+        return ahead
+    provisional = StepAttempt(spec, index, "ahead", 1, False)
+    provisional.target = ahead.target
+    try:
+        with bound("look-ahead", CAPTURE_MS):
+            if kind.resolves_target and spec.alternatives and ahead.target is None:
+                # Not matched by the read (in a frame, a later alternative): one look, as the look-ahead's.
+                ahead.resolution = resolve_ahead(ctx, provisional)
+                if ahead.resolution is None:
+                    return ahead
+                ahead.target = provisional.target
+            provisional.marks = ctx.events.mark()
+            ahead.held = conditions.hold_now(provisional, spec.preconditions)
+    except (CallTimedOut, PageUnresponsive):
+        raise
+    except Exception as exc:
+        if is_crash(exc) or ctx.events.crashed:
+            raise
+    return ahead
 
 
 def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead | None:
@@ -226,6 +290,9 @@ def prepare(ctx: StepContext, attempt: StepAttempt, ahead: Ahead | None) -> Prep
         ahead = None
     observer = ctx.observer
     previous = observer.carried(attempt)
+    if ahead is not None and ahead.since is not None and previous is not None:  # the one read between two steps
+        found = Found(ahead.target, ahead.resolution, ahead.held) if ahead.target or ahead.held else None
+        return Prepared(observer.before(attempt, previous, ahead.look), found)
     if ahead is not None and (before := observer.before_ahead(previous, ahead.look)) is not None:
         return Prepared(before, Found(ahead.target, ahead.resolution, True) if ahead.held else None)
     matched = None if ctx.events.crashed else look_and_match(ctx, attempt)

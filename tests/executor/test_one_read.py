@@ -1,0 +1,130 @@
+"""One read between two steps (issue 38, item 1; docs/executor.md, "One step").
+
+When step N+1 follows step N with nothing in between, N's "after" look, the
+first poll of N's postconditions and N+1's "before" look with its target
+matched are one script call. Counted on the Playwright client's protocol
+(``Connection.send_message_to_server``) in a real Chromium against a page
+served here: the calls of a plan of 6 plain steps less those of a plan of 2,
+divided by 4, so the first and the last step's own costs cancel out.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from playwright._impl import connection
+
+from pytest_cometlocal.runs.verify import verify_run
+from tests.support import Run, opened, read_trace, served_pages
+
+pytestmark = pytest.mark.browser
+
+PAGE = "<title>Steps</title><p id=out>0</p>" + "".join(
+    f"<button onclick=\"document.getElementById('out').textContent = '{i}'\">Step {i}</button>" for i in range(1, 8))
+
+# The calls that are not a read of the page: the action itself, and the picture's (its DevTools
+# commands and the fence's pauses, which vary with timing).
+NOT_READS = {"Frame.click", "Frame.waitForTimeout", "CDPSession.send", "Frame.goto"}
+
+
+def clicks(n: int) -> str:
+    """``n`` plain steps: a click that changes the page, whose postconditions the page's look answers."""
+    return "".join(
+        f"- {{id: c{i}, kind: click, target: {{type: role, role: button, name: Step {i}, exact: true}},\n"
+        "   postconditions: [{kind: title_contains, args: {text: Steps}}, {kind: url_matches, args: {pattern: /steps$}}]}\n"
+        for i in range(1, n + 1))
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[str]:
+    with served_pages({"/steps": PAGE}) as url:
+        yield url
+
+
+def counted_run(chromium: Any, root: Path, text: str, base_url: str, profile: str) -> tuple[Run, collections.Counter]:
+    """Run the plan ``text`` in a fresh context; what it did, and the protocol calls it made, by method."""
+    from pytest_cometlocal.contract.settings import effective_settings
+    from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text
+    from pytest_cometlocal.executor.session import run_plan
+
+    path = root / "plans" / f"p{profile}{len(text)}.actions.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    (valid,) = validate_text(path.read_bytes(), ValidationContext(root=root, plan_path=path, env={}),
+                             file=f"plans/{path.name}")
+    eff = effective_settings(valid, default_base_url=base_url, env={}, cli_profile=profile)
+    calls: collections.Counter = collections.Counter()
+    send = connection.Connection.send_message_to_server
+
+    def counting(self: Any, obj: Any, method: str, *args: Any, **kwargs: Any) -> Any:
+        if method != "__waitInfo__":
+            calls[f"{type(obj).__name__}.{method}"] += 1
+        return send(self, obj, method, *args, **kwargs)
+
+    connection.Connection.send_message_to_server = counting
+    try:
+        result = run_plan(chromium.browser(), valid, root / "runs", eff)
+    finally:
+        connection.Connection.send_message_to_server = send
+    run = Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
+              json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")),
+              json.loads((result.run_dir / "evidence_manifest.json").read_text(encoding="utf-8")))
+    return run, calls
+
+
+def reads(calls: collections.Counter) -> int:
+    """The calls that read the page (the browser's and the context's own set-up are not)."""
+    return sum(n for method, n in calls.items()
+               if method not in NOT_READS and method.split(".")[0] in ("Frame", "Page", "ElementHandle", "JSHandle"))
+
+
+@pytest.mark.parametrize("profile", ["balanced", "fast"])
+def test_a_plain_step_reads_the_page_once(chromium, site, tmp_path, profile):
+    short, short_calls = counted_run(chromium, tmp_path, opened(f"{site}/steps", clicks(2)), site, profile)
+    long, long_calls = counted_run(chromium, tmp_path, opened(f"{site}/steps", clicks(6)), site, profile)
+    assert short.code is None and long.code is None, (short.error, long.error)
+    # Each of the 4 more steps: its click, and one script call (its "after", its postconditions' first
+    # poll and the next step's "before" with its target).
+    assert (long_calls["Frame.click"] - short_calls["Frame.click"]) == 4
+    assert (reads(long_calls) - reads(short_calls)) / 4 == 1, str(sorted(long_calls.items())) + str(sorted(short_calls.items()))
+    # The trace keeps both observations, in the journal's order, and verifies.
+    assert verify_run(long.run_dir).ok, verify_run(long.run_dir).problems
+    after = {e["step_id"]: e["state_signature_after"] for e in long.events if e["event_type"] == "postconditions_checked"}
+    before = {e["step_id"]: e["state_signature_before"] for e in long.events if e["event_type"] == "observation_captured"}
+    for n in range(2, 7):
+        types = long.types(f"c{n}")
+        assert types.index("observation_captured") < types.index("preconditions_checked") < types.index("action_started")
+        # The step's "before" is the read that was the previous step's "after": the same state.
+        previous, this = after[f"c{n - 1}"], before[f"c{n}"]
+        assert (previous["key_elements_hash"], previous["visible_text_hash"]) == (this["key_elements_hash"],
+                                                                                  this["visible_text_hash"])
+        if profile == "balanced":  # a fresh picture of every state: the after's, carried over
+            assert this["screenshot_hash"] and this["screenshot_hash"] == previous["screenshot_hash"]
+        resolution = next(e for e in long.events if e["step_id"] == f"c{n}"
+                          and e["event_type"] == "preconditions_checked")["metadata"]["target_resolution"]
+        assert resolution["with_observation"] and resolution["resolved"].startswith("get_by_role")
+
+
+def test_a_postcondition_that_does_not_hold_at_the_read_is_polled_and_the_page_looked_at_again(chromium, site,
+                                                                                               tmp_path):
+    """The click's text comes 300 ms late: the read cannot stand as its "after", which is taken anew, and
+    the next step's "before" is a look of its own at the page as it is then."""
+    late = PAGE.replace("<title>Steps</title>", "<title>Steps</title><script>document.addEventListener('click', "
+                        "() => setTimeout(() => { document.title = 'Steps done'; }, 300));</script>")
+    with served_pages({"/late": late}) as url:
+        steps = ("- {id: c1, kind: click, target: {type: role, role: button, name: Step 1, exact: true},\n"
+                 "   postconditions: [{kind: title_contains, args: {text: done}}]}\n"
+                 "- {id: c2, kind: click, target: {type: role, role: button, name: Step 2, exact: true}}\n")
+        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/late", steps), url, "balanced")
+    assert r.code is None, r.error
+    after = next(e for e in r.events if e["event_type"] == "postconditions_checked" and e["step_id"] == "c1")
+    before = next(e for e in r.events if e["event_type"] == "observation_captured" and e["step_id"] == "c2")
+    assert after["state_signature_after"]["title_hash"] == before["state_signature_before"]["title_hash"]
+    assert after["state_signature_after"]["title_hash"] != next(
+        e for e in r.events if e["event_type"] == "observation_captured" and e["step_id"] == "c1"
+    )["state_signature_before"]["title_hash"]
+    assert verify_run(r.run_dir).ok
