@@ -108,7 +108,7 @@ def test_the_baseline_round_trip_missing_update_pass_regression_masked(chromium,
 
     # 1. missing: fails, the would-be baseline in the run folder only, never beside the plan
     # (a short timeout: a failing check is polled until it runs out; one look always happens)
-    result, evidence, trace = run(chromium, suite, CHECKOUT.format(base=plain.url, timeout=500))
+    result, evidence, trace = run(chromium, suite, CHECKOUT.format(base=plain.url, timeout=2000))
     error = result.error
     assert (error.error_code.value, error.action_id) == ("POSTCONDITION_FAILED", "look"), error
     assert error.details["baseline"] == "missing" and error.details["snapshot"] == "checkout"
@@ -137,7 +137,7 @@ def test_the_baseline_round_trip_missing_update_pass_regression_masked(chromium,
 
     # 4. the variant (button moved and red) fails with a diff: three hashed pictures, the count and ratio;
     # the same regression under a mask (the button's row) is ignored
-    result, evidence, _ = run(chromium, suite, CHECKOUT.format(base=changed.url, timeout=500))
+    result, evidence, _ = run(chromium, suite, CHECKOUT.format(base=changed.url, timeout=2000))
     error = result.error
     assert (error.error_code.value, error.details["baseline"]) == ("POSTCONDITION_FAILED", "differs")
     assert error.details["diff_pixels"] > 500 and 0 < error.details["diff_ratio"] < 0.5
