@@ -469,3 +469,34 @@ def playwright_ffmpeg_in(folder: Path) -> Path | None:
     if not target.exists():
         target.symlink_to(imageio_ffmpeg.get_ffmpeg_exe())
     return root
+
+
+def one_page_conftest(page: bytes) -> str:
+    """An inner suite's conftest: ``page`` served at every path of its own 127.0.0.1 server, the plans' base URL."""
+    return f'''
+import http.server, threading
+import pytest
+
+PAGE = {page!r}
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *args):
+        pass
+
+@pytest.fixture(scope="session")
+def one_page_site():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{{server.server_address[1]}}"
+    server.shutdown()
+
+@pytest.fixture
+def cometlocal_base_url(one_page_site):
+    return one_page_site
+'''

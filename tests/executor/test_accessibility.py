@@ -8,13 +8,6 @@ Each run checks several things at once (CI budget: a handful of runs in one shar
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Iterator
@@ -141,24 +134,11 @@ def test_a_hostile_page_neither_changes_the_result_nor_sees_axe(tmp_path: Path, 
 
 @pytest.fixture
 def playwright_server() -> Iterator[str]:
-    """``playwright run-server`` on 127.0.0.1 (as tests/plugin/test_remote.py starts it); its ws:// endpoint."""
-    with tempfile.TemporaryDirectory(prefix="pw-server-") as tmp:
-        log = Path(tmp) / "server.log"
-        with log.open("wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1", "--port", "0", "--unsafe"],
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            for _ in range(300):
-                found = re.search(r"Listening on (ws://\S+)", log.read_text(errors="replace"))
-                if found or proc.poll() is not None:
-                    break
-                time.sleep(0.1)
-            assert found, log.read_text(errors="replace")
-            yield found.group(1)
-        finally:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=30)
+    """``playwright run-server`` on 127.0.0.1, started as tests/plugin/test_remote.py starts it; its ws:// endpoint."""
+    from tests.plugin.test_remote import playwright_server as started
+
+    with started() as url:
+        yield url
 
 
 def test_the_isolated_world_works_through_a_playwright_server(chromium, playwright_server: str):

@@ -16,37 +16,11 @@ import sys
 import pytest
 from PIL import Image
 
-from tests.support import DEFAULTS, write
+from tests.support import DEFAULTS, one_page_conftest, write
 
 pytestmark = pytest.mark.browser
 
-BOX_CONFTEST = '''
-import http.server, threading
-import pytest
-
-PAGE = b'<div id="box" style="width:40px;height:30px;background:#0a0"></div>'
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *args):
-        pass
-
-@pytest.fixture(scope="session")
-def box_site():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-@pytest.fixture
-def cometlocal_base_url(box_site):
-    return box_site
-'''
+BOX_CONFTEST = one_page_conftest(b'<div id="box" style="width:40px;height:30px;background:#0a0"></div>')
 
 
 def box_plan(name: str) -> str:

@@ -18,38 +18,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import DEFAULTS, playwright_ffmpeg_in, write
+from tests.support import DEFAULTS, one_page_conftest, playwright_ffmpeg_in, write
 
 pytestmark = pytest.mark.browser
 
-SEEN_CONFTEST = '''
-import http.server, threading
-import pytest
-
-PAGE = b"""<!doctype html><meta name=viewport content="width=device-width"><title>loading</title><button data-testid=go>Go</button><input aria-label=Name>
+SEEN_CONFTEST = one_page_conftest(b"""<!doctype html><meta name=viewport content="width=device-width"><title>loading</title><button data-testid=go>Go</button><input aria-label=Name>
 <script>document.title = innerWidth + (/Mobile|iPhone|Android/.test(navigator.userAgent) ? " phone" : " desktop")
-</script>"""
-
-class Handler(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.end_headers()
-        self.wfile.write(PAGE)
-    def log_message(self, *args):
-        pass
-
-@pytest.fixture(scope="session")
-def seen_site():
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-
-@pytest.fixture
-def cometlocal_base_url(seen_site):
-    return seen_site
-'''
+</script>""")
 
 OPEN = "  - {id: open, kind: navigate, target: {type: url, url: /}, postconditions: [{kind: title_contains, args: {text: %s}}]}\n"
 PLANS = (
