@@ -59,7 +59,9 @@ def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
     """Keyword arguments for chromium.launch (override to add args, proxy, ...); ``--browser-channel``
     unless ``--cometlocal-chromium`` names the binary."""
     opts = settings(pytestconfig)
-    channel = {"channel": opts.flags.channel} if opts.flags.channel and not opts.chromium else {}
+    # "chromium" names Playwright's own build of the browser the plugin finds by itself: no channel then.
+    named = opts.flags.channel and not opts.flags.channel.startswith("chromium") and not opts.chromium
+    channel = {"channel": opts.flags.channel} if named else {}
     return {"headless": not opts.headed, "slow_mo": opts.slowmo, **channel}
 
 

@@ -128,6 +128,12 @@ steps:
     kind: assert
     postconditions:
       - {kind: aria_snapshot_matches, args: {target: {type: css, selector: "fieldset"}, snapshot: '- radio "Basic" [checked]'}}
+  - id: audits  # (v1.2) the audit conditions: a clean region of the accessibility page, and its picture
+    kind: navigate
+    target: {type: url, url: /a11y/signup}
+    postconditions:
+      - {kind: accessibility_clean, args: {target: {type: testid, id: newsletter}}}
+      - {kind: screenshot_matches, args: {name: newsletter, target: {type: testid, id: newsletter}}}
   - {id: spa_sortable, kind: navigate, target: {type: url, url: /spa/sortable}}
   - id: ship_first
     kind: drag
@@ -215,11 +221,30 @@ steps:
     kind: stop
 """
 
+NEWSLETTER_PICTURE = """\
+name: newsletter picture
+""" + DEFAULTS + """\
+steps:
+  - id: audits
+    kind: navigate
+    target: {type: url, url: /a11y/signup}
+    timeout_ms: 1500
+    postconditions:
+      - {kind: screenshot_matches, args: {name: newsletter, target: {type: testid, id: newsletter}}}
+"""
+
 
 def test_every_kind_condition_and_target_in_one_passing_plan(run, tmp_path):
     files = tmp_path / "plans" / "files"
     files.mkdir(parents=True)
     (files / "invoice.txt").write_bytes(b"Invoice 1\n")
+    # screenshot_matches's baseline: the would-be baseline of a first run without one, reviewed as-is.
+    first = run(NEWSLETTER_PICTURE)
+    assert first.error is not None and first.error.details["baseline"] == "missing", first.error
+    (would_be,) = [e["uri"] for e in first.evidence["files"] if e["metadata"].get("role") == "would_be_baseline"]
+    baseline = tmp_path / "plans" / first.error.details["baseline_file"]
+    baseline.parent.mkdir(parents=True, exist_ok=True)
+    baseline.write_bytes((first.run_dir / would_be).read_bytes())
     r = run(LOGIN_AND_FORM)
     assert r.error is None, r.error
     assert r.result.status == "stopped"

@@ -71,3 +71,8 @@ def test_a_channel_not_installed_is_one_line() -> None:
     assert launch_problem(True, message) == ("Chromium distribution 'msedge' is not found at /opt/microsoft/msedge/msedge "
                                              '(the launch\'s channel, from --browser-channel); Run "playwright install msedge"')
     assert launch_problem(True, "BrowserType.launch: something else") is None
+    missing = ("BrowserType.launch: Executable doesn't exist at /root/.cache/ms-playwright/chromium-1255/chrome-linux64/chrome\n"
+               "╔═══╗\n║ Looks like Playwright was just installed or updated. ║")
+    assert launch_problem(True, missing) == (
+        "Playwright's own browser build is not installed (/root/.cache/ms-playwright/chromium-1255/chrome-linux64/chrome): "
+        "run `playwright install chromium`, or leave out --browser-channel so the plugin uses the Chromium it finds")

@@ -106,6 +106,10 @@ def launch_problem(headless: bool, message: str) -> str | None:
         found = lines[0].split(": ", 1)[-1]  # "Chromium distribution 'msedge' is not found at ..."
         fix = next((line for line in lines[1:] if line.startswith("Run ")), "")
         return f"{found} (the launch's channel, from --browser-channel){'; ' + fix if fix else ''}"
+    if lines and "Executable doesn't exist" in lines[0]:
+        missing = lines[0].split("Executable doesn't exist at ", 1)[-1]
+        return (f"Playwright's own browser build is not installed ({missing}): run `playwright install chromium`, "
+                "or leave out --browser-channel so the plugin uses the Chromium it finds")
     if headless or not any(marker in message for marker in NO_DISPLAY_MARKERS):
         return None
     return f"{HEADED_HINT} (Chromium found no display: {os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY') or 'none set'})"
