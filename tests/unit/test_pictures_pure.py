@@ -111,6 +111,18 @@ def check(args: str) -> str:
 """)
 
 
+def test_without_the_pictures_extra_screenshot_matches_is_refused_at_load(validate, monkeypatch):
+    """Pillow and numpy are the optional extra ``pictures``: a plan that needs them says so at its args."""
+    from pytest_cometlocal.contract.model import audits
+
+    text = check("{name: home}")
+    assert audits.pictures_missing() == [] and only_valid(validate(text))
+    monkeypatch.setattr(audits, "find_spec", lambda name: None if name == "numpy" else object())
+    invalid = only_problems(validate(text))
+    only(invalid, "PICTURES_EXTRA", "steps[0].postconditions[0].args", *mark_at(text, "{name: home}"))
+    assert "numpy, not installed: pip install 'pytest-cometlocal[pictures]'" in invalid.problems[0].message
+
+
 def test_a_baseline_name_is_a_safe_file_name_located_at_it(validate):
     valid = only_valid(validate(check("{name: checkout-page_1.v2, mask: [{type: testid, id: clock}]}")))
     (cond,) = valid.plan.steps[0].postconditions

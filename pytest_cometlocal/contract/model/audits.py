@@ -9,6 +9,7 @@ audits' contract reads in one place.
 from __future__ import annotations
 
 import re
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -120,3 +121,12 @@ def snapshots_dir(plan_path: Path | None) -> Path | None:
 def baseline_file(name: str, browser: str, platform: str) -> str:
     """``<name>-<browser>-<platform>.png``: the platform in the name, as Playwright's, as fonts differ."""
     return f"{name}-{browser}-{platform}.png"
+
+
+# What screenshot_matches compares pictures with: the ``pictures`` extra (pyproject.toml).
+PICTURES_MODULES = {"PIL": "pillow", "numpy": "numpy"}
+
+
+def pictures_missing() -> list[str]:
+    """The distributions of the ``pictures`` extra that are not installed (rule PICTURES_EXTRA)."""
+    return [dist for module, dist in PICTURES_MODULES.items() if find_spec(module) is None]

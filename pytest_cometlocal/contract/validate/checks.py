@@ -1,4 +1,4 @@
-"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE and SNAPSHOT_NAME (v1.2).
+"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE, SNAPSHOT_NAME and PICTURES_EXTRA (v1.2).
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
-from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION, snapshot_name_problem
+from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.contract.patterns import pattern_problem
@@ -61,8 +61,12 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
                     near = get_close_matches(rule, sorted(AXE_RULE_IDS), n=1)
                     add(aloc + ("disable", j), f"{rule!r} is not a rule of axe-core {AXE_VERSION}"
                         + (f"; did you mean {near[0]!r}?" if near else ""), "AXE_RULE")
-        elif kind == "screenshot_matches" and (problem := snapshot_name_problem(cond.args.name)):
-            add(aloc + ("name",), problem, "SNAPSHOT_NAME")  # (v1.2) it becomes a file name beside the plan
+        elif kind == "screenshot_matches":
+            if problem := snapshot_name_problem(cond.args.name):
+                add(aloc + ("name",), problem, "SNAPSHOT_NAME")  # (v1.2) it becomes a file name beside the plan
+            if missing := pictures_missing():
+                add(aloc, f"screenshot_matches compares pictures with {' and '.join(missing)}, not installed: "
+                    "pip install 'pytest-cometlocal[pictures]'", "PICTURES_EXTRA")
         for name in NO_SECRET_ARGS.get(kind, ()):
             if name in cond.args.model_fields_set and SECRET_REFERENCE.search(repr(getattr(cond.args, name))):
                 add(aloc + (name,), f"{kind}'s {name} cannot name a secret: it is compared with page data, "

@@ -26,7 +26,6 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.audits.baselines import AuditLook, PictureSet
-from pytest_cometlocal.executor.audits.picture_compare import compare
 from pytest_cometlocal.executor.errors import OutputWriteFailed, is_crash
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -129,6 +128,8 @@ def _judge(args: Any, look: AuditLook, png: bytes, boxes: list[tuple[int, int, i
         baselines.keep(look.tag, key, PictureSet(args.name, {"would_be_baseline": png}))
         return False, {**seen, "baseline": "missing"}
     try:
+        from pytest_cometlocal.executor.audits.picture_compare import compare  # the pictures extra, loaded on use
+
         result = compare(expected, png, args.threshold, boxes)
     except (OSError, ValueError) as exc:  # not a PNG (Pillow's UnidentifiedImageError is an OSError)
         return False, {**seen, "baseline": "unreadable", "error": str(exc).splitlines()[0][:200]}
