@@ -430,7 +430,7 @@ class Executor:
             return
         attempt.after, held = ctx.observer.after(
             attempt, lambda: held_between(ctx, self.conditions, read, attempt.index + 1), read.look.again(), read.since)
-        self._ahead = held or read
+        self._ahead = held or (None if read.stale else read)  # stale: the page stopped answering since
 
     def _meanwhile(self, attempt: StepAttempt) -> Callable[[], Ahead | None] | None:
         """The next plan step's read-only work (``look_ahead``), to run while this step's picture is drawn."""

@@ -176,6 +176,9 @@ class Ahead:
     # The one read between two steps (``read_between``): ``look`` is the previous step's "after" too;
     # the requests and downloads seen, and the time, when it was read.
     since: tuple[int, int, float] | None = None
+    # The page stopped answering while the read's next step was looked at (held_between): the read is
+    # no longer the page as it is, so the next step looks for itself.
+    stale: bool = False
 
 
 def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None:
@@ -216,6 +219,7 @@ def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, ind
             provisional.marks = ctx.events.mark()
             ahead.held = conditions.hold_now(provisional, spec.preconditions)
     except (CallTimedOut, PageUnresponsive):
+        ahead.stale = True
         raise
     except Exception as exc:
         if is_crash(exc) or ctx.events.crashed:
