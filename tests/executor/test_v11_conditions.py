@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.executor.page.conditions import ACTUAL_LIMIT
+from pytest_cometlocal.executor.page.texts import ACTUAL_LIMIT
 from tests.support import opened, served_pages
 
 FOCUS = """<title>Focus</title>

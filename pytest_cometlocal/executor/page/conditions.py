@@ -27,7 +27,7 @@ from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
 from pytest_cometlocal.executor.page.texts import (
-    ACTUAL_LIMIT, COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_text, element_texts_equal,
+    COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_text, element_texts_equal,
     element_value, first_lines, normalize, seen, shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from pytest_cometlocal.contract.model.conditions import Condition
 
-__all__ = ["ACTUAL_LIMIT", "CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
+__all__ = ["CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
            "poll", "required_of"]
 
 # What covers an element's centre, if anything but the element (scripts/hit_test.js).
