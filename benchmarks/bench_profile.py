@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator
 from .common import table
 
 PW_PAGE = ("evaluate", "screenshot", "title", "content", "goto", "wait_for_timeout", "wait_for_load_state")
-PW_LOCATOR = ("count", "evaluate", "input_value", "inner_text", "text_content", "click", "fill", "select_option",
+PW_LOCATOR = ("count", "evaluate", "evaluate_all", "input_value", "inner_text", "text_content", "click", "fill", "select_option",
               "is_visible", "is_enabled", "is_checked", "get_attribute", "element_handle", "bounding_box")
 
 
@@ -94,6 +94,7 @@ def instrument(timer: NestedTimer) -> None:
     from pytest_cometlocal.executor import engine
     from pytest_cometlocal.executor.page import conditions as checks
     from pytest_cometlocal.executor.page import observation as observe
+    from pytest_cometlocal.executor.page import screenshots
     from pytest_cometlocal.executor.runfolder import evidence_store as evidence
     from pytest_cometlocal.executor.runfolder import trace_writer as trace
     from pytest_cometlocal.executor.step import actions, observer, safety
@@ -112,6 +113,18 @@ def instrument(timer: NestedTimer) -> None:
     timer.patch(observe, "grab_frame", "screenshot frame")
     timer.patch(observe, "capture_png", "full screenshot")
     timer.patch(step_target, "resolve", "resolve target")
+    # Issue 38's one read between two steps, the "before" it prepares, and the picture's wait.
+    timer.patch(engine, "prepare", "prepare (before look, target source)")
+    timer.patch(step_target.Prepared, "settle", "settle (target, preconditions)")
+    timer.patch(engine, "read_between", "read between")
+    timer.patch(engine, "held_between", "held between")
+    timer.patch(engine, "look_ahead", "look ahead")
+    timer.patch(observer.Observer, "after", "after")
+    timer.patch(screenshots.PendingFrame, "result", "picture wait (pending frame)")
+    timer.patch(engine.Executor, "_accept", "accept (proposal, compile)")
+    timer.patch(engine.Executor, "_decide", "decide (anti-loop)")
+    timer.patch(engine.Executor, "_reported", "reported (late events)")
+    timer.patch(engine.Executor, "_passed", "passed (step evidence)")
     timer.patch(step_conditions, "poll", "conditions")
     timer.patch(checks, "pause", "poll sleep")
     timer.patch(actions.Actions, "perform", "action")
