@@ -46,7 +46,7 @@ from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
-from pytest_cometlocal.executor.step.target import Ahead, held_between, look_ahead, prepare, read_between
+from pytest_cometlocal.executor.step.target import Ahead, draw_after, look_ahead, prepare, read_between
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
@@ -358,8 +358,10 @@ class Executor:
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)
             read = self._read(attempt)  # the one read between this step and the next
-            at_once = self.conditions.check(attempt, kind.post_phase, spec.postconditions,
-                                            read.look.data["title"] if read else None)
+        with self._phase(attempt, "observation after the step"):  # balanced: its picture, with a first look
+            self._ahead, first = draw_after(ctx, self.conditions, attempt, read)
+        with self._phase(attempt, "postconditions"):
+            at_once = self.conditions.check(attempt, kind.post_phase, spec.postconditions, read and read.title, first)
             self.actions.capture_downloads(attempt)
         with self._phase(attempt, "observation after the step"):
             self._after(attempt, read if at_once else None)
@@ -423,14 +425,12 @@ class Executor:
 
     def _after(self, attempt: StepAttempt, read: Ahead | None) -> None:
         """The step's "after": the one read when its postconditions held at that read (it is then the next
-        step's "before" too), else a look of its own, with the next step's look-ahead."""
-        ctx = self.ctx
+        step's "before" too; balanced drew its picture already: ``draw_after``), else a look of its own,
+        with the next step's look-ahead."""
         if read is None:
-            attempt.after, self._ahead = ctx.observer.after(attempt, self._meanwhile(attempt))
-            return
-        attempt.after, held = ctx.observer.after(
-            attempt, lambda: held_between(ctx, self.conditions, read, attempt.index + 1), read.look.again(), read.since)
-        self._ahead = held or (None if read.stale else read)  # stale: the page stopped answering since
+            attempt.after, self._ahead = self.ctx.observer.after(attempt, self._meanwhile(attempt))
+        elif attempt.after is None:  # fast: no picture drawn meanwhile
+            attempt.after, self._ahead = self.ctx.observer.after(attempt, None, read.look.again(), read.since)[0], read
 
     def _meanwhile(self, attempt: StepAttempt) -> Callable[[], Ahead | None] | None:
         """The next plan step's read-only work (``look_ahead``), to run while this step's picture is drawn."""

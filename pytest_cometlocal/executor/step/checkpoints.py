@@ -42,17 +42,24 @@ class StepConditions:
     failures: Failures
     safety: Safety
 
-    def check(self, attempt: StepAttempt, phase: str, conditions: list[Any], title: str | None = None) -> bool:
+    def check(self, attempt: StepAttempt, phase: str, conditions: list[Any], title: str | None = None,
+              first: list[CheckResult] | None = None) -> bool:
         """Poll ``conditions``; raise the typed failure when a required one does not hold. ``title``: the
         page's title as the one read between two steps saw it, which the first look reads; True when
-        every required condition held at that first look (the read then stands as the step's "after")."""
+        every required condition held at that first look (the read then stands as the step's "after").
+        ``first``: that first look, taken already (``look_once``, while the read's picture was drawn);
+        when a required condition did not hold in it, they are polled afresh, and the read does not stand."""
         spec = attempt.spec
         timeout = spec.timeout_ms
         if phase == "post" and attempt.scrolled is not None and not attempt.scrolled.held:
             timeout = 0  # (v1.1) scroll's loop looked until the end or its timeout: one more look decides
         check_context = self.ctx.check_context(attempt)
-        check_context.title = title
-        results = poll(conditions, check_context, phase, timeout)
+        check_context.title = title if first is None else None  # a look taken later reads the title itself
+        if first is not None and all(r.ok for r in first if r.condition.severity != "warning"):
+            results, at_once = first, True
+        else:  # a first look taken already that failed: they are polled afresh, and the read does not stand
+            results = poll(conditions, check_context, phase, timeout)
+            at_once = first is None and check_context.looks == 1
         failed = [r for r in results if not r.ok and r.condition.severity != "warning"]
         warnings = [r.failed_dict(phase) for r in results if not r.ok and r.condition.severity == "warning"]
         if warnings:
@@ -60,11 +67,17 @@ class StepConditions:
         if not failed:
             if phase != "pre" and (spec.save or spec.save_text):  # (v1.2) saved values (http/saves.py)
                 keep_saves(self.failures, attempt, lambda: self._target_text(attempt, phase))
-            return check_context.looks == 1
+            return at_once
         if phase != "pre":
             self.safety.check_navigation(attempt)
             self.safety.check_auth(attempt)
         raise self._failure(attempt, phase, failed)
+
+    def look_once(self, attempt: StepAttempt, phase: str, conditions: list[Any], title: str | None) -> list[CheckResult]:
+        """Every condition (warnings too) at one look, nothing written or raised: ``check``'s ``first``."""
+        check_context = self.ctx.check_context(attempt)
+        check_context.title = title
+        return poll(conditions, check_context, phase, 0)
 
     def hold_now(self, attempt: StepAttempt, conditions: list[Any]) -> bool:
         """Whether every condition (warnings too) holds at one look: the look-ahead's preconditions,

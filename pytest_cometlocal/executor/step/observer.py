@@ -182,7 +182,7 @@ class Observer:
         read between two steps, read already; ``since``: the requests and downloads seen, and the time, then
         (what the carry-over compares with)."""
         done = None
-        if meanwhile is not None and not self.profile.decisive_pictures and not self.full(attempt):
+        if meanwhile is not None and self.draws(attempt):
             if self.events.crashed:
                 raise Crashed("page crashed")
             pending = observe_pending(self.page, self.secrets, self.blanks, seen)
@@ -206,6 +206,10 @@ class Observer:
         requests, downloads, taken = since if since is not None else (*counts, time.monotonic())
         self._carry = (observation, requests, downloads, taken, self.page)
         return observation, done
+
+    def draws(self, attempt: StepAttempt) -> bool:
+        """Whether the step's "after" picture is drawn while read-only work runs (``after``'s meanwhile)."""
+        return not self.profile.decisive_pictures and not self.full(attempt)
 
     def counts(self) -> tuple[int, int, float]:
         """The requests and downloads seen so far, and the time: what a read's carry-over compares with."""

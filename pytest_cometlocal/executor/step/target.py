@@ -61,6 +61,7 @@ from pytest_cometlocal.executor.step.actions import ACTIONS
 from pytest_cometlocal.executor.step.context import StepContext
 
 if TYPE_CHECKING:
+    from pytest_cometlocal.executor.page.conditions import CheckResult
     from pytest_cometlocal.executor.step.checkpoints import StepConditions
 
 U4_ORDER = list(T.U4_ORDER)
@@ -180,6 +181,11 @@ class Ahead:
     # no longer the page as it is, so the next step looks for itself.
     stale: bool = False
 
+    @property
+    def title(self) -> str:
+        """The page's title as the read saw it: the first poll of the step's postconditions reads it."""
+        return self.look.data["title"]
+
 
 def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None:
     """The one read between two steps: the page's look (the step's "after", then the next step's
@@ -225,6 +231,26 @@ def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, ind
         if is_crash(exc) or ctx.events.crashed:
             raise
     return ahead
+
+
+def draw_after(ctx: StepContext, conditions: StepConditions, attempt: StepAttempt,
+               read: Ahead | None) -> tuple[Ahead | None, list[CheckResult] | None]:
+    """The read as the step's "after" (balanced): its picture is drawn while the step's postconditions are
+    looked at once (``look_once``) and the next step's held against the read (``held_between``).
+    Returns the next step's ``Ahead`` and that first look (None: not taken, the page was pictured at
+    once); ``check`` decides with it, and a step whose first look failed is observed afresh. Nothing
+    (None, None) without a read, or where the observer draws no picture meanwhile (fast, critical)."""
+    if read is None or not ctx.observer.draws(attempt):
+        return None, None
+    first: list[list[CheckResult]] = []  # the first look, once taken
+    phase, spec = ACTIONS[attempt.spec.kind].post_phase, attempt.spec
+
+    def meanwhile() -> Ahead:
+        first.append(conditions.look_once(attempt, phase, spec.postconditions, read.title))
+        return held_between(ctx, conditions, read, attempt.index + 1)
+
+    attempt.after, held = ctx.observer.after(attempt, meanwhile, read.look.again(), read.since)
+    return held or (None if read.stale else read), first[0] if first else None
 
 
 def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead | None:
