@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
     from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.page.conditions import CheckContext  # whose EVALUATORS these are rows of
 
 # An element's text as Playwright's toHaveText reads it (scripts/element_text.js).
 ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
@@ -129,31 +130,31 @@ def shown_values(observed: dict[str, Any], mask: Callable[[str], str]) -> dict[s
 # count other than 1 never holds (page/conditions.py's _on_element then counts no more).
 
 
-def _text_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _text_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, content = element_text(locator)
     ok = count == 1 and compiled(args.pattern).search(content) is not None
     return ok, {"count": count, "text": seen(content, ctx.mask_text)}
 
 
-def _value_contains(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _value_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, value = element_value(locator)
     return count == 1 and ctx.resolve_text(args.text) in value, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
-def _value_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _value_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, value = element_value(locator)
     ok = count == 1 and compiled(args.pattern).search(value) is not None
     return ok, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
-def _attr_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _attr_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     """An absent attribute reads as ``""``, as toHaveClass reads it; ``observed.value`` is null then."""
     value = locator.get_attribute(args.attr, timeout=1000)
     ok = compiled(args.pattern).search(value or "") is not None
     return ok, {"count": 1, "attr": args.attr, "value": None if value is None else seen(value, ctx.mask_text)}
 
 
-ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
+ELEMENT_CHECKS: dict[str, Callable[[Locator, Any, CheckContext], tuple[bool, Any]]] = {
     "element_text_matches": _text_matches,
     "element_value_contains": _value_contains,
     "element_value_matches": _value_matches,
@@ -162,7 +163,7 @@ ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
 COUNTED = frozenset({"element_text_matches", "element_value_contains", "element_value_matches"})
 
 
-def _text_is(text: str, entry: str, ctx: Any) -> bool:
+def _text_is(text: str, entry: str, ctx: CheckContext) -> bool:
     """An entry written ``/…/`` is a regex the whole text must match; any other is the text, normalized."""
     pattern = list_entry_pattern(entry)
     if pattern is not None:
@@ -170,7 +171,7 @@ def _text_is(text: str, entry: str, ctx: Any) -> bool:
     return text == normalize(ctx.resolve_text(entry))
 
 
-def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def element_texts_equal(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) toHaveText([...]): as many matches as entries, each one's text its entry, in document
     order. Any alternative may hold; a failure shows the first one's texts (at most TEXTS_SEEN)."""
     wanted = cond.args.texts
@@ -185,7 +186,7 @@ def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, An
     return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}
 
 
-def aria_snapshot_matches(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def aria_snapshot_matches(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
 
     The template's secrets are resolved here and go nowhere else: the matcher's
