@@ -44,8 +44,9 @@ ELEMENT_TEXTS_JS = load_script(__package__, "element_texts.js", element_text=rea
 # How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
 ARIA_LOOK_MS = 10
 
-# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
-ACTUAL_LIMIT = 20 * 1024
+# The most of an aria snapshot kept or shown, in UTF-8 bytes, after masking (``aria_cut``): a failed
+# aria_snapshot_matches' actual (v1.1), a failure's evidence and the agent's page view (step/evidence.py).
+MAX_ARIA_BYTES = 20 * 1024
 
 # The most texts of a list, or names, a failure shows. (v1.2)
 TEXTS_SEEN = 50
@@ -110,6 +111,15 @@ def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
     marked as cut; and whether it was."""
     head, cut = first_lines(text, limit - len(TRUNCATED.encode()))
     return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
+
+
+def aria_cut(snapshot: str, mask: Callable[[str], str], *, marked: bool = False) -> tuple[str, bool]:
+    """An aria snapshot as it may be kept or shown: masked first, then cut after the last whole line that
+    fits ``MAX_ARIA_BYTES``, so a cut never leaves part of a secret; and whether lines were left out.
+    ``marked``: a last line ``... (truncated)`` says so, within the bound (a failed condition's ``actual``;
+    the evidence file and the agent's view say it beside the text)."""
+    masked = mask(snapshot)
+    return clip_utf8(masked, MAX_ARIA_BYTES) if marked else first_lines(masked, MAX_ARIA_BYTES)
 
 
 
@@ -191,7 +201,7 @@ def aria_snapshot_matches(cond: Condition, ctx: CheckContext, phase: str) -> tup
 
     The template's secrets are resolved here and go nowhere else: the matcher's
     message, which quotes the template, is not kept. A failure records the
-    actual snapshot, masked, then cut to ACTUAL_LIMIT.
+    actual snapshot, masked, then cut to MAX_ARIA_BYTES (``aria_cut``).
     """
     from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
 
@@ -216,5 +226,5 @@ def aria_snapshot_matches(cond: Condition, ctx: CheckContext, phase: str) -> tup
         if is_crash(exc) or (gone := matches_now(locator)) is None:
             raise
         return False, gone
-    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
+    actual, truncated = aria_cut(snapshot, ctx.mask_text, marked=True)
     return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
