@@ -40,7 +40,7 @@ def _uses(c: dict[str, Any]) -> list[str]:
 
 def aria_view(page: Page, redactor: Redactor) -> dict[str, Any]:
     """``aria_snapshot`` of the page's body, as a failure's evidence keeps it (``evidence.aria_text``: masked,
-    at most MAX_ARIA_BYTES; ``aria_snapshot_truncated`` says when lines were left out); a page that does not
+    at most page/texts.MAX_ARIA_BYTES; ``aria_snapshot_truncated`` says when lines were left out); a page that does not
     give one within OBSERVE_MS says why instead."""
     try:
         text, truncated = aria_text(page, redactor, OBSERVE_MS, what="agent aria snapshot")

@@ -328,7 +328,7 @@ class Executor:
     def _attempt(self, attempt: StepAttempt) -> None:
         """One attempt, its events in the journal's order (docs/executor.md, "One step")."""
         spec, ctx, journal = attempt.spec, self.ctx, self.journal
-        kind = ACTIONS[spec.kind]
+        kind = ACTIONS[spec.kind].kind  # the contract's row of the kind
         halt = ctx.policy.check_step_budget()
         ahead, self._ahead = self._ahead, None
         with self._phase(attempt, "observation before the step"):
@@ -373,11 +373,11 @@ class Executor:
 
     def _accept(self, attempt: StepAttempt) -> None:
         """proposal_received, proposal_accepted and action_compiled (a navigation's URL made absolute)."""
-        spec, kind = attempt.spec, ACTIONS[attempt.spec.kind]
+        spec, row = attempt.spec, ACTIONS[attempt.spec.kind]
         self.journal.proposal_received("plan" if not self.proposals else "planner",
                                        self.settings.step_sources.get(spec.id))
-        if kind.url_of is not None:
-            attempt.requested_url = absolute_url(self.failures, attempt, kind.url_of(spec))
+        if row.url_of is not None:
+            attempt.requested_url = absolute_url(self.failures, attempt, row.url_of(spec))
         self.journal.proposal_accepted()
         self.journal.action_compiled()
 
@@ -413,7 +413,7 @@ class Executor:
             self.journal.pages_opened(ctx.pages)
         if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
             self.journal.requests_stubbed(ctx.stubs.take())
-        self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].post_phase, late)
+        self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].kind.post_phase, late)
 
     def _read(self, attempt: StepAttempt) -> Ahead | None:
         """The one read between two steps (``read_between``), when the plan's next step follows this one

@@ -16,13 +16,18 @@ import json
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.targets_cli.errors import TargetsRefused, TargetsUsage
 from pytest_cometlocal.targets_cli.opening import Opening, open_and_look
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+    from pytest_cometlocal.executor.runfolder.redactor import Redactor
 
 EXIT_CODES = ("exit codes: 0 the page's targets were listed; 1 the page could not be opened (the error code and "
               "why, on standard error: DOMAIN_BLOCKED for a URL outside the allowlist, the failed step's code); "
@@ -91,7 +96,7 @@ def _look(opening: Opening, output: Path, args: argparse.Namespace) -> dict[str,
     from pytest_cometlocal.executor.step.evidence import aria_text
     from pytest_cometlocal.executor.suggest.listing import page_targets
 
-    def look(page: Any, redactor: Any) -> dict[str, Any]:
+    def look(page: Page, redactor: Redactor) -> dict[str, Any]:
         found = page_targets(page, redactor)
         if args.aria:
             found["aria_snapshot"], cut = aria_text(page, redactor, ms=10_000)

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 import pytest
 from playwright._impl import connection
 
+from pytest_cometlocal.executor.step import observer
 from pytest_cometlocal.runs.verify import verify_run
 from tests.support import Run, opened, read_trace, served_pages
 
@@ -128,3 +129,39 @@ def test_a_postcondition_that_does_not_hold_at_the_read_is_polled_and_the_page_l
         e for e in r.events if e["event_type"] == "observation_captured" and e["step_id"] == "c1"
     )["state_signature_before"]["title_hash"]
     assert verify_run(r.run_dir).ok
+
+
+# Reading #trap's text (element_text.js asks each element for its ownerDocument; the look never does)
+# freezes the page for good once Arm was pressed.
+TRAP = ("<title>Trap</title><button onclick=\"armed = true\">Arm</button><p id=trap>Ready</p><script>"
+        "let armed = false; const real = Object.getOwnPropertyDescriptor(Node.prototype, 'ownerDocument');"
+        "Object.defineProperty(document.getElementById('trap'), 'ownerDocument', {get() {"
+        " if (armed) { while (true) {} } return real.get.call(this); }});</script>")
+
+
+def test_a_read_whose_next_step_froze_the_page_is_not_that_steps_before(chromium, tmp_path, monkeypatch):
+    """balanced: while "arm"'s picture is drawn, the one read's next step has its precondition looked at,
+    and that look freezes the page. The read is then the page as it was, not as it is: it is not passed
+    on as "check"'s "before" (``Ahead.stale``); "check" looks for itself and finds the page unresponsive,
+    before any observation of its own (not at its precondition, with the read as its "before").
+
+    The carry-over's age limit (``CARRY_MAX_AGE_S``, 1 s) alone would also refuse that read, which is
+    older than the look-ahead's 3 s bound once the freeze is noticed: it is lifted here, so that only
+    ``stale`` keeps the read out."""
+    monkeypatch.setattr(observer, "CARRY_MAX_AGE_S", 600.0)
+    steps = ("- {id: arm, kind: click, target: {type: role, role: button, name: Arm, exact: true}}\n"
+             "- {id: check, kind: assert, timeout_ms: 1000, preconditions: [{kind: element_text_contains,\n"
+             "    args: {target: {type: css, selector: '#trap'}, text: Ready}}],\n"
+             "   postconditions: [{kind: title_contains, args: {text: Trap}}]}\n")
+    with served_pages({"/trap": TRAP}) as url:
+        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/trap", steps), url, "balanced")
+    assert r.code == "PAGE_UNRESPONSIVE", r.error
+    error = [e for e in r.events if e["event_type"] == "error_raised"][-1]["error"]
+    assert (error["action_id"], error["details"]["during"]) == ("check", "observation before the step"), error
+    assert error["state_before"] is None and "observation_captured" not in r.types("check")
+    # "arm" passed: its "after" is the read, kept without the picture the frozen page could not give.
+    after = next(e for e in r.events if e["event_type"] == "postconditions_checked" and e["step_id"] == "arm")
+    assert after["state_signature_after"]["screenshot_hash"] is None
+    assert "stopped answering while the next step was looked at" in \
+        after["state_signature_after"]["metadata"]["screenshot_error"]
+    assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems

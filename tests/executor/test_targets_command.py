@@ -21,7 +21,7 @@ import yaml
 from pytest_cometlocal import cli
 from pytest_cometlocal.executor.browser import manager
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.executor.step.evidence import MAX_ARIA_BYTES
+from pytest_cometlocal.executor.page.texts import MAX_ARIA_BYTES
 from pytest_cometlocal.executor.suggest.listing import page_targets
 from pytest_cometlocal.targets_cli.errors import TargetsRefused
 from pytest_cometlocal.targets_cli.opening import Opening, open_and_look

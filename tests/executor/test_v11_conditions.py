@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_cometlocal.executor.page.texts import ACTUAL_LIMIT
+from pytest_cometlocal.executor.page.texts import MAX_ARIA_BYTES
 from tests.support import opened, served_pages
 
 FOCUS = """<title>Focus</title>
@@ -26,7 +26,7 @@ MIXED = """<title>Mixed</title>
 <p id="plain">No checked state</p>
 """
 
-# An accessibility tree larger than ACTUAL_LIMIT: 250 list items of about 110 characters.
+# An accessibility tree larger than MAX_ARIA_BYTES: 250 list items of about 110 characters.
 LONG = "<title>Long</title><h1>Inventory</h1><ul>" + "".join(
     f"<li>Inventory item number {i} of the warehouse, shelf {i % 40}, row {i % 7}: {'boxes ' * 10}</li>"
     for i in range(250)) + "</ul>"
@@ -201,7 +201,7 @@ def test_aria_snapshot_failure_keeps_at_most_20_kb_of_the_actual_snapshot(run, p
     assert r.code == "POSTCONDITION_FAILED"
     actual = r.error.details["actual"]
     assert actual.startswith('- heading "Inventory"') and actual.endswith("(truncated)")
-    assert 0.9 * ACTUAL_LIMIT < len(actual.encode("utf-8")) <= ACTUAL_LIMIT
+    assert 0.9 * MAX_ARIA_BYTES < len(actual.encode("utf-8")) <= MAX_ARIA_BYTES
     observed = failed_condition(r, "aria_snapshot_matches")["observed"]
     assert observed["truncated"] is True and observed["actual"] == actual
 

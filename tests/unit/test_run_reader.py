@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import pytest_cometlocal
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import Policy
@@ -26,6 +25,7 @@ from pytest_cometlocal.runs.reader import read_attempts, read_evidence, read_jso
 from pytest_cometlocal.runs.steps import Attempts
 from pytest_cometlocal.runs.show import show_run
 from pytest_cometlocal.runs.verify import verify_run
+from tests.unit import package_source
 
 SUGGESTED = [{"target": {"type": "testid", "id": "save-changes"}, "matched": "button \"Save changes\"",
               "score": 0.9, "why": "the name is close"}]
@@ -140,10 +140,9 @@ def test_a_missing_manifest_is_a_typed_error(tmp_path: Path) -> None:
 
 def test_the_file_names_of_a_run_folder_are_written_once() -> None:
     """Only contract/run_folder.py spells them; everything else names them from there."""
-    package = Path(pytest_cometlocal.__file__).parent
+    package = package_source.PACKAGE
     literals = re.compile(r"""["'](trace\.jsonl|run_manifest\.json|evidence_manifest\.json)["']""")
-    spelled = sorted(str(p.relative_to(package)) for p in package.rglob("*.py")
-                     if literals.search(p.read_text("utf-8")))
+    spelled = sorted(str(f.path.relative_to(package)) for f in package_source.python_files() if literals.search(f.text))
     assert spelled == ["contract/run_folder.py"]
 
 

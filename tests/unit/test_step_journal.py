@@ -8,6 +8,7 @@ fails here, not in a run.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from types import SimpleNamespace
@@ -25,7 +26,7 @@ from pytest_cometlocal.executor.page.conditions import EVALUATORS
 from pytest_cometlocal.contract.run_folder import EVIDENCE_MANIFEST as MANIFEST
 from pytest_cometlocal.executor.errors import Stop
 from pytest_cometlocal.executor.results import RUN_STATUSES, StepAttempt
-from pytest_cometlocal.executor.step.actions import ACTIONS
+from pytest_cometlocal.executor.step.actions import ACTIONS, ActionRow
 from pytest_cometlocal.executor.step.budget import RetryRule
 from pytest_cometlocal.executor.step.journal import ATTEMPT_ORDER, EventOutOfOrder, StepJournal
 
@@ -211,17 +212,20 @@ def test_every_action_kind_of_the_contract_is_one_row_of_the_actions():
     assert sorted(ACTIONS) == sorted(ACTION_KINDS)
     assert len(ACTION_KINDS) == len(set(ACTION_KINDS))
     # The flow's choices are the rows' (engine.py reads them, never the kind's name).
-    assert {k for k, row in ACTIONS.items() if row.resolves_target} == {
+    assert {k for k, row in ACTIONS.items() if row.kind.resolves_target} == {
         "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"}
-    assert [k for k, row in ACTIONS.items() if row.ends_run] == ["stop"]
+    assert [k for k, row in ACTIONS.items() if row.kind.ends_run] == ["stop"]
     assert [k for k, row in ACTIONS.items() if row.url_of is not None] == ["navigate", "request"]
-    assert [k for k, row in ACTIONS.items() if row.post_phase == "assert"] == ["assert"]
+    assert [k for k, row in ACTIONS.items() if row.kind.post_phase == "assert"] == ["assert"]
 
 
 def test_the_contract_has_one_kinds_table_and_the_executor_reads_it():
     """Side effects, retries and the step flow's choices are one row per kind (contract KINDS)."""
     assert sorted(KINDS) == sorted(ACTION_KINDS)
     assert all(ACTIONS[kind].kind is row for kind, row in KINDS.items())
+    # The executor's row adds how the kind is done, and nothing of the flow: that is read from ``row.kind``.
+    assert [f.name for f in dataclasses.fields(ActionRow)] == ["perform", "kind", "url_of"]
+    assert not [name for name, value in vars(ActionRow).items() if isinstance(value, property)]
     assert NEVER_RETRIED_KINDS == {k for k, row in KINDS.items() if not row.retried} == {"wait_for", "assert"}
     assert SIDE_EFFECT_KINDS == {k for k, row in KINDS.items() if row.side_effect}
     assert set(ACTION_KINDS) - SIDE_EFFECT_KINDS == {"wait_for", "assert", "stop"}

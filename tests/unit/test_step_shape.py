@@ -10,14 +10,20 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest_cometlocal
+from tests.unit import package_source
 
-EXECUTOR = Path(pytest_cometlocal.__file__).parent / "executor"
+EXECUTOR = package_source.PACKAGE / "executor"
 ATTEMPT_MAX_LINES = 45
 
 
+def _tree(path: Path) -> ast.Module:
+    """The module's tree, from the package read the self-inspection tests share (package_source.py)."""
+    (tree,) = [f.tree for f in package_source.python_files() if f.path == path]
+    return tree
+
+
 def _function(path: Path, qualname: str) -> ast.FunctionDef:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     cls, name = qualname.split(".")
     for node in tree.body:
         if isinstance(node, ast.ClassDef) and node.name == cls:
@@ -46,8 +52,8 @@ def test_attempt_is_short_and_takes_its_look_and_target_from_prepare() -> None:
 
 
 def test_the_target_is_resolved_in_one_place_of_the_step() -> None:
-    callers = [path.relative_to(EXECUTOR).as_posix() for path in sorted(EXECUTOR.rglob("*.py"))
-               if "resolve_step_target" in _called_names(ast.parse(path.read_text(encoding="utf-8")))]
+    callers = [f.path.relative_to(EXECUTOR).as_posix() for f in package_source.python_files()
+               if f.path.is_relative_to(EXECUTOR) and "resolve_step_target" in _called_names(f.tree)]
     assert callers == ["step/target.py"]
     settle = _function(EXECUTOR / "step" / "target.py", "Prepared.settle")
     assert "resolve_step_target" in _called_names(settle)

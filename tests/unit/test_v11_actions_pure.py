@@ -24,7 +24,7 @@ NEW_KINDS = ("press", "hover", "check", "uncheck", "drag")
 def test_each_new_kind_is_a_row_that_resolves_its_target():
     for kind in NEW_KINDS:
         row = ACTIONS[kind]
-        assert row.resolves_target and not (row.url_of or row.waits or row.ends_run) and row.post_phase == "post"
+        assert row.kind.resolves_target and not (row.url_of or row.kind.waits or row.kind.ends_run) and row.kind.post_phase == "post"
 
 
 def state(kind: str | None, checked: bool | None = False) -> ControlState:

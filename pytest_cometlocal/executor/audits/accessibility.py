@@ -20,12 +20,16 @@ import json
 import secrets
 import weakref
 from importlib.resources import files
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
+
+if TYPE_CHECKING:
+    from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.audits.baselines import AuditContext
 
 # The engine, read once at import (a step never touches the disk for it).
 _VENDOR = files(__package__) / "vendor"
@@ -125,7 +129,7 @@ def _world(page: Any) -> _World:
     return world
 
 
-def accessibility_clean(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def accessibility_clean(cond: Condition, ctx: AuditContext, phase: str) -> tuple[bool, Any]:
     """Holds when axe finds no violation at or above ``impact_at_least`` (on the page, or in the target)."""
     args = cond.args
     seen: dict[str, Any] = {"axe": AXE_VERSION, "rules": list(args.rules), "impact_at_least": args.impact_at_least}

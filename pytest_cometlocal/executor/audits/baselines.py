@@ -16,12 +16,15 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract.model.audits import baseline_file
 from pytest_cometlocal.contract.model.records import EvidenceRef
 
 if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
+
+    from pytest_cometlocal.contract.model.targets import Target
     from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
 
 # The roles of a screenshot_matches picture in the evidence (metadata.role); a failure's set shares metadata.set.
@@ -113,3 +116,14 @@ class AuditLook:
     baselines: Baselines
     tag: str
     step_id: str | None
+
+
+class AuditContext(Protocol):
+    """What an audit evaluator reads of page/conditions.py's ``CheckContext``: named here, since this
+    room may not import the page room (which imports it)."""
+
+    page: Page
+    audit: AuditLook | None
+    mask_text: Callable[[str], str]
+
+    def locate(self, spec: Target | list[Target] | None) -> tuple[Locator | None, dict[str, Any]]: ...

@@ -32,6 +32,9 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
 
+    from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.audits.baselines import AuditContext
+
 STABLE_TRIES = 4  # pictures one look may take to find two equal in a row
 CAPTURE_MS = 5000  # one picture: a page that cannot give one in this time is not looked at again in this look
 MASK_COLOUR = "#FF00FF"  # Playwright's default mask colour (picture_compare.MASK_COLOUR)
@@ -47,7 +50,7 @@ def _box(x: float, y: float, w: float, h: float, origin: tuple[float, float]) ->
     return x0, y0, math.ceil(x - origin[0] + w) - x0, math.ceil(y - origin[1] + h) - y0
 
 
-def _masks(cond: Any, ctx: Any, secrets: list[str]) -> tuple[list[Locator], dict[str, Any] | None]:
+def _masks(cond: Condition, ctx: AuditContext, secrets: list[str]) -> tuple[list[Locator], dict[str, Any] | None]:
     """The mask locators (each target exactly one element, then every element showing a secret, marked
     now); or why a mask was not found."""
     page = ctx.page
@@ -73,12 +76,12 @@ def _stable(take: Any) -> bytes | None:
     return None
 
 
-def screenshot_matches(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
+def screenshot_matches(cond: Condition, ctx: AuditContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) The picture against its baseline; observed: the name, what happened to the baseline, the difference."""
     args, look = cond.args, ctx.audit
     if look is None:  # a check context made without the executor's step context (nothing to compare with)
         return False, {"snapshot": args.name, "error": "no baselines for this check"}
-    baselines: Any = look.baselines
+    baselines = look.baselines
     seen: dict[str, Any] = {"snapshot": args.name, "baseline_file": baselines.shown(args.name)}
     target: Locator | None = None
     if args.target is not None:

@@ -10,7 +10,7 @@ The comparison of a JSON value is the one ``storage_item`` uses
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.patterns import compiled
@@ -18,20 +18,31 @@ from pytest_cometlocal.executor.http.exchange import observed
 
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.http.exchange import HttpResponse
 
-Evaluator = Callable[[Any, Any, str], tuple[bool, Any]]
+
+class ResponseContext(Protocol):
+    """What these conditions read of page/conditions.py's ``CheckContext``: named here, since this room
+    may not import the page room (which imports it)."""
+
+    response: HttpResponse | None
+    mask_text: Callable[[str], str]
+    resolve_text: Callable[[str], str]
+
+
+Evaluator = Callable[["Condition", ResponseContext, str], tuple[bool, Any]]
 # The most characters of a JSON value ``observed`` shows beside the body.
 VALUE_LIMIT = 1_000
 
 
-def _response_status(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_status(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     wanted = cond.args.status if isinstance(cond.args.status, list) else [cond.args.status]
     ok = response is not None and response.status in wanted
     return ok, {"status": response.status} if ok else observed(response, ctx.mask_text)
 
 
-def _response_json(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_json(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     if response is None:
         return False, observed(None, ctx.mask_text)
@@ -49,7 +60,7 @@ def _response_json(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
     return ok, shown if ok else observed(response, ctx.mask_text, **shown)
 
 
-def _response_header(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def _response_header(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     if response is None:
         return False, observed(None, ctx.mask_text)

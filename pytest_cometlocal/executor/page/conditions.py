@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
 
     from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.audits.baselines import AuditLook
+    from pytest_cometlocal.executor.http.exchange import HttpResponse
 
 __all__ = ["CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
            "poll", "required_of"]
@@ -70,14 +72,14 @@ class CheckContext:
     resolve_text: Callable[[str], str] = lambda s: s
     mask_name: Callable[[str], str] = lambda s: s  # a download's name as it may be shown (Redactor.file_name)
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
-    response: Any = None  # (v1.2) a request step's last response, which the response_* conditions read
-    audit: Any = None  # (v1.2) what the audit conditions need beside the page (executor/audits: AuditLook)
+    response: HttpResponse | None = None  # (v1.2) a request step's last response (the response_* conditions')
+    audit: AuditLook | None = None  # (v1.2) what the audit conditions need beside the page (executor/audits)
     # The title the step's one read between two steps saw (docs/executor.md, "One step"): poll's first
     # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
     title: str | None = None
     looks: int = 0
 
-    def locate(self, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
+    def locate(self, spec: T.Target | list[T.Target] | None) -> tuple[Locator | None, dict[str, Any]]:
         """A condition's target (its own, else the step's), for rooms that may not import this one."""
         return _target_locator(self, spec)
 
@@ -103,7 +105,7 @@ class CheckResult:
         }
 
 
-def _target_locator(ctx: CheckContext, spec: Any) -> tuple[Locator | None, dict[str, Any]]:
+def _target_locator(ctx: CheckContext, spec: T.Target | list[T.Target] | None) -> tuple[Locator | None, dict[str, Any]]:
     """Locator for a condition's target: its own args.target, else the step's resolved target.
 
     A condition's own target is resolved by the same rules as a step's

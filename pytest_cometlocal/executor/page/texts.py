@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
 
     from pytest_cometlocal.contract.model.conditions import Condition
+    from pytest_cometlocal.executor.page.conditions import CheckContext  # whose EVALUATORS these are rows of
 
 # An element's text as Playwright's toHaveText reads it (scripts/element_text.js).
 ELEMENT_TEXT_JS = load_script(__package__, "element_text.js")
@@ -43,8 +44,9 @@ ELEMENT_TEXTS_JS = load_script(__package__, "element_texts.js", element_text=rea
 # How long one look at an aria snapshot may take: poll (and scroll's loop) looks again. (v1.1)
 ARIA_LOOK_MS = 10
 
-# The most of an actual aria snapshot a failure records, in UTF-8 bytes, after masking. (v1.1)
-ACTUAL_LIMIT = 20 * 1024
+# The most of an aria snapshot kept or shown, in UTF-8 bytes, after masking (``aria_cut``): a failed
+# aria_snapshot_matches' actual (v1.1), a failure's evidence and the agent's page view (step/evidence.py).
+MAX_ARIA_BYTES = 20 * 1024
 
 # The most texts of a list, or names, a failure shows. (v1.2)
 TEXTS_SEEN = 50
@@ -111,6 +113,15 @@ def clip_utf8(text: str, limit: int) -> tuple[str, bool]:
     return (head.removesuffix("\n") + TRUNCATED, True) if cut else (text, False)
 
 
+def aria_cut(snapshot: str, mask: Callable[[str], str], *, marked: bool = False) -> tuple[str, bool]:
+    """An aria snapshot as it may be kept or shown: masked first, then cut after the last whole line that
+    fits ``MAX_ARIA_BYTES``, so a cut never leaves part of a secret; and whether lines were left out.
+    ``marked``: a last line ``... (truncated)`` says so, within the bound (a failed condition's ``actual``;
+    the evidence file and the agent's view say it beside the text)."""
+    masked = mask(snapshot)
+    return clip_utf8(masked, MAX_ARIA_BYTES) if marked else first_lines(masked, MAX_ARIA_BYTES)
+
+
 
 def shown_values(observed: dict[str, Any], mask: Callable[[str], str]) -> dict[str, Any]:
     """(v1.2) ``observed`` as a failure may record it: each string masked and cut (``seen``), each
@@ -129,31 +140,31 @@ def shown_values(observed: dict[str, Any], mask: Callable[[str], str]) -> dict[s
 # count other than 1 never holds (page/conditions.py's _on_element then counts no more).
 
 
-def _text_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _text_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, content = element_text(locator)
     ok = count == 1 and compiled(args.pattern).search(content) is not None
     return ok, {"count": count, "text": seen(content, ctx.mask_text)}
 
 
-def _value_contains(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _value_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, value = element_value(locator)
     return count == 1 and ctx.resolve_text(args.text) in value, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
-def _value_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _value_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     count, value = element_value(locator)
     ok = count == 1 and compiled(args.pattern).search(value) is not None
     return ok, {"count": count, "value": seen(value, ctx.mask_text)}
 
 
-def _attr_matches(locator: Locator, args: Any, ctx: Any) -> tuple[bool, Any]:
+def _attr_matches(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     """An absent attribute reads as ``""``, as toHaveClass reads it; ``observed.value`` is null then."""
     value = locator.get_attribute(args.attr, timeout=1000)
     ok = compiled(args.pattern).search(value or "") is not None
     return ok, {"count": 1, "attr": args.attr, "value": None if value is None else seen(value, ctx.mask_text)}
 
 
-ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
+ELEMENT_CHECKS: dict[str, Callable[[Locator, Any, CheckContext], tuple[bool, Any]]] = {
     "element_text_matches": _text_matches,
     "element_value_contains": _value_contains,
     "element_value_matches": _value_matches,
@@ -162,7 +173,7 @@ ELEMENT_CHECKS: dict[str, Callable[[Any, Any, Any], tuple[bool, Any]]] = {
 COUNTED = frozenset({"element_text_matches", "element_value_contains", "element_value_matches"})
 
 
-def _text_is(text: str, entry: str, ctx: Any) -> bool:
+def _text_is(text: str, entry: str, ctx: CheckContext) -> bool:
     """An entry written ``/…/`` is a regex the whole text must match; any other is the text, normalized."""
     pattern = list_entry_pattern(entry)
     if pattern is not None:
@@ -170,7 +181,7 @@ def _text_is(text: str, entry: str, ctx: Any) -> bool:
     return text == normalize(ctx.resolve_text(entry))
 
 
-def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def element_texts_equal(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.2) toHaveText([...]): as many matches as entries, each one's text its entry, in document
     order. Any alternative may hold; a failure shows the first one's texts (at most TEXTS_SEEN)."""
     wanted = cond.args.texts
@@ -185,12 +196,12 @@ def element_texts_equal(cond: Condition, ctx: Any, phase: str) -> tuple[bool, An
     return False, {"count": first["count"], "texts": [seen(t, ctx.mask_text) for t in first["texts"][:TEXTS_SEEN]]}
 
 
-def aria_snapshot_matches(cond: Condition, ctx: Any, phase: str) -> tuple[bool, Any]:
+def aria_snapshot_matches(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     """(v1.1) Playwright's own matcher (partial match, /regex/ names), given a short timeout per look.
 
     The template's secrets are resolved here and go nowhere else: the matcher's
     message, which quotes the template, is not kept. A failure records the
-    actual snapshot, masked, then cut to ACTUAL_LIMIT.
+    actual snapshot, masked, then cut to MAX_ARIA_BYTES (``aria_cut``).
     """
     from playwright.sync_api import expect  # the page room loads Playwright only where it calls it
 
@@ -215,5 +226,5 @@ def aria_snapshot_matches(cond: Condition, ctx: Any, phase: str) -> tuple[bool, 
         if is_crash(exc) or (gone := matches_now(locator)) is None:
             raise
         return False, gone
-    actual, truncated = clip_utf8(ctx.mask_text(snapshot), ACTUAL_LIMIT)
+    actual, truncated = aria_cut(snapshot, ctx.mask_text, marked=True)
     return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}

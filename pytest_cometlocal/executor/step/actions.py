@@ -355,22 +355,6 @@ class ActionRow:
     # The URL the step requests (a navigate's target, a request's url), made absolute before it is accepted.
     url_of: Callable[[Any], str] | None = None
 
-    @property
-    def resolves_target(self) -> bool:
-        return self.kind.resolves_target
-
-    @property
-    def post_phase(self) -> str:
-        return self.kind.post_phase
-
-    @property
-    def waits(self) -> bool:
-        return self.kind.waits
-
-    @property
-    def ends_run(self) -> bool:
-        return self.kind.ends_run
-
 
 # How each action kind of the contract (contract/model/actionspec.py ActionKind) is performed.
 _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {

@@ -134,7 +134,7 @@ class StepConditions:
                            "upload_signal": result.condition.args.model_dump(mode="json", exclude_none=True) or "files attached"}
             return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
                         failed_conditions=failed_conditions)
-        if ACTIONS[spec.kind].waits and phase == "post":
+        if ACTIONS[spec.kind].kind.waits and phase == "post":
             # Named, not "a navigation": a wait_for often waits for no navigation at all.
             named = [describe_condition(r.condition, spec.target) for r in failed]
             return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",

@@ -14,8 +14,9 @@ hand first (the "before"), then a full look at the page and its HTML where
 the page can still be looked at, the executor's own partial snapshot where it
 cannot, and the name of every piece it could not take (evidence_gaps.py).
 Last, the page's aria snapshot (``aria_text``: masked, then cut at a line to
-``MAX_ARIA_BYTES``), so a failure can be read without a browser: the roles
-and names a target could use are in the run folder.
+``MAX_ARIA_BYTES`` by page/texts.py's ``aria_cut``, the cut of a failed
+aria_snapshot_matches' actual too), so a failure can be read without a
+browser: the roles and names a target could use are in the run folder.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from pytest_cometlocal.executor.page.observation import Observation
 from pytest_cometlocal.executor.page.screenshots import FRAME_ALGORITHM
 from pytest_cometlocal.executor.results import Fault, StepAttempt
 from pytest_cometlocal.executor.page.settle import settled
-from pytest_cometlocal.executor.page.texts import first_lines
+from pytest_cometlocal.executor.page.texts import aria_cut
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, FAILURE_EVIDENCE_MS, bound, call
 from pytest_cometlocal.executor.runfolder.evidence_gaps import Gaps, executor_snapshot, picture_reason
 
@@ -46,15 +47,15 @@ if TYPE_CHECKING:
 EXTENDED_CODES = (ErrorCode.OVERLAY_BLOCKING, ErrorCode.AUTH_FAILED, ErrorCode.DOWNLOAD_FAILED)
 # Codes after which the page cannot be looked at again.
 PAGE_GONE = (ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE)
-MAX_ARIA_BYTES = 20 * 1024  # of an aria snapshot kept or shown, in UTF-8 bytes, after masking
 
 
 def aria_text(page: Page, redactor: Redactor, ms: float = CAPTURE_MS, what: str = "aria snapshot") -> tuple[str, bool]:
     """The page's aria snapshot (Playwright's ``locator.aria_snapshot()`` of its body), masked first, then cut
-    at a line to ``MAX_ARIA_BYTES`` (a cut never leaves part of a secret); and whether lines were left out.
+    at a line to ``MAX_ARIA_BYTES`` (``texts.aria_cut``: a cut never leaves part of a secret); and whether
+    lines were left out.
     The failure's evidence and the agent's page view (agent/page_view.py) read it here; ``what`` names the call."""
     snapshot = call(what, ms, lambda: page.locator("body").aria_snapshot(timeout=ms))
-    return first_lines(redactor.text(snapshot), MAX_ARIA_BYTES)
+    return aria_cut(snapshot, redactor.text)
 
 
 def write_aria(page: Page, evidence: EvidenceStore, attempt: StepAttempt, redactor: Redactor,

@@ -144,7 +144,7 @@ class Matched:
 def _matchable(spec: ActionSpec) -> bool:
     """Whether the step's target can be matched in the same read as a look: one of its own, in the page's
     own document, not a drag's."""
-    return bool(ACTIONS[spec.kind].resolves_target and spec.alternatives and spec.to is None
+    return bool(ACTIONS[spec.kind].kind.resolves_target and spec.alternatives and spec.to is None
                 and in_main_frame(spec.alternatives[0]))
 
 
@@ -194,8 +194,7 @@ def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None
     that way: the step then looks as it did before (``Observer.after``, the look-ahead)."""
     controls = ctx.observer.profile.decisive_pictures
     since = ctx.observer.counts()
-    kind = ACTIONS[spec.kind]
-    if not _matchable(spec) or spec.criticality == "critical" or kind.ends_run:
+    if not _matchable(spec) or spec.criticality == "critical" or ACTIONS[spec.kind].kind.ends_run:
         return Ahead(spec, take_look(ctx.page, ctx.observer.secrets, controls), since=since)
     read = match_with_look(ctx.page, spec.alternatives[0], look_arg(ctx.observer.secrets, controls), CAPTURE_MS)
     if read is None:
@@ -209,14 +208,14 @@ def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None
 def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, index: int) -> Ahead:
     """The read's next step with its preconditions looked at once (balanced: while the picture is drawn);
     nothing is written or raised but a page that stopped answering."""
-    spec, kind = ahead.spec, ACTIONS[ahead.spec.kind]
-    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical":
+    spec, row = ahead.spec, ACTIONS[ahead.spec.kind]
+    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical":
         return ahead
     provisional = StepAttempt(spec, index, "ahead", 1, False)
     provisional.target = ahead.target
     try:
         with bound("look-ahead", CAPTURE_MS):
-            if kind.resolves_target and spec.alternatives and ahead.target is None:
+            if row.kind.resolves_target and spec.alternatives and ahead.target is None:
                 # Not matched by the read (in a frame, a later alternative): one look, as the look-ahead's.
                 ahead.resolution = resolve_ahead(ctx, provisional)
                 if ahead.resolution is None:
@@ -268,11 +267,11 @@ def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, i
 
 def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead:
     look = ctx.observer.look_ahead()
-    kind, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
-    if kind.ends_run or kind.url_of is not None or spec.criticality == "critical":
+    row, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
+    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical":
         return Ahead(spec, look)
-    resolution = resolve_ahead(ctx, provisional) if kind.resolves_target else None
-    if kind.resolves_target and spec.alternatives and resolution is None:
+    resolution = resolve_ahead(ctx, provisional) if row.kind.resolves_target else None
+    if row.kind.resolves_target and spec.alternatives and resolution is None:
         return Ahead(spec, look)
     provisional.marks = ctx.events.mark()  # what the conditions see of the page's events: from now, as the step's own
     return Ahead(spec, look, provisional.target, resolution, conditions.hold_now(provisional, spec.preconditions))
@@ -302,7 +301,7 @@ class Prepared:
         resolution = None
         if found is not None:
             attempt.target, resolution = found.target, found.resolution
-        elif ACTIONS[spec.kind].resolves_target:
+        elif ACTIONS[spec.kind].kind.resolves_target:
             resolution = resolve_step_target(ctx, attempt, failures)
         checked = found is not None and found.checked
         if not checked:
