@@ -242,7 +242,7 @@ def draw_after(ctx: StepContext, conditions: StepConditions, attempt: StepAttemp
     if read is None or not ctx.observer.draws(attempt):
         return None, None
     first: list[list[CheckResult]] = []  # the first look, once taken
-    phase, spec = ACTIONS[attempt.spec.kind].post_phase, attempt.spec
+    phase, spec = ACTIONS[attempt.spec.kind].kind.post_phase, attempt.spec
 
     def meanwhile() -> Ahead:
         first.append(conditions.look_once(attempt, phase, spec.postconditions, read.title))
