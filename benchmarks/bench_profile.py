@@ -73,7 +73,10 @@ class NestedTimer:
         return wrapper
 
     def patch(self, owner: Any, attr: str, name: str) -> None:
-        original = getattr(owner, attr)
+        """Wrap ``owner.attr``; a name this checkout does not have is left out (another version's)."""
+        original = getattr(owner, attr, None)
+        if original is None:
+            return
         self._undo.append((owner, attr, original))
         setattr(owner, attr, self.wrap(name, original))
 

@@ -165,3 +165,20 @@ def test_a_read_whose_next_step_froze_the_page_is_not_that_steps_before(chromium
     assert "stopped answering while the next step was looked at" in \
         after["state_signature_after"]["metadata"]["screenshot_error"]
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
+
+
+def test_a_postcondition_whose_first_look_freezes_the_page_is_the_steps_own_failure(chromium, tmp_path):
+    """balanced: "arm"'s postcondition reads the trap while its picture is drawn (``draw_after``), and
+    that look freezes the page. The step does not pass on that read: its own poll of the postcondition
+    finds the page unresponsive, typed at "arm" during its postconditions, and the run verifies."""
+    steps = ("- {id: arm, kind: click, timeout_ms: 1000, target: {type: role, role: button, name: Arm, exact: true},\n"
+             "   postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: '#trap'},"
+             " text: Ready}}]}\n"
+             "- {id: after, kind: click, target: {type: role, role: button, name: Arm, exact: true}}\n")
+    with served_pages({"/trap": TRAP}) as url:
+        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/trap", steps), url, "balanced")
+    assert r.code == "PAGE_UNRESPONSIVE", r.error
+    error = [e for e in r.events if e["event_type"] == "error_raised"][-1]["error"]
+    assert (error["action_id"], error["details"]["during"]) == ("arm", "postconditions"), error
+    assert "postconditions_checked" not in r.types("arm") and not r.types("after")
+    assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems

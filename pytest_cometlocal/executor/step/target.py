@@ -242,13 +242,22 @@ def draw_after(ctx: StepContext, conditions: StepConditions, attempt: StepAttemp
     if read is None or not ctx.observer.draws(attempt):
         return None, None
     first: list[list[CheckResult]] = []  # the first look, once taken
+    frozen: list[Exception] = []  # the page stopped answering that look: the step's own failure
     phase, spec = ACTIONS[attempt.spec.kind].kind.post_phase, attempt.spec
 
     def meanwhile() -> Ahead:
-        first.append(conditions.look_once(attempt, phase, spec.postconditions, read.title))
+        try:
+            with bound("postconditions", spec.timeout_ms):  # within the phase's bound: this one is said
+                first.append(conditions.look_once(attempt, phase, spec.postconditions, read.title))
+        except (CallTimedOut, PageUnresponsive) as exc:
+            read.stale = True
+            frozen.append(exc)
+            raise
         return held_between(ctx, conditions, read, attempt.index + 1)
 
     attempt.after, held = ctx.observer.after(attempt, meanwhile, read.look.again(), read.since)
+    if frozen:
+        raise frozen[0]  # as the step's own poll would have (PAGE_UNRESPONSIVE during its postconditions)
     return held or (None if read.stale else read), first[0] if first else None
 
 
