@@ -26,7 +26,9 @@ time (HTTP call, looks, evidence file, trace, hashing).
 goals (issue 38; only when named in ``--only``): every goal of the issue measured on
 two checkouts of the package side by side, alternating round by round, each side in
 processes importing its own checkout (bench_goals.py); ``--goals-md FILE`` writes the
-table. ~45-60 min with the defaults and ``--goals-unit`` at load ~20 on 2 CPUs.
+table. ~45-60 min with the defaults and ``--goals-unit`` at load ~20 on 2 CPUs. The
+floors of ``fast`` and ``balanced`` (hand-written + one read a step, + a picture a
+state; benchmarks/floors.py) are measured in the same rounds unless ``--goals-no-floors``.
 """
 
 from __future__ import annotations
@@ -78,6 +80,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--after", metavar="PATH", help="goals: the checkout measured as after")
     p.add_argument("--goals-rounds", type=int, help="goals: rounds, each side once a round (default 3; quick 1)")
     p.add_argument("--goals-unit", action="store_true", help="goals: also time tests/unit -n 2 once a side (slow)")
+    p.add_argument("--goals-no-floors", action="store_true",
+                   help="goals: leave out the floors (hand-written + one read a step, + a picture a state; "
+                        "two more real-flow processes a round and side)")
     p.add_argument("--goals-md", metavar="FILE", default="goals.md", help="goals: write the table there (default goals.md)")
     args = p.parse_args(argv)
     args.sections = [s.strip() for s in args.only.split(",") if s.strip()]
@@ -236,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
             from .bench_goals import bench_goals
 
             results["goals"] = bench_goals(work, args.before, args.after, rounds=args.goals_rounds, flows=args.real_flows,
-                                           bench_rounds=min(args.rounds, 3), unit=args.goals_unit, md=Path(args.goals_md))
+                                           bench_rounds=min(args.rounds, 3), unit=args.goals_unit, md=Path(args.goals_md),
+                                           floors=not args.goals_no_floors)
             mark('goals')
         if "throughput" in args.sections:
             from .bench_throughput import bench_throughput

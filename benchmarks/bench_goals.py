@@ -16,6 +16,14 @@ plan and hand items alternating); Playwright protocol calls per plain step (coun
 once per side, see goals_child.COUNT_CONFTEST); ``Executor._attempt``'s lines, from the
 source; ``tests/unit`` with ``-n 2``, one run a side (``--goals-unit``). Ratios are
 given min / median / max over the rounds, with the 1-min load average of each round.
+
+The floors (left out with ``--goals-no-floors``; benchmarks/floors.py), in the same
+rounds: on the real flow, two more hand-written processes a round and side, the
+hand-written flow plus one read a step (``fast``'s floor) and plus a picture of
+each state (``balanced``'s floor); on the bench page, the same two as items of
+each bench process. Rows: each floor / hand-written ("(floor)": the cost of
+the reads and pictures themselves) and each plan / its floor ("(executor's own)":
+what the executor adds to them).
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from .bench_real import HAND, ONE_READ, PICTURES
 from .common import median, table
 from .goals_child import parse_result
 
@@ -41,6 +50,22 @@ REAL_ROWS = (("real flow, `fast`, vs hand-written", "<= 1.15x", "fast", "hand-wr
 BENCH_ROWS = (("bench page, 40 steps, `balanced` vs hand-written", "<= 2.0x", "balanced"),
               ("bench page, 40 steps, `fast` vs hand-written", "<= 1.5x", "fast"))
 CALL_PROFILES = ("fast", "balanced")
+# The floors (benchmarks/floors.py), measured in the same rounds unless left out (``--goals-no-floors``): the hand-written
+# flow plus the one read a step of issue 38's executor (``fast``'s floor), plus a picture of each state (``balanced``'s).
+# Each plan is also set against its floor: the rest of its ratio is the executor's own.
+FLOOR, OWN = "(floor)", "(executor's own)"
+REAL_FLOOR_VARIANTS = (ONE_READ, PICTURES)
+REAL_FLOOR_ROWS = (("real flow, floor of `fast` (hand-written + one read a step) vs hand-written", FLOOR, ONE_READ, HAND),
+                   ("real flow, floor of `balanced` (+ a picture a state) vs hand-written", FLOOR, PICTURES, HAND),
+                   ("real flow, `fast` vs its floor", OWN, "fast", ONE_READ),
+                   ("real flow, `balanced` vs its floor", OWN, "balanced", PICTURES))
+# (measure, goal, profile of the bench process, bench_overhead's key)
+BENCH_FLOOR_ROWS = (("bench page, floor of `fast` (hand-written + one read a step) vs hand-written", FLOOR, "fast",
+                     "ratio_floor_one"),
+                    ("bench page, floor of `balanced` (+ a picture a state) vs hand-written", FLOOR, "balanced",
+                     "ratio_floor_pictures"),
+                    ("bench page, `fast` vs its floor", OWN, "fast", "ratio_plan_one"),
+                    ("bench page, `balanced` vs its floor", OWN, "balanced", "ratio_plan_pictures"))
 
 
 def checkout(path: str) -> Path:
@@ -97,11 +122,13 @@ def real_ratio(sessions: list[dict[str, Any]], plan: str, ref: str) -> list[floa
 def goal_rows(got: dict[str, Any]) -> list[list[str]]:
     """The goals table's rows (measure, goal, before, after, after / before) from what the run collected."""
     rows: list[list[str]] = []
-    for measure, goal, plan, ref in REAL_ROWS:
+    floors = got.get("floors", False)
+    for measure, goal, plan, ref in REAL_ROWS + (REAL_FLOOR_ROWS if floors else ()):
         b, a = (real_ratio(got["real"][side], plan, ref) for side in SIDES)
         rows.append([measure, goal, spread(b), spread(a), change(b, a)])
-    for measure, goal, profile in BENCH_ROWS:
-        b, a = ([r["ratio_call"] for r in got["bench"][side][profile]] for side in SIDES)
+    bench_rows = [(measure, goal, profile, "ratio_call") for measure, goal, profile in BENCH_ROWS]
+    for measure, goal, profile, key in bench_rows + list(BENCH_FLOOR_ROWS if floors else ()):
+        b, a = ([r.get(key, float("nan")) for r in got["bench"][side][profile]] for side in SIDES)
         rows.append([measure, goal, spread(b), spread(a), change(b, a)])
     for profile in CALL_PROFILES:
         for key, label, goal in (("script", "script calls", "1"), ("all", "all protocol calls", "(reported)")):
@@ -170,7 +197,7 @@ class _Runner:
 
 
 def bench_goals(work: Path, before: str, after: str, *, rounds: int = 3, flows: int = 3, bench_rounds: int = 3,
-                unit: bool = False, md: Path | None = None) -> dict[str, Any]:
+                unit: bool = False, md: Path | None = None, floors: bool = True) -> dict[str, Any]:
     started = time.perf_counter()
     roots = {"before": checkout(before), "after": checkout(after)}
     base = work / "goals"
@@ -178,7 +205,7 @@ def bench_goals(work: Path, before: str, after: str, *, rounds: int = 3, flows: 
     shutil.rmtree(harness, ignore_errors=True)
     shutil.copytree(Path(__file__).resolve().parent, harness / "benchmarks",
                     ignore=shutil.ignore_patterns("__pycache__", "*.md"))
-    got: dict[str, Any] = {"before": str(roots["before"]), "after": str(roots["after"]), "flows": flows,
+    got: dict[str, Any] = {"before": str(roots["before"]), "after": str(roots["after"]), "flows": flows, "floors": floors,
                            "attempt": {side: attempt_lines(roots[side]) for side in SIDES},
                            "real": {side: [] for side in SIDES}, "calls": {side: {} for side in SIDES},
                            "bench": {side: {p: [] for p in CALL_PROFILES} for side in SIDES}, "rounds": []}
@@ -202,9 +229,10 @@ def bench_goals(work: Path, before: str, after: str, *, rounds: int = 3, flows: 
         for rnd in range(rounds):
             order = SIDES if rnd % 2 == 0 else SIDES[::-1]
             loads = [os.getloadavg()[0]]
-            tasks = [{"task": "real", "variant": v, "round": rnd, "flows": flows}
-                     for v in rotation(list(REAL_VARIANTS), rnd)]
-            tasks += [{"task": "bench", "profile": p, "steps": 40, "rounds": bench_rounds} for p in CALL_PROFILES]
+            variants = list(REAL_VARIANTS) + list(REAL_FLOOR_VARIANTS if floors else ())
+            tasks = [{"task": "real", "variant": v, "round": rnd, "flows": flows} for v in rotation(variants, rnd)]
+            tasks += [{"task": "bench", "profile": p, "steps": 40, "rounds": bench_rounds, "floors": floors}
+                      for p in CALL_PROFILES]
             for task in tasks:
                 for side in order:
                     r = runner.run(side, {**task, "work": str(base / side), "tag": side + " "}, 1800)

@@ -17,7 +17,8 @@ hand-written with pytest-playwright and ``expect()``, and that test with a
 Playwright trace (screenshots and snapshots) per flow, and that test with the
 page reads a plan makes at every step (``READS``: its floor in the browser), and
 with the same calls reading nothing (``EMPTY_READS``), and with one read per step (``ONE_READ``:
-the floor of issue 38's executor, which reads the page once between two steps);
+the floor of issue 38's executor, which reads the page once between two steps: ``fast``'s floor), and
+with one read and a picture per step (``PICTURES``: ``balanced``'s floor, benchmarks/floors.py);
 plus a baseline process
 (one page, no flow) for the CPU. After a warm-up round, the variants alternate
 round by round, the order rotated each round. Timed per flow: the item's
@@ -49,16 +50,25 @@ EMPTY_READS = "hand-written + empty reads"
 # N+1's target matched are one call, the plugin's own script, as an executor that reads once between two steps
 # does; plus the last step's "after". The floor of that design.
 ONE_READ = "hand-written + one read per step"
+# ONE_READ plus, after each read, the picture the balanced profile takes of that state (benchmarks/floors.py): a
+# fresh screencast frame and its sha256. The floor of balanced (one read and one fresh picture per state), as
+# ONE_READ is the floor of fast (whose pictures are taken only where they can decide something).
+PICTURES = "hand-written + one read and a picture per step"
 # Goals of issue 27: (plan variant, reference, wall or cpu) -> at most.
 GOALS = {("balanced", HAND, "wall"): 1.15, ("balanced", TRACED, "wall"): 1.0, ("fast", HAND, "wall"): 1.08,
          ("balanced", HAND, "cpu"): 1.5, ("fast", HAND, "cpu"): 1.3}
 TIMEOUT_MS = 10_000
 STEPS = 14
 
+# The hand-written test's ``reads`` mode of each variant that reads (real_flow.HAND_TEST).
+HAND_READS = {READS: "plan", ONE_READ: "one", PICTURES: "picture", EMPTY_READS: "empty"}
+
+
 def _titles(variant: str, rnd: int, flows: int, tag: str = "") -> list[str]:
     """The flows' document titles: unique in the Django database the processes share (``tag``: a side of goals)."""
     slug = variant.replace("hand-written", "hand").replace(" + tracing", "-traced").replace(" + page reads", "-reads") \
-        .replace(" + empty reads", "-empty").replace(" + one read per step", "-one")
+        .replace(" + empty reads", "-empty").replace(" + one read per step", "-one") \
+        .replace(" + one read and a picture per step", "-pictures")
     return [f"Report {tag}{slug} r{rnd:02d} f{i:02d}" for i in range(flows)]
 
 
@@ -72,7 +82,7 @@ def _suite(root: Path, variant: str, rnd: int, flows: int, tag: str = "") -> Non
         files["test_baseline.py"] = BASELINE_TEST
     else:
         files["test_hand.py"] = HAND_TEST.format(timeout=TIMEOUT_MS, titles=titles, traced=variant == TRACED,
-                                                 reads={READS: "plan", ONE_READ: "one", EMPTY_READS: "empty"}.get(variant, ""))
+                                                 reads=HAND_READS.get(variant, ""))
     write_suite(root, files, conftest_extra=CONFTEST)
 
 
@@ -109,15 +119,16 @@ def _session(work: Path, variant: str, rnd: int, flows: int, env: dict[str, str]
 
 
 def _paired(plan: str, ref: str) -> bool:
-    """Which ratios are shown: each profile against each reference; the read variants against the hand flow."""
-    return plan != ref and (plan in PROFILES or ref == HAND)
+    """Which ratios are shown: each profile against each reference; the read variants against the hand flow;
+    the picture floor against the one-read floor (what the pictures add)."""
+    return plan != ref and (plan in PROFILES or ref == HAND or (plan, ref) == (PICTURES, ONE_READ))
 
 
 def ratios(rows: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
     """Each plan profile / each hand-written reference, wall (median item s) and CPU (s/flow), with the goals."""
     out = []
-    for plan in (*PROFILES, READS, ONE_READ, EMPTY_READS):
-        for ref in (HAND, TRACED, READS, ONE_READ):
+    for plan in (*PROFILES, READS, ONE_READ, PICTURES, EMPTY_READS):
+        for ref in (HAND, TRACED, READS, ONE_READ, PICTURES):
             if plan not in rows or ref not in rows or not _paired(plan, ref):
                 continue
             for what, key in (("wall", "median_s"), ("cpu", "cpu_s_per_flow")):
@@ -184,7 +195,7 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
         if not profiles:
             print("NOTE real: this plugin has no --cometlocal-profile option yet: the plan runs in its default "
                   "(balanced) only", flush=True)
-        variants = [*plans, HAND, TRACED, READS, ONE_READ, EMPTY_READS, BASELINE]
+        variants = [*plans, HAND, TRACED, READS, ONE_READ, PICTURES, EMPTY_READS, BASELINE]
         result["variants"] = variants
         if warmup:
             for variant in variants:
@@ -245,8 +256,8 @@ def _print(result: dict[str, Any]) -> None:
                 [[r["plan"], r["reference"], r["what"], f"{r['ratio']:.2f}x" if r["ratio"] == r["ratio"] else "n/a",
                   f"<= {r['goal']}x" if r["goal"] else "", verdict(r["met"]) if r["goal"] else ""]
                  for r in result["ratios"]]))
-    for plan in (*PROFILES, READS, ONE_READ, EMPTY_READS):
-        for ref in (HAND, TRACED, READS, ONE_READ):
+    for plan in (*PROFILES, READS, ONE_READ, PICTURES, EMPTY_READS):
+        for ref in (HAND, TRACED, READS, ONE_READ, PICTURES):
             if not _paired(plan, ref):
                 continue
             pairs = by_round(result["sessions"], plan, ref)

@@ -112,8 +112,10 @@ def _bench(task: dict[str, Any]) -> dict[str, Any]:
     from .bench_overhead import bench_overhead
 
     os.environ["COMETLOCAL_BENCH_PROFILE"] = task["profile"]
-    r = bench_overhead(Path(task["work"]) / f"bench-{task['profile']}", steps=task["steps"], rounds=task["rounds"])
-    return {k: r[k] for k in ("ratio_call", "plan_call_ms_per_step", "hand_call_ms_per_step", "failed_items")}
+    r = bench_overhead(Path(task["work"]) / f"bench-{task['profile']}", steps=task["steps"], rounds=task["rounds"],
+                       floors=task.get("floors", False))
+    return {k: v for k, v in r.items() if k in ("ratio_call", "plan_call_ms_per_step", "hand_call_ms_per_step",
+                                                 "failed_items") or k.startswith(("floor_", "ratio_floor_", "ratio_plan_"))}
 
 
 def _package(task: dict[str, Any]) -> dict[str, Any]:

@@ -6,8 +6,11 @@ template for five variants: plain, with a Playwright trace (``traced``), with
 the page reads a plan makes at every step (``reads="plan"``: a "before" and an
 "after" look), with one read per step (``reads="one"``: step N's "after" and
 step N+1's "before" with N+1's target matched are one call, as issue 38's
-executor reads between two steps; plus the last step's "after"), or with the
-plan's calls reading nothing (``reads="empty"``).
+executor reads between two steps; plus the last step's "after"), with one read
+and a picture per step (``reads="picture"``: those reads, each followed by the
+picture ``balanced`` takes of that state, benchmarks/floors.py: the floor of
+``balanced`` as ``"one"`` is the floor of ``fast``), or with the plan's calls
+reading nothing (``reads="empty"``).
 """
 
 from __future__ import annotations
@@ -73,20 +76,26 @@ TITLES = {titles!r}
 
 
 READS = {reads!r}
-if READS in ("plan", "one"):
+if READS in ("plan", "one", "picture"):
     from pytest_cometlocal.executor.page.locators import _MATCH_OBSERVE_JS
     from pytest_cometlocal.executor.page.observation import OBSERVE_JS, look_arg
 
     ARG = look_arg((os.environ["BENCH_ADMIN_PASSWORD"],), True)
 elif READS == "empty":  # the same calls, scripts that read nothing
     _MATCH_OBSERVE_JS, OBSERVE_JS, ARG = "(els, arg) => els.length", "(arg) => 0", None
+if READS == "picture":  # the one read, then the picture balanced takes of that state
+    from benchmarks.floors import Floor
+
+    FLOOR = Floor(ARG, pictures=True)
 
 
 def before(page, locator=None):
     """The plan's "before" look: with the step's target, its match in the same read.
 
     With one read per step, this read is also the previous step's "after" look."""
-    if READS:
+    if READS == "picture":
+        FLOOR.read(page, locator)
+    elif READS:
         page.evaluate(OBSERVE_JS, ARG) if locator is None else locator.evaluate_all(_MATCH_OBSERVE_JS, ARG)
     return locator
 
@@ -99,8 +108,8 @@ def after(page):
 
 def last(page):
     """The last step's "after" look, which one read per step still takes (the plan variant's flow has none)."""
-    if READS == "one":
-        page.evaluate(OBSERVE_JS, ARG)
+    if READS in ("one", "picture"):
+        before(page)
 
 
 def flow(page, url, title):

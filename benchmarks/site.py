@@ -4,7 +4,9 @@ One page (``/bench``): rows of a text input, a select and a button; the button
 writes what was chosen into the row's output and counts applied rows in
 ``#status``. A flow is a list of abstract steps; the same list is turned into a
 plan (``plan_yaml``) and into a hand-written pytest-playwright test
-(``hand_test_source``), so both do the same actions and the same checks.
+(``hand_test_body``), so both do the same actions and the same checks; with
+``reads``, that test also makes the one read a step of issue 38's executor
+(the floors of ``fast`` and ``balanced``, benchmarks/floors.py).
 """
 
 from __future__ import annotations
@@ -204,24 +206,49 @@ def plan_yaml(name: str, steps: list[Step], *, critical: frozenset[int] = frozen
     return "\n".join(lines) + "\n"
 
 
-def hand_test_body(steps: list[Step], indent: str = "    ") -> str:
-    """Unrolled pytest-playwright code doing the same actions and the same checks (``expect``)."""
-    out = []
-    for s in steps:
+# The locator of a step's target, by kind, in the hand-written test (navigate and assert have none).
+TARGETS = {"fill": "page.get_by_label({arg!r}, exact=True)", "select": "page.get_by_label({arg!r}, exact=True)",
+           "click": "page.get_by_role('button', name={arg!r}, exact=True)"}
+
+
+def target_code(step: Step | None) -> str | None:
+    """The Playwright locator expression of ``step``'s target, or None (no step, or a step without a target)."""
+    how = TARGETS.get(step.kind) if step is not None else None
+    return how.format(arg=step.arg) if how else None
+
+
+def floor_read(step: Step | None) -> str:
+    """The one read before ``step`` (benchmarks/floors.py), with its target matched when it has one."""
+    target = target_code(step)
+    return "floor.read(page)" if target is None else f"floor.read(page, {target})"
+
+
+def hand_test_body(steps: list[Step], indent: str = "    ", reads: bool = False) -> str:
+    """Unrolled pytest-playwright code doing the same actions and the same checks (``expect``).
+
+    ``reads``: plus the one read between two steps (a ``floor``, benchmarks/floors.py, in scope): one
+    before the first step, then after each step's check the read that is its "after" and the next step's
+    "before" with the next step's target matched (the last step's: its "after" alone), as real_flow.py's
+    "one" reads. The checks stay the test's own: each step checks an element of its own."""
+    out = [floor_read(steps[0] if steps else None)] if reads else []
+    for i, s in enumerate(steps):
+        target = target_code(s)
         if s.kind == "navigate":
             out.append(f"page.goto(bench_url + {s.arg!r})")
             out.append(f"expect(page).to_have_title(re.compile(re.escape({s.check_text!r})))")
         elif s.kind == "fill":
-            out.append(f"loc = page.get_by_label({s.arg!r}, exact=True)")
+            out.append(f"loc = {target}")
             out.append(f"loc.fill({s.value!r})")
             out.append(f"expect(loc).to_have_value({s.value!r})")
         elif s.kind == "select":
-            out.append(f"loc = page.get_by_label({s.arg!r}, exact=True)")
+            out.append(f"loc = {target}")
             out.append(f"loc.select_option({s.value!r})")
             out.append(f"expect(loc).to_have_value({s.value!r})")
         elif s.kind == "click":
-            out.append(f"page.get_by_role('button', name={s.arg!r}, exact=True).click()")
+            out.append(f"{target}.click()")
             out.append(f"expect(page.locator({s.check_selector!r})).to_contain_text({s.check_text!r})")
         elif s.kind == "assert":
             out.append(f"expect(page.locator({s.check_selector!r})).to_contain_text({s.check_text!r})")
+        if reads:
+            out.append(floor_read(steps[i + 1] if i + 1 < len(steps) else None))
     return "".join(indent + line + "\n" for line in out)
