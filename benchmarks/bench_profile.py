@@ -106,43 +106,48 @@ def instrument(timer: NestedTimer) -> None:
     from pytest_cometlocal.executor.step import target as step_target
 
     E = engine.Executor
-    timer.patch(E, "_attempt", "step")
-    timer.patch(E, "start", "run start")
-    timer.patch(E, "finish", "run finish")
-    timer.patch(observer, "observe", "observe")
-    timer.patch(observer, "take_look", "dom look")
-    timer.patch(observer, "take_pictures", "pictures")
-    timer.patch(observer, "observe_pending", "observe (pending picture)")
-    timer.patch(observe, "grab_frame", "screenshot frame")
-    timer.patch(observe, "capture_png", "full screenshot")
-    timer.patch(step_target, "resolve", "resolve target")
-    # Issue 38's one read between two steps, the "before" it prepares, and the picture's wait.
-    timer.patch(engine, "prepare", "prepare (before look, target source)")
-    timer.patch(step_target.Prepared, "settle", "settle (target, preconditions)")
-    timer.patch(engine, "read_between", "read between")
-    timer.patch(step_target, "held_between", "held between")
-    timer.patch(engine, "draw_after", "draw after (picture, first look)")
-    timer.patch(engine, "look_ahead", "look ahead")
-    timer.patch(observer.Observer, "after", "after")
-    timer.patch(screenshots.PendingFrame, "result", "picture wait (pending frame)")
-    timer.patch(engine.Executor, "_accept", "accept (proposal, compile)")
-    timer.patch(engine.Executor, "_decide", "decide (anti-loop)")
-    timer.patch(engine.Executor, "_reported", "reported (late events)")
-    timer.patch(engine.Executor, "_passed", "passed (step evidence)")
-    timer.patch(step_conditions, "poll", "conditions")
-    timer.patch(checks, "pause", "poll sleep")
-    timer.patch(actions.Actions, "perform", "action")
-    timer.patch(safety.Safety, "check_navigation", "check navigations")
-    timer.patch(safety.Safety, "check_auth", "check auth")
-    timer.patch(engine, "step_evidence", "step evidence")
-    timer.patch(step_evidence, "write_dom", "dom snapshot")
-    timer.patch(step_evidence, "write_extended", "extended evidence")
-    timer.patch(evidence.EvidenceStore, "add_json", "evidence.add_json")
-    timer.patch(evidence.EvidenceStore, "add_bytes", "evidence.add_bytes")
-    timer.patch(evidence.EvidenceStore, "_write_manifest", "manifest rewrite")
-    timer.patch(evidence, "sha256_bytes", "sha256")
-    timer.patch(trace.TraceWriter, "emit", "trace.emit")
-    timer.patch(os, "fsync", "fsync")
+    # (owner, attribute, the name it is timed under)
+    patches = (
+        (E, "_attempt", "step"),
+        (E, "start", "run start"),
+        (E, "finish", "run finish"),
+        (observer, "observe", "observe"),
+        (observer, "take_look", "dom look"),
+        (observer, "take_pictures", "pictures"),
+        (observer, "observe_pending", "observe (pending picture)"),
+        (observe, "grab_frame", "screenshot frame"),
+        (observe, "capture_png", "full screenshot"),
+        (step_target, "resolve", "resolve target"),
+        # Issue 38's one read between two steps, the "before" it prepares, and the picture's wait.
+        (engine, "prepare", "prepare (before look, target source)"),
+        (step_target.Prepared, "settle", "settle (target, preconditions)"),
+        (engine, "read_between", "read between"),
+        (step_target, "held_between", "held between"),
+        (engine, "draw_after", "draw after (picture, first look)"),
+        (engine, "look_ahead", "look ahead"),
+        (observer.Observer, "after", "after"),
+        (screenshots.PendingFrame, "result", "picture wait (pending frame)"),
+        (engine.Executor, "_accept", "accept (proposal, compile)"),
+        (engine.Executor, "_decide", "decide (anti-loop)"),
+        (engine.Executor, "_reported", "reported (late events)"),
+        (engine.Executor, "_passed", "passed (step evidence)"),
+        (step_conditions, "poll", "conditions"),
+        (checks, "pause", "poll sleep"),
+        (actions.Actions, "perform", "action"),
+        (safety.Safety, "check_navigation", "check navigations"),
+        (safety.Safety, "check_auth", "check auth"),
+        (engine, "step_evidence", "step evidence"),
+        (step_evidence, "write_dom", "dom snapshot"),
+        (step_evidence, "write_extended", "extended evidence"),
+        (evidence.EvidenceStore, "add_json", "evidence.add_json"),
+        (evidence.EvidenceStore, "add_bytes", "evidence.add_bytes"),
+        (evidence.EvidenceStore, "_write_manifest", "manifest rewrite"),
+        (evidence, "sha256_bytes", "sha256"),
+        (trace.TraceWriter, "emit", "trace.emit"),
+        (os, "fsync", "fsync"),
+    )
+    for owner, attr, name in patches:
+        timer.patch(owner, attr, name)
     for m in PW_PAGE:
         timer.patch(Page, m, f"pw.page.{m}")
     for m in PW_LOCATOR:

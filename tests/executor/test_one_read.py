@@ -139,6 +139,14 @@ TRAP = ("<title>Trap</title><button onclick=\"armed = true\">Arm</button><p id=t
         " if (armed) { while (true) {} } return real.get.call(this); }});</script>")
 
 
+def trapped(chromium: Any, tmp_path: Path, steps: str) -> tuple[Run, dict[str, Any]]:
+    """The plan ``steps`` on the trap page, in balanced: it ends PAGE_UNRESPONSIVE; the run and its error."""
+    with served_pages({"/trap": TRAP}) as url:
+        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/trap", steps), url, "balanced")
+    assert r.code == "PAGE_UNRESPONSIVE", r.error
+    return r, [e for e in r.events if e["event_type"] == "error_raised"][-1]["error"]
+
+
 def test_a_read_whose_next_step_froze_the_page_is_not_that_steps_before(chromium, tmp_path, monkeypatch):
     """balanced: while "arm"'s picture is drawn, the one read's next step has its precondition looked at,
     and that look freezes the page. The read is then the page as it was, not as it is: it is not passed
@@ -153,10 +161,7 @@ def test_a_read_whose_next_step_froze_the_page_is_not_that_steps_before(chromium
              "- {id: check, kind: assert, timeout_ms: 1000, preconditions: [{kind: element_text_contains,\n"
              "    args: {target: {type: css, selector: '#trap'}, text: Ready}}],\n"
              "   postconditions: [{kind: title_contains, args: {text: Trap}}]}\n")
-    with served_pages({"/trap": TRAP}) as url:
-        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/trap", steps), url, "balanced")
-    assert r.code == "PAGE_UNRESPONSIVE", r.error
-    error = [e for e in r.events if e["event_type"] == "error_raised"][-1]["error"]
+    r, error = trapped(chromium, tmp_path, steps)
     assert (error["action_id"], error["details"]["during"]) == ("check", "observation before the step"), error
     assert error["state_before"] is None and "observation_captured" not in r.types("check")
     # "arm" passed: its "after" is the read, kept without the picture the frozen page could not give.
@@ -175,10 +180,7 @@ def test_a_postcondition_whose_first_look_freezes_the_page_is_the_steps_own_fail
              "   postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: '#trap'},"
              " text: Ready}}]}\n"
              "- {id: after, kind: click, target: {type: role, role: button, name: Arm, exact: true}}\n")
-    with served_pages({"/trap": TRAP}) as url:
-        r, _calls = counted_run(chromium, tmp_path, opened(f"{url}/trap", steps), url, "balanced")
-    assert r.code == "PAGE_UNRESPONSIVE", r.error
-    error = [e for e in r.events if e["event_type"] == "error_raised"][-1]["error"]
+    r, error = trapped(chromium, tmp_path, steps)
     assert (error["action_id"], error["details"]["during"]) == ("arm", "postconditions"), error
     assert "postconditions_checked" not in r.types("arm") and not r.types("after")
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
