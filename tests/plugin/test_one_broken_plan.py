@@ -84,8 +84,8 @@ class Break:
 BREAKS = [
     # The two savers of `signed_in`. account.actions.yaml is the first in collection order: broken so that it
     # still counts as a saver (the issue's own case), it must not be the maker; broken so that it no longer
-    # does, it must not matter either. Under -n 2, the first two items (the savers) go to one worker and the
-    # next two (the plans that need the state) to the other, which makes the state itself, on demand.
+    # does, it must not matter either. Under -n 2, the savers go to one worker and the plans that need the
+    # state to the other (CONFTEST's scheduler), which makes the state itself, on demand.
     Break("account-with-typo", "account.actions.yaml", "with: {user: alice}", "with: {usr: alice}",
           "account.actions.yaml::", "'with' sets usr, which the group does not use"),
     Break("account-unknown-key", "account.actions.yaml", "steps:", "stesp: []\nsteps:",
