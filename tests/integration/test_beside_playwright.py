@@ -7,7 +7,8 @@ collection, and the test extras install pytest-base-url, so only fresh venvs
 show the combinations users have: the newest pytest-playwright alone and with
 pytest-base-url, an old pytest-playwright (which requires pytest-base-url), and
 neither (which also has no pytest-xdist). The venvs are built once, in
-parallel, from pip's cache; this package goes in as a wheel built from this
+parallel, from pip's cache, without a pip of their own (this environment's pip
+installs into them); this package goes in as a wheel built from this
 checkout. Without a package registry the module skips.
 """
 
@@ -73,11 +74,17 @@ def _wheel(tmp: Path) -> Path:
     return next((tmp / "dist").glob("pytest_cometlocal-*.whl"))
 
 
+def _pip(python: Path, *args: str, timeout: int = INSTALL_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    """This environment's pip, acting on the venv of ``python`` (``pip --python``): the venvs need no pip of
+    their own, whose install (ensurepip) cost each venv more than its packages."""
+    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args],
+                          capture_output=True, text=True, timeout=timeout, env=_env())
+
+
 def _venv(root: Path, wheel: Path, packages: list[str]) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", str(root)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
     python = root / "bin" / "python"
-    install = subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--no-compile", str(wheel), *packages],
-                             capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=_env())
+    install = _pip(python, "install", "--quiet", "--no-compile", str(wheel), *packages)
     if install.returncode != 0 and re.search(r"(?i)connection|network is unreachable|name resolution", install.stderr):
         pytest.skip(f"package registry unreachable: {install.stderr.strip()[-300:]}")
     assert install.returncode == 0, install.stderr[-3000:]
@@ -102,8 +109,7 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dic
         pythons = {name: future.result() for name, future in futures.items()}
     made = {}
     for name, python in pythons.items():
-        listed = subprocess.run([str(python), "-m", "pip", "list", "--format", "json"],
-                                capture_output=True, text=True, timeout=120, env=_env())
+        listed = _pip(python, "list", "--format", "json", timeout=120)
         made[name] = (python, {d["name"].lower(): d["version"] for d in json.loads(listed.stdout)})
     # The combinations are the ones named: nothing leaked in from the outer environment.
     assert made["newest alone"][1]["pytest-playwright"] == newest and "pytest-base-url" not in made["newest alone"][1]

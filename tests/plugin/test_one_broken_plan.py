@@ -1,26 +1,36 @@
 """The promise of issue 24: one broken plan fails alone.
 
 The example suite (``example_plans/at_scale``, copied, with a second plan that
-saves the shared login and a second plan that starts from it) is run once
-unbroken. Then each plan in turn is broken in a copy, in one of the ways
-authors break plans (a YAML error, an unknown key, a typo in a group's
-``with:``, a missing group file, a bad CSV row), and every item of the other
-plans must end as it did in the unbroken suite: the same outcome
-(passed / failed / error) and the same error code. The broken plan's own items
-fail with INVALID_ACTIONSPEC, so each variant is known to break what it says.
+saves the shared login and a second plan that starts from it) is run unbroken
+and, in copies, with each plan in turn broken in one of the ways authors break
+plans (a YAML error, an unknown key, a typo in a group's ``with:``, a missing
+group file, a bad CSV row). In each broken copy, every item of the other plans
+must end as it did in the unbroken copy: the same outcome (passed / failed /
+error) and the same error code. The broken plan's own items fail with
+INVALID_ACTIONSPEC and their report says what is broken, so each variant is
+known to break what it says.
+
+An inner session costs seconds to start, so the copies run side by side in one
+session, each in a folder of its own (its own suite config). Storage states are
+named per session, not per folder: each copy saves and starts from a state of
+its own name, so no copy's saver can make another copy's state, and every state
+a copy's plans start from is checked to be made by a plan of that copy.
 
 The savers of the shared state are where the promise is at risk (an invalid
 saver must not become the state's maker), and under pytest-xdist a worker makes
-the state itself, on demand: each saver's breakages also run with ``-n 2``.
-Each variant is one inner session under a hard timeout; the unbroken suite's
-outcomes are made once per process.
+the state itself, on demand: each saver's breakages also run, with an unbroken
+copy, in a second session with ``-n 2``, where the savers of every copy go to
+one worker and the plans that start from the states to the other (a scheduler
+of the inner session's conftest), so that worker makes each copy's state
+itself. Each session runs once per process, under a hard timeout.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -74,8 +84,8 @@ class Break:
 BREAKS = [
     # The two savers of `signed_in`. account.actions.yaml is the first in collection order: broken so that it
     # still counts as a saver (the issue's own case), it must not be the maker; broken so that it no longer
-    # does, it must not matter either. Under -n 2, the first two items (the savers) go to one worker and the
-    # next two (the plans that need the state) to the other, which makes the state itself, on demand.
+    # does, it must not matter either. Under -n 2, the savers go to one worker and the plans that need the
+    # state to the other (CONFTEST's scheduler), which makes the state itself, on demand.
     Break("account-with-typo", "account.actions.yaml", "with: {user: alice}", "with: {usr: alice}",
           "account.actions.yaml::", "'with' sets usr, which the group does not use"),
     Break("account-unknown-key", "account.actions.yaml", "steps:", "stesp: []\nsteps:",
@@ -100,80 +110,152 @@ BREAKS = [
 SERIAL = [b for b in BREAKS if b.id not in ("account-unknown-key", "sign_in-missing-group")]
 # -n 2: every break of a saver (the plans that need the state are made to make it on demand).
 SAVERS = [b for b in BREAKS if b.file in ("sign_in.actions.yaml", "account.actions.yaml")]
-TIMEOUT = 240  # seconds for one inner session: a hang fails the test instead of the CI job
+UNBROKEN = "unbroken"  # the folder of the unbroken copy in each session
+TIMEOUT = 600  # seconds for one inner session (several copies): a hang fails the test instead of the CI job
+
+# What the inner sessions add to OUTCOMES_CONFTEST: each failed report's text, to texts.jsonl (which copy's item
+# says what), and under -n 2 a scheduler that sends the savers of every copy to one worker and the plans that start
+# from a state to the other (no saver runs there, so that worker makes each copy's state on demand). It is
+# pytest-xdist's load-by-scope scheduler with these two scopes (--dist loadgroup's marks do not reach the node
+# ids of plan items under pytest 9).
+CONFTEST = OUTCOMES_CONFTEST + '''
+SCOPES = {"account.actions.yaml": "savers", "sign_in.actions.yaml": "savers",
+          "dashboard.actions.yaml": "needers", "home.actions.yaml": "needers"}
+
+class _Texts:
+    def pytest_runtest_logreport(self, report):
+        if _FILE and report.failed:
+            with open(_FILE[0].with_name("texts.jsonl"), "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"nodeid": report.nodeid, "text": report.longreprtext}) + "\\n")
+
+def pytest_configure(config):
+    config.pluginmanager.register(_Texts(), "texts-of-failures")
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SaversApart(LoadScopeScheduling):
+        def _split_scope(self, nodeid):
+            return SCOPES.get(nodeid.split("::")[0].rsplit("/", 1)[-1], nodeid)
+
+    return SaversApart(config, log)
+'''
 
 
-def make_suite(pytester: pytest.Pytester) -> None:
+def state_of(copy: str) -> str:
+    """The name of a copy's shared state (one per copy: states are named per session)."""
+    return f"signed_in.{copy}"
+
+
+def make_copy(pytester: pytest.Pytester, copy: str, broken: Break | None) -> None:
+    """The example suite in the folder ``copy``, ``broken`` (if any), saving and using the state ``state_of(copy)``."""
+    root = pytester.path / copy
     for path in EXAMPLE.rglob("*"):
         if path.is_file():
-            target = pytester.path / path.relative_to(EXAMPLE)
+            target = root / path.relative_to(EXAMPLE)
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-    pytester.makeconftest(OUTCOMES_CONFTEST)
-    write(pytester, "account.actions.yaml", ACCOUNT)
-    write(pytester, "home.actions.yaml", HOME)
+    write(pytester, f"{copy}/account.actions.yaml", ACCOUNT)
+    write(pytester, f"{copy}/home.actions.yaml", HOME)
+    if broken is not None:
+        path = root / broken.file
+        text = path.read_text(encoding="utf-8")
+        assert broken.old in text, broken
+        path.write_text(text.replace(broken.old, broken.new, 1), encoding="utf-8")
+    renamed = 0
+    for name in ("groups/sign_in.steps.yaml", "dashboard.actions.yaml", "home.actions.yaml"):
+        text, count = re.subn(r"(storage_state: )signed_in\b", rf"\g<1>{state_of(copy)}",
+                              (root / name).read_text(encoding="utf-8"))
+        (root / name).write_text(text, encoding="utf-8")
+        renamed += count
+    assert renamed == 3, f"{copy}: the state is saved once and used twice, renamed {renamed} times"
 
 
-def outcomes(pytester: pytest.Pytester, *args: str) -> tuple[dict[str, tuple[str, str | None]], str]:
-    """nodeid -> (passed / failed / error / skipped, the item's error code or None) of one inner session,
-    and its output."""
+@dataclass
+class Copy:
+    """What one copy's items did in a session: node id (inside the copy) -> (outcome, error code), each failed
+    item's report text, and the ``storage_state`` of every run manifest of the copy that has one."""
+
+    outcomes: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    texts: dict[str, str] = field(default_factory=dict)
+    states: list[dict] = field(default_factory=list)
+
+
+def run_copies(pytester: pytest.Pytester, breaks: list[Break], *args: str) -> dict[str, Copy]:
+    """One inner session over an unbroken copy and one copy per break; what each copy did."""
+    copies = {UNBROKEN: None, **{b.id: b for b in breaks}}
+    for copy, broken in copies.items():
+        make_copy(pytester, copy, broken)
+    pytester.makeconftest(CONFTEST)
     result = pytester.runpytest_subprocess("-p", "no:randomly", *args, timeout=TIMEOUT)
-    return read_outcomes(pytester.path / "outcomes.jsonl"), result.stdout.str()
+    found: dict[str, Copy] = {copy: Copy() for copy in copies}
+
+    def split(nodeid: str) -> tuple[Copy, str]:
+        copy, _, inside = nodeid.partition("/")
+        assert copy in found, (nodeid, result.stdout.str()[-3000:])
+        return found[copy], inside
+
+    for nodeid, outcome in read_outcomes(pytester.path / "outcomes.jsonl").items():
+        where, inside = split(nodeid)
+        where.outcomes[inside] = outcome
+    texts = pytester.path / "texts.jsonl"
+    for line in texts.read_text(encoding="utf-8").splitlines() if texts.exists() else []:
+        report = json.loads(line)
+        where, inside = split(report["nodeid"])
+        where.texts[inside] = where.texts.get(inside, "") + report["text"]
+    for manifest in (pytester.path / "cometlocal-runs").glob("*/run_manifest.json"):
+        state = json.loads(manifest.read_text(encoding="utf-8")).get("storage_state")
+        if state:
+            # Each copy's plans start from its own state, made by a plan of that copy: the copies are independent.
+            copy = next((c for c in copies if state["name"] == state_of(c)), None)
+            assert copy and state["made_by"].startswith(f"{copy}/"), state
+            found[copy].states.append({**state, "made_by": split(state["made_by"])[1]})
+    # What the promise is measured against: every plan of the unbroken copy does what it is written for.
+    unbroken = found[UNBROKEN].outcomes
+    assert len(unbroken) == 9, (unbroken, result.stdout.str()[-3000:])
+    assert {k: v for k, v in unbroken.items() if "wrong passwords" in k} == {
+        f"pages.actions.yaml::wrong passwords are refused[{row}]": ("passed", "AUTH_FAILED")
+        for row in ("alice", "bob")}, unbroken
+    assert [v for k, v in unbroken.items() if "wrong passwords" not in k] == [("passed", None)] * 7, unbroken
+    return found
 
 
-_BASELINE: dict[str, tuple[str, str | None]] = {}
+_SESSIONS: dict[str, dict[str, Copy] | str] = {}
 
 
-def baseline(pytester: pytest.Pytester) -> dict[str, tuple[str, str | None]]:
-    """The unbroken suite's outcomes (serial), made once per process in the first test's folder."""
-    if not _BASELINE:
-        found, _ = outcomes(pytester)
-        # What the promise is measured against: every plan does what it is written for.
-        assert len(found) == 9, found
-        assert {k: v for k, v in found.items() if "wrong passwords" in k} == {
-            f"pages.actions.yaml::wrong passwords are refused[{row}]": ("passed", "AUTH_FAILED")
-            for row in ("alice", "bob")}, found
-        assert [v for k, v in found.items() if "wrong passwords" not in k] == [("passed", None)] * 7, found
-        _BASELINE.update(found)
-        shutil.rmtree(pytester.path / "cometlocal-runs", ignore_errors=True)
-    return _BASELINE
+def session(pytester: pytest.Pytester, mode: str, breaks: list[Break], *args: str) -> dict[str, Copy]:
+    """The copies of one session, run once per process in the first test's folder (a failure is kept, not rerun)."""
+    if mode not in _SESSIONS:
+        _SESSIONS[mode] = f"the {mode} session failed in an earlier test"
+        _SESSIONS[mode] = run_copies(pytester, breaks, *args)
+    copies = _SESSIONS[mode]
+    if isinstance(copies, str):
+        pytest.fail(copies, pytrace=False)
+    return copies
 
 
-def check_alone(pytester: pytest.Pytester, broken: Break, *args: str) -> list[dict]:
-    """Break one plan, run, compare; the storage states the plans that ran started from."""
-    expected = baseline(pytester)
-    path = pytester.path / broken.file
-    text = path.read_text(encoding="utf-8")
-    assert broken.old in text, broken
-    path.write_text(text.replace(broken.old, broken.new, 1), encoding="utf-8")
-    found, output = outcomes(pytester, *args)
-    others = {nodeid: outcome for nodeid, outcome in found.items() if not broken.owns(nodeid)}
+def check_alone(copies: dict[str, Copy], broken: Break) -> list[dict]:
+    """Compare the broken copy with the unbroken one; the storage states its plans started from."""
+    expected, copy = copies[UNBROKEN].outcomes, copies[broken.id]
+    others = {nodeid: outcome for nodeid, outcome in copy.outcomes.items() if not broken.owns(nodeid)}
     assert others == {nodeid: outcome for nodeid, outcome in expected.items() if not broken.owns(nodeid)}
-    mine = {nodeid: outcome for nodeid, outcome in found.items() if broken.owns(nodeid)}
+    mine = {nodeid: outcome for nodeid, outcome in copy.outcomes.items() if broken.owns(nodeid)}
     assert mine and set(mine.values()) == {("failed", "INVALID_ACTIONSPEC")}, mine
-    assert broken.says in output, output
-    return made_by(pytester)
-
-
-def made_by(pytester: pytest.Pytester) -> list[dict]:
-    """The ``storage_state`` of every run manifest that has one (the plans that started from a state)."""
-    manifests = (json.loads(p.read_text(encoding="utf-8")) for p in
-                 (pytester.path / "cometlocal-runs").glob("*/run_manifest.json"))
-    return [m["storage_state"] for m in manifests if m.get("storage_state")]
+    said = "\n".join(copy.texts.get(nodeid, "") for nodeid in mine)
+    assert broken.says in said, said
+    return copy.states
 
 
 @pytest.mark.parametrize("broken", SERIAL, ids=[b.id for b in SERIAL])
 def test_one_broken_plan_changes_no_other_items_outcome(pytester: pytest.Pytester, broken: Break) -> None:
-    make_suite(pytester)
-    states = check_alone(pytester, broken)
+    states = check_alone(session(pytester, "serial", SERIAL), broken)
     assert states and not any(broken.owns(s["made_by"]) for s in states), states
 
 
 @pytest.mark.parametrize("broken", SAVERS, ids=[b.id for b in SAVERS])
 def test_one_broken_saver_changes_no_other_items_outcome_under_xdist(pytester: pytest.Pytester,
                                                                      broken: Break) -> None:
-    make_suite(pytester)
-    states = check_alone(pytester, broken, "-n", "2")
+    states = check_alone(session(pytester, "xdist", SAVERS, "-n", "2"), broken)
     # The maker was never the broken plan, and a worker made the state itself (else this variant tests less).
     assert states and not any(broken.owns(s["made_by"]) for s in states), states
     assert any("made_on_demand_in" in s for s in states), states
