@@ -184,3 +184,24 @@ def test_a_postcondition_whose_first_look_freezes_the_page_is_the_steps_own_fail
     assert (error["action_id"], error["details"]["during"]) == ("arm", "postconditions"), error
     assert "postconditions_checked" not in r.types("arm") and not r.types("after")
     assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
+
+
+def test_a_select_step_tells_its_dropdown_in_one_call(chromium, tmp_path):
+    """A select step asks what kind of dropdown its target is in one call (``evaluate_all``), not three
+    (``locator.evaluate``: wait for the element, the script on its handle, let it go)."""
+    page = ("<title>Pick</title><select id=s aria-label=Size><option>S</option><option>M</option></select>"
+            "<div role=combobox aria-label=Colour tabindex=0 onclick=\"document.getElementById('l').hidden = false\">"
+            "Colour</div><div id=l role=listbox hidden><div role=option onclick=\"document.title = 'Red'\">Red</div></div>")
+    steps = ("- {id: size, kind: select, value: M, target: {type: role, role: combobox, name: Size},\n"
+             "   postconditions: [{kind: element_value_equals, args: {target: {type: css, selector: '#s'}, value: M}}]}\n"
+             "- {id: colour, kind: select, value: Red, target: {type: role, role: combobox, name: Colour},\n"
+             "   postconditions: [{kind: title_contains, args: {text: Red}}]}\n")
+    with served_pages({"/pick": page}) as url:
+        r, calls = counted_run(chromium, tmp_path, opened(f"{url}/pick", steps), url, "fast")
+    assert r.code is None, r.error
+    assert [e["metadata"].get("dropdown") for e in r.events if e["event_type"] == "action_executed"][-2:] == [
+        None, "combobox"]
+    # The one wait for an element left is the custom dropdown's frame (its element's owner frame, to look for
+    # its options there); each step's own kind check waited once more before.
+    assert (calls["Frame.waitForSelector"], calls["ElementHandle.dispose"]) == (1, 1), \
+        sorted((m, n) for m, n in calls.items() if m.split(".")[0] in ("Frame", "ElementHandle", "JSHandle"))

@@ -29,8 +29,20 @@ OPTION_NAMES_JS = load_script(__package__, "option_names.js")
 OPTIONS_SEEN_LIMIT = 20
 
 
+# The kind of the one element matched, in one round trip (``evaluate_all``), where ``locator.evaluate``
+# makes three (wait for the element, the script on its handle, let the handle go).
+_KIND_OF_ONE_JS = load_script(__package__, "dropdown_kind_of_one.js", dropdown_kind=DROPDOWN_KIND_JS)
+
+
 def dropdown_kind(locator: Locator, timeout_ms: int) -> dict[str, Any]:
-    """``{"kind": "native" | "custom" | "other", "role": ...}`` of the element ``locator`` resolves to."""
+    """``{"kind": "native" | "custom" | "other", "role": ...}`` of the element ``locator`` resolves to.
+
+    The step's target was resolved to one element just before; should it be
+    gone or doubled now (or the page answer garbage), ``locator.evaluate``
+    waits for it as before, and Playwright's own error says why."""
+    kinds = locator.evaluate_all(_KIND_OF_ONE_JS)
+    if isinstance(kinds, list) and len(kinds) == 1 and isinstance(kinds[0], dict) and "kind" in kinds[0]:
+        return kinds[0]
     return locator.evaluate(DROPDOWN_KIND_JS, timeout=timeout_ms)
 
 
