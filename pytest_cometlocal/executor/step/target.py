@@ -25,8 +25,9 @@ the one match; otherwise the step resolves its target as usual.
 in the same script call, the next step's "before" look with its target matched
 (``look_and_match``'s read); the step's postconditions take their first poll
 from it (docs/executor.md, "One read between two steps"). When they held at
-once it is the next step's ``Ahead``, and ``held_between`` looks at that step's
-preconditions while the picture is drawn (balanced).
+once it is the next step's ``Ahead``. In balanced, ``draw_after`` requests the
+read's picture at once and, while it is drawn, takes that first poll
+(``look_once``) and looks at the next step's preconditions (``held_between``).
 
 ``prepare`` decides, in one place, where a step's "before" look and its target
 come from, in this order (docs/executor.md, "One step"): the one read between
