@@ -182,7 +182,7 @@ def bench_real(work: Path, *, rounds: int = 4, flows: int = 3, warmup: bool = Tr
 def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, Any]:
     from tests.django_admin import PASSWORD, django_admin
 
-    from .bench_profile import trace_phases
+    from .trace_phases import trace_phases
 
     result: dict[str, Any] = {"steps": STEPS, "rounds": rounds, "flows_per_process": flows,
                               "load_avg_start": os.getloadavg()}

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from benchmarks.bench_profile import step_phases
+from benchmarks.trace_phases import step_phases
 from benchmarks.bench_real import BASELINE, EMPTY_READS, HAND, READS, TRACED, by_round, ratios, rotation, summarize
 from benchmarks.real_flow import HAND_TEST
 from pytest_cometlocal.runs.events import Event
