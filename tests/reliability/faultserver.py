@@ -117,9 +117,11 @@ class FaultServer(LoopbackServer):
                 self.close_connection = True
 
             def route_last(self, query: dict[str, str]) -> None:
+                # Going away: the listening socket is closed before this answer is sent, so no next request
+                # (however soon it comes) can reach a server still between its answer and its stop.
+                server.stop()
+                self.close_connection = True
                 self._page("Last page")
-                # Going away: the listening socket closes right after this answer.
-                threading.Thread(target=server.stop, daemon=True).start()
 
             def route_download_stall(self, query: dict[str, str]) -> None:
                 self.send_response(200)

@@ -43,7 +43,12 @@ class _Recorder:
 
 
 def _flow_calls(mode: str, tmp_path: Path, monkeypatch) -> list[str]:
+    from playwright.sync_api import expect
+
     monkeypatch.setenv("BENCH_ADMIN_PASSWORD", "pw")
+    # The test module sets expect()'s timeout for its process: here that process is this pytest worker's, whose
+    # later tests (a real expect() in tests/executor/test_demo_portal_in_chromium.py) must keep the default.
+    monkeypatch.setattr(expect, "set_options", lambda **_: None)
     source = HAND_TEST.format(timeout=1, titles=["t"], traced=False, reads=mode)
     namespace = {"__file__": str(tmp_path / "test_hand.py"), "__name__": "test_hand"}
     exec(compile(source, "test_hand.py", "exec"), namespace)
