@@ -82,7 +82,7 @@ class StepConditions:
     def hold_now(self, attempt: StepAttempt, conditions: list[Any]) -> bool:
         """Whether every condition (warnings too) holds at one look: the look-ahead's preconditions,
         checked while the previous step's picture is drawn; nothing is written or raised."""
-        return all(r.ok for r in self.look_once(attempt, "pre", conditions, None))
+        return all(r.ok for r in poll(conditions, self.ctx.check_context(attempt), "pre", 0))
 
     def _target_text(self, attempt: StepAttempt, phase: str) -> str:
         """(v1.2) save_text: the text of the step's target as the text conditions read it; exactly one element."""
