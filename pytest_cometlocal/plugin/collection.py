@@ -41,6 +41,7 @@ from pytest_cometlocal.plugin.reporting.errors import PlanFailed, plan_failure
 from pytest_cometlocal.plugin.fixtures import Outcome, Runner, refused_outcome
 from pytest_cometlocal.plugin.options import settings
 from pytest_cometlocal.plugin.shared_states import order_providers_first, shared_states
+from pytest_cometlocal.plugin.xdist_groups import group_marks
 from pytest_cometlocal.plugin.outcome import Verdict, invalid_plan_text, judge
 from pytest_cometlocal.plugin.reporting.report import changed_plan_message, error_properties, output_failed_text
 
@@ -147,6 +148,8 @@ class PlanItem(pytest.Function):
         super().__init__(**kwargs)
         for tag in entry.tags:
             self.add_marker(tag)
+        for mark in group_marks(entry.tags):  # a tag xdist_group_NAME: the item's xdist group
+            self.add_marker(mark)
         self.add_marker("cometlocal")
         self.cometlocal_error: ExecutorError | None = None
         self.refused: Refusal | None = None  # the browser refused the plan's context at setup

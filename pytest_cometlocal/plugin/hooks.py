@@ -19,6 +19,7 @@ from pytest_cometlocal.plugin.pause import register_pauses
 from pytest_cometlocal.plugin.reporting.html_report import register_html_report
 from pytest_cometlocal.plugin.reporting.report import error_code_summary, suggested_fix_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
+from pytest_cometlocal.plugin import xdist_groups
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -28,6 +29,8 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     config.addinivalue_line("markers", "cometlocal: a browser action plan item")
     store_settings(config)
+    if not config.pluginmanager.is_registered(xdist_groups):
+        config.pluginmanager.register(xdist_groups, "cometlocal-xdist-groups")
     register_pauses(config)
     register_html_report(config)
     if allure_active(config):

@@ -479,6 +479,8 @@ NAMES_AND_TAGS = [
     *(case(f"reserved-tag-{tag}", "name: t\ntags: [smoke, " + tag + "]\n" + BODY, "TAG_NAME", "tags[1]", tag + "]",
            f"'{tag}' is one of pytest's own markers and cannot be a plan tag")
       for tag in ("skip", "skipif", "xfail", "parametrize", "usefixtures", "filterwarnings")),
+    case("xdist-group-tag-without-name", "name: t\ntags: [smoke, xdist_group_]\n" + BODY, "TAG_NAME", "tags[1]",
+         "xdist_group_]", "'xdist_group_' names no group: write xdist_group_NAME (or xdist_group for the default group)"),
     *(case(f"bad-tag-format-{label}", "name: t\ntags:\n  - smoke\n  - " + tag + "\n" + BODY, "SCHEMA", "tags[1]", f"- ^{tag}",
            f"'{tag.strip(chr(34))}' does not match the pattern ^[a-z][a-z0-9_]*$")
       for label, tag in [("capital", "Smoke"), ("digit-first", "1st"), ("dash", "with-dash"), ("underscore-first", "_x"),

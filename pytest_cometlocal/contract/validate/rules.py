@@ -310,6 +310,9 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     for i, tag in enumerate(plan.tags):
         if tag in RESERVED_TAGS:
             add(("tags", i), f"'{tag}' is one of pytest's own markers and cannot be a plan tag", "TAG_NAME")
+        elif tag == "xdist_group_":  # xdist_group_NAME puts the plan in xdist group NAME (plugin/xdist_groups.py)
+            add(("tags", i), "'xdist_group_' names no group: write xdist_group_NAME (or xdist_group for the "
+                "default group)", "TAG_NAME")
     if plan.base_url is not None:
         parts = split_url(plan.base_url)
         if isinstance(parts, str):
