@@ -26,7 +26,8 @@ from pytest_cometlocal.contract.validate.validator import InvalidPlan, Validatio
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
-from pytest_cometlocal.contract.errors import CometLocalError, RootdirError
+from pytest_cometlocal.contract.errors import CometLocalError, RootdirError, RunVarError
+from pytest_cometlocal.contract.load.run_vars import parse_run_vars
 from pytest_cometlocal.targets_cli.command import add_parser as add_targets_parser
 
 # verify/show (run folders) and schema import what they need when they run:
@@ -99,6 +100,10 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError("no plan files found under " + ", ".join(map(str, paths)))
     root = Path(args.root).resolve() if args.root else find_root(paths)
     configs = SuiteConfigFinder(root, Path(args.config).resolve() if args.config else None)
+    try:
+        args.run_vars = parse_run_vars(args.var, "cli", "--var")
+    except RunVarError as exc:
+        raise UsageError(str(exc)) from None
     if args.format == "text":
         print(f"rootdir: {root}")
     # The cyclic GC is paused while plans load, as during pytest's collection
@@ -141,7 +146,7 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
         ctx = contexts.get(real.parent)
         if ctx is None:
             ctx = contexts[real.parent] = ValidationContext(root=root, plan_path=real,
-                                                            suite_config=configs.for_plan(real))
+                                                            suite_config=configs.for_plan(real), run_vars=args.run_vars)
         shown = _shown(path, real, cwd)
         try:
             results = validate_path(path, ctx, shown=shown)
@@ -175,6 +180,8 @@ def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
                     eff = effective_settings(result, cli_base_url=args.base_url, env={})
                     entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
                                           "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
+                    if result.var_sources:  # where each var came from: row > plan > --var (names, never values)
+                        entry["effective"]["sources"]["vars"] = dict(result.var_sources)
             report.append(entry)
     return report, (valid_count, invalid_count, expected_count)
 
@@ -344,6 +351,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--base-url", help="the base URL a run would get from pytest's --base-url (reported with --format json)")
     v.add_argument("--glob", action="append", help="file name pattern in folders (repeatable)")
     v.add_argument("--config", help="suite config file for every plan (default: the nearest cometlocal.yaml)")
+    v.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
+                   help="set ${vars.NAME} for every plan, as pytest's --cometlocal-var does (repeatable)")
     v.add_argument("--format", choices=("text", "json"), default="text")
     v.set_defaults(func=cmd_validate)
     ver = sub.add_parser("verify", help="check run folders against the trace and evidence contracts")

@@ -13,6 +13,7 @@ those). The whole tree::
     ├── ConfinementError            (ValueError) a path that would leave its root
     ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
     ├── PatternError                (ValueError) a plan's regex that cannot be compiled within the limits
+    ├── RunVarError                 (ValueError) a run's NAME=VALUE var that cannot be a var (contract/load/run_vars.py)
     ├── DeviceRegistryUnavailable   (contract/devices.py) the installed Playwright could not tell its devices
     │   executor/errors.py: running a plan
     ├── ExecutorFailure             carries a complete ExecutorError
@@ -67,7 +68,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.problems import Problem
 
-__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "PatternError", "RootdirError", "YamlError"]
+__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "PatternError", "RootdirError", "RunVarError", "YamlError"]
 
 
 class CometLocalError(Exception):
@@ -92,6 +93,10 @@ class ConfinementError(ValueError, CometLocalError):
 
 class RootdirError(ValueError, CometLocalError):
     """A configuration file on the rootdir search that pytest would refuse too; the message names it."""
+
+
+class RunVarError(ValueError, CometLocalError):
+    """A ``NAME=VALUE`` given for every plan of a run that cannot be a var; the message names the option."""
 
 
 class PatternError(ValueError, CometLocalError):

@@ -43,8 +43,9 @@ class EffectiveSettings:
     allowlist: tuple[str, ...]
     mode: str
     secrets: dict[str, str] = field(repr=False)
-    # key -> "cli" | "plan" | "suite" | "plan+suite" | "default" | "base_url host" | None
-    sources: Mapping[str, str | None] = field(default_factory=dict)
+    # key -> "cli" | "plan" | "suite" | "plan+suite" | "default" | "base_url host" | None; and "vars":
+    # var name -> "row" | "plan" | "cli" | "ini", for a plan that has vars (names only, never values)
+    sources: Mapping[str, Any] = field(default_factory=dict)
     profile: str = DEFAULT_PROFILE  # the execution profile (contract/model/profiles.py)
     # (v1.2) --cometlocal-update-snapshots: which screenshot_matches baselines a run writes beside the plan
     update_snapshots: str = "none"
@@ -84,10 +85,11 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
     """Base URL: command line > the plan's (or its suite config's) > the suite default.
     Allowlist: the plan's (or its suite config's), else the host of that base URL.
     Mode: ``dry_run`` when forced, else the plan's. Secrets: read from ``env`` now.
-    Profile: command line > the suite config's > the suite default (ini) > ``balanced``."""
+    Profile: command line > the suite config's > the suite default (ini) > ``balanced``.
+    Vars (where each came from): the parametrize row > the plan > ``--cometlocal-var`` > ini ``cometlocal_vars``."""
     env = os.environ if env is None else env
     p = plan.plan
-    sources: dict[str, str | None] = {
+    sources: dict[str, Any] = {
         key: plan.config_sources.get(key, "plan" if key in p.model_fields_set else "default") for key in CONFIGURABLE_KEYS
         if key not in V12_PLAN_KEYS or getattr(p, key) is not None  # (v1.2) recorded only when set
     }
@@ -104,6 +106,8 @@ def effective_settings(plan: ValidPlan, *, cli_base_url: str | None = None, defa
         allowlist = default_allowlist(base)
         sources["allowlist"] = "base_url host"
     secrets = {name: env.get(ref.env, "") for name, ref in p.secrets.items()}
+    if plan.var_sources:
+        sources["vars"] = dict(plan.var_sources)
     profile, sources["profile"] = next((value, source) for value, source in (
         (cli_profile, "cli"), (plan.suite_profile, "suite"), (default_profile, "ini"), (DEFAULT_PROFILE, "default"))
         if value)

@@ -85,6 +85,7 @@ class PlanFile(pytest.File):
             root=self.config.rootpath,
             plan_path=self.path,
             suite_config=suite_configs(self.config).for_plan(self.path),
+            run_vars=settings(self.config).run_vars,
         )
 
     @property

@@ -25,14 +25,15 @@ import importlib.util
 import os
 import sys
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import pytest
 
 from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
+from pytest_cometlocal.contract.load.run_vars import RunVar
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.profiles import PROFILES
@@ -42,6 +43,7 @@ from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, Re
 from pytest_cometlocal.plugin.pwflags import Flags, add_options, read_flags
 from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 from pytest_cometlocal.plugin.snapshots import add_option as add_snapshots_option
+from pytest_cometlocal.plugin.var_options import add_var_options, run_vars
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
@@ -63,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in the plan's folder or above it, up to the rootdir)",
     )
     parser.addini("cometlocal_config", "suite config file for every plan (relative to the ini file)", default=None)
+    add_var_options(group, parser)
     group.addoption(
         "--cometlocal-dry-run",
         action="store_true",
@@ -222,6 +225,7 @@ class Settings:
     profile: str | None = None  # --cometlocal-profile
     default_profile: str | None = None  # ini cometlocal_profile
     flags: Flags = Flags()  # with pytest-playwright's option names (plugin/pwflags.py)
+    run_vars: Mapping[str, RunVar] = field(default_factory=dict)  # --cometlocal-var, ini cometlocal_vars
 
     def settings_of(self, plan: ValidPlan, default_base_url: str | None) -> EffectiveSettings:
         """The effective settings of ``plan`` under these options (contract/settings.py)."""
@@ -263,6 +267,7 @@ class Settings:
             profile=config.getoption("cometlocal_profile", None),
             default_profile=_ini_profile(config),
             flags=flags,
+            run_vars=run_vars(config),
         )
 
 

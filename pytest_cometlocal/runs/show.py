@@ -28,7 +28,8 @@ from pytest_cometlocal.runs.reader import (Event, ended_as_expected, plan_identi
                                            read_run, read_trace)
 from pytest_cometlocal.runs.audits import detail_lines
 
-__all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines", "suggested_fix", "suggested_lines"]
+__all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines", "suggested_fix", "suggested_lines",
+           "var_lines"]
 
 
 # How a failed condition's phase reads: an assert step's conditions are checks, not "assertconditions".
@@ -71,6 +72,7 @@ def show_run(run_dir: Path) -> str:
         f"  started {manifest.get('started_at')}  finished {manifest.get('finished_at')}",
         f"  allowlist: {', '.join(manifest.get('domain_allowlist') or []) or '(none)'}",
     ]
+    lines += var_lines(manifest)
     lines += settings_lines(run.settings)
     lines += stub_lines(run.stubs)
     lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
@@ -139,6 +141,18 @@ def _where(error: dict[str, Any], steps: Any) -> str:
     if error.get("action_id"):
         return f"at step {error['action_id']}"
     return "between steps" if steps else "before the first step"
+
+
+def var_lines(manifest: dict[str, Any]) -> list[str]:
+    """``  vars: impl (cli), user (row)``: where each var of the run came from, the parametrize row over the
+    plan over ``--cometlocal-var`` over ini ``cometlocal_vars`` (names only: the manifest keeps no value);
+    none for a plan without vars or an older manifest."""
+    conf = manifest.get("configuration")
+    sources = conf.get("sources") if isinstance(conf, dict) else None
+    found = sources.get("vars") if isinstance(sources, dict) else None
+    if not isinstance(found, dict) or not found:
+        return []
+    return ["  vars: " + ", ".join(f"{name} ({source})" for name, source in found.items())]
 
 
 def settings_lines(settings: dict[str, Any]) -> list[str]:

@@ -22,6 +22,7 @@ from pytest_cometlocal.contract.model.actionspec import TAG_PATTERN
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Expect, Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFile
+from pytest_cometlocal.contract.load.run_vars import RunVar
 
 # Characters a plan name or a row id cannot hold: they would break pytest's node ids.
 UNSAFE_NAME = re.compile(r"::|[\[\]\x00-\x1f\x7f]")
@@ -37,13 +38,16 @@ class ValidationContext:
     ``root`` confines ``uploads_root`` and every other path (pytest's
     rootdir); ``plan_path`` is the file the plan came from (relative paths
     resolve from its folder); ``env`` is where secrets are looked up;
-    ``suite_config`` the suite configuration that applies to the plan.
+    ``suite_config`` the suite configuration that applies to the plan;
+    ``run_vars`` the vars given for every plan of the run (``--cometlocal-var``),
+    below the plan's own vars and its parametrize row.
     """
 
     root: Path
     plan_path: Path | None = None
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     suite_config: SuiteConfigFile | None = None
+    run_vars: Mapping[str, RunVar] = field(default_factory=dict)
 
     @cached_property
     def plan_dir(self) -> Path:
@@ -98,6 +102,8 @@ class ValidPlan:
     route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
     # (v1.2) where screenshot_matches' baselines live: ``<plan file stem>.snapshots`` beside the plan file.
     snapshots: Path | None = None
+    # var name -> where its value came from: "row", "plan", "cli" or "ini" (contract/load/run_vars.py).
+    var_sources: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

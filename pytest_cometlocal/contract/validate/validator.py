@@ -74,6 +74,7 @@ class _PlanValidation:
         self.col = ProblemCollector(file, raw, doc.mark)
         self.source = PlanSource(file, doc.index, getattr(raw, "mark", doc.mark))
         self.vars: dict[str, Any] = {}
+        self.var_sources: dict[str, str] = {}
         self.secrets: dict[str, SecretRef] = {}
         self.defaults: Any = None
         self.config_sources: dict[str, str] = {}
@@ -129,8 +130,12 @@ class _PlanValidation:
                 if not self.ctx.env.get(ref.env):
                     col.add(("secrets", name), f"secret '{name}' needs environment variable {ref.env}, which is not set",
                             "SECRET_ENV")
+        run_vars = self.ctx.run_vars  # a run's vars are defaults: the plan's win, and a row's win over both
+        self.var_sources = {**{n: v.source for n, v in run_vars.items()}, **{n: "plan" for n in self.vars}}
+        self.vars = {**{n: v.value for n, v in run_vars.items()}, **self.vars}
         if self.row is not None:
             self.vars = {**self.vars, **self.row.values}  # a row's values win over the plan's vars
+            self.var_sources.update({n: "row" for n in self.row.values})
         self.defaults = raw.get("defaults")
         if self.defaults is not None:
             try:
@@ -254,7 +259,8 @@ class _PlanValidation:
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,
                          suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile,
-                         route_files=self.route_files, snapshots=snapshots_dir(self.ctx.plan_path))
+                         route_files=self.route_files, snapshots=snapshots_dir(self.ctx.plan_path),
+                         var_sources=dict(sorted(self.var_sources.items())))
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")
