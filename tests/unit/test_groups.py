@@ -166,6 +166,25 @@ def test_bad_use_steps(validate, plan_dir, use_step, rule, key_path, message):
         (rule, "plans/p.actions.yaml", key_path, line_of(text, "use:"), message, ())]
 
 
+SHOWN_IN_DESCRIPTION = "description: sign in as ${vars.shown}\n" + LOGIN.split("\n", 1)[1]
+SHOWN_IN_METADATA = LOGIN.replace("    target: {type: url, url: /login}\n",
+                                  "    target: {type: url, url: /login}\n    metadata: {who: '${vars.shown}'}\n")
+
+
+@pytest.mark.parametrize("text", [SHOWN_IN_DESCRIPTION, SHOWN_IN_METADATA], ids=["description", "metadata"])
+def test_a_with_var_named_only_in_the_description_or_metadata_is_used(validate, plan_dir, text):
+    group(plan_dir, "plans/login.steps.yaml", text)
+    results = validate(plan("  - {use: login.steps.yaml, with: {shown: Alice}}\n"))
+    assert [getattr(r, "problems", ()) for r in results] == [()]
+
+
+def test_a_use_path_may_hold_a_var(validate, plan_dir):
+    """``use: groups/${vars.flow}.steps.yaml``: vars are substituted before groups are read (docs/authoring-at-scale.md)."""
+    group(plan_dir, "plans/groups/login.steps.yaml", LOGIN)
+    results = validate(plan("  - {use: 'groups/${vars.flow}.steps.yaml'}\n", extra="vars: {flow: login}\n"))
+    assert [s.id for s in results[0].plan.steps] == ["login.open", "login.user", "login.submit"]
+
+
 def test_with_a_var_the_group_does_not_use_is_reported_at_the_group(validate, plan_dir):
     group(plan_dir, "plans/login.steps.yaml", LOGIN)
     text = plan("  - {use: login.steps.yaml, with: {usr: x}}\n")

@@ -31,6 +31,21 @@ def test_csv_next_to_the_plan(validate, plan_dir):
     assert results[1].plan.steps[0].target.url == "/users/luis"
 
 
+def test_csv_empty_cells_are_the_empty_string(validate, plan_dir):
+    """A bare empty cell and a quoted empty field are both the empty string (docs/authoring-at-scale.md); a blank
+    line is no row. A one-column file writes its empty string quoted: a bare one would be a blank line."""
+    (plan_dir / "plans" / "users.csv").write_text('user,lang\nana,\n"",es\n\n')
+    results = validate(plan(STEPS + '  - {id: lang, kind: navigate, target: {type: url, url: "/l/${vars.lang}"}}\n',
+                            extra="parametrize: users.csv\n"))
+    assert [dict(r.row.values) for r in results] == [{"user": "ana", "lang": ""}, {"user": "", "lang": "es"}]
+    assert [r.item_name for r in results] == ["t[ana-]", "t[-es]"]
+    assert results[1].plan.steps[0].target.url == "/users/"
+    (plan_dir / "plans" / "users.csv").write_text('user\n""\n\nbob\n')
+    results = validate(plan(STEPS, extra="parametrize: users.csv\n"))
+    assert [dict(r.row.values) for r in results] == [{"user": ""}, {"user": "bob"}]
+    assert [r.item_name for r in results] == ["t[row]", "t[bob]"]  # an id made of nothing but empty values
+
+
 @pytest.mark.parametrize("parametrize, problems", [
     ("{user: []}", [("SCHEMA", "parametrize.user", "must not be empty"),
                     ("SCHEMA", "parametrize", "must be a list; or input should be a valid string")]),

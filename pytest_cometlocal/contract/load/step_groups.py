@@ -282,7 +282,9 @@ class GroupExpander:
         if bad:
             return []
 
-        used = _var_names(steps)
+        # A var named in the group's description (the words saying what it does with it) is used, as one in a
+        # step's metadata is: a ``with`` value for it is not a typo.
+        used = _var_names(steps) | _var_names(group.get("description"))
         unused = sorted(set(with_values) - used - set(own_vars))
         if unused:
             add(("steps",), f"'with' sets {', '.join(unused)}, which the group does not use"
