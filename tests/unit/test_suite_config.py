@@ -150,3 +150,23 @@ def test_redactor_masks_values_added_later() -> None:
     redactor.add(["tok-1234567890"])
     assert redactor.text("a first-secret b tok-1234567890 tok-1234567890") == "a *** b *** ***"
     assert redactor.count == 2 and redactor.describe()["secret_count"] == 2
+
+
+def test_validation_rules_doc_lists_every_suite_config_key(tmp_path: Path) -> None:
+    """docs/validation-rules.md's list of suite-config keys, and its example message, are the validator's
+    (issue 46: the doc listed 7 of 11)."""
+    import re
+
+    from pytest_cometlocal.contract.load.suite_config import load_suite_config
+    from pytest_cometlocal.contract.model.plan import SUITE_KEYS
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "validation-rules.md").read_text(encoding="utf-8")
+    listed = doc.split("<!-- suite-config-keys -->", 1)[1].split("<!-- /suite-config-keys -->", 1)[0]
+    keys = re.findall(r"`([a-z_]+)`", listed)
+    assert keys == list(SUITE_KEYS)
+    assert f"these {len(SUITE_KEYS)}," in doc
+    # The validator takes each of them, and names them all when it refuses another.
+    path = tmp_path / "cometlocal.yaml"
+    path.write_text("".join(f"{key}: null\n" for key in keys) + "polcy: {}\n", encoding="utf-8")
+    (problem,) = load_suite_config(path, "cometlocal.yaml").problems
+    assert f"{problem.key_path}: {problem.message}  [{problem.rule}]" in doc
