@@ -33,7 +33,8 @@ import pytest
 
 from pytest_cometlocal.contract.allowlist import split_url
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
-from pytest_cometlocal.contract.load.run_vars import RunVar
+from pytest_cometlocal.contract.errors import RunVarError
+from pytest_cometlocal.contract.load.run_vars import RunVar, layered, parse_run_vars
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.model.profiles import PROFILES
@@ -43,7 +44,6 @@ from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, Re
 from pytest_cometlocal.plugin.pwflags import Flags, add_options, read_flags
 from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 from pytest_cometlocal.plugin.snapshots import add_option as add_snapshots_option
-from pytest_cometlocal.plugin.var_options import add_var_options, run_vars
 
 DEFAULT_OUTPUT = "cometlocal-runs"
 _TRACING_CHOICES = ", ".join(TRACING_MODES[:-1]) + " or " + TRACING_MODES[-1]  # "off, on or retain-on-failure"
@@ -65,7 +65,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "in the plan's folder or above it, up to the rootdir)",
     )
     parser.addini("cometlocal_config", "suite config file for every plan (relative to the ini file)", default=None)
-    add_var_options(group, parser)
+    group.addoption("--cometlocal-var", dest="cometlocal_vars", action="append", default=[], metavar="NAME=VALUE",
+                    help="set ${vars.NAME} for every plan (repeatable); a plan's own vars and its parametrize row "
+                    "win over it, and it wins over ini cometlocal_vars")
+    parser.addini("cometlocal_vars", "NAME=VALUE vars for every plan, one a line", type="linelist", default=[])
     group.addoption(
         "--cometlocal-dry-run",
         action="store_true",
@@ -267,7 +270,7 @@ class Settings:
             profile=config.getoption("cometlocal_profile", None),
             default_profile=_ini_profile(config),
             flags=flags,
-            run_vars=run_vars(config),
+            run_vars=_run_vars(config),
         )
 
 
@@ -382,6 +385,17 @@ def _tracing_mode(config: pytest.Config, flags: Flags) -> str:
     if mode not in TRACING_MODES:
         raise pytest.UsageError(f"cometlocal_tracing must be {_TRACING_CHOICES}, not {mode!r}")
     return mode
+
+
+def _run_vars(config: pytest.Config) -> dict[str, RunVar]:
+    """Ini ``cometlocal_vars``, then ``--cometlocal-var`` (which wins, name by name): vars for every plan
+    (contract/load/run_vars.py). A malformed entry stops the session in one line naming its option."""
+    try:
+        ini = parse_run_vars([e for e in config.getini("cometlocal_vars") if e.strip()], "ini", "ini cometlocal_vars")
+        cli = parse_run_vars(config.getoption("cometlocal_vars", None) or [], "cli", "--cometlocal-var")
+    except RunVarError as exc:
+        raise pytest.UsageError(f"cometlocal: {exc}") from None
+    return layered(ini, cli)
 
 
 def _has_ini(config: pytest.Config, name: str) -> bool:
