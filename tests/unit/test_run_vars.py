@@ -93,3 +93,17 @@ def test_validate_takes_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cap
     assert main(["validate", "--var", "oops", "p.actions.yaml"]) == 2
     err = capsys.readouterr().err
     assert "--var: 'oops' is not NAME=VALUE" in err and "Traceback" not in err
+
+
+def test_show_prints_the_var_sources_of_a_run_folder(tmp_path: Path) -> None:
+    from pytest_cometlocal.contract.model.plan import Policy
+    from pytest_cometlocal.executor.runfolder.folder import RunFolder
+    from pytest_cometlocal.runs.show import show_run
+
+    configuration = {"sources": {"base_url": "plan", "vars": {"impl": "cli", "user": "row"}}, "effective": {}}
+    run = RunFolder.create(tmp_path, "vars", mode="live", policy=Policy(), allowlist=(),
+                           plan_info={"name": "vars", "file": "v.actions.yaml"}, extra={"configuration": configuration})
+    run.trace.emit("run_started")
+    run.trace.emit("run_finished", metadata={"status": "passed"})
+    run.finish("passed")
+    assert "  vars: impl (cli), user (row)" in show_run(run.path).splitlines()
