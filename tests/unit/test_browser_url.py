@@ -121,3 +121,29 @@ def test_a_base_url_read_two_ways_is_a_located_problem_at_load(validate) -> None
 def test_split_url_refuses_what_the_browser_reads_otherwise() -> None:
     assert isinstance(split_url("http://localhost\\@127.0.0.1/"), str)
     assert not isinstance(split_url("http://127.1/x"), str)  # one host, written two ways: the same host
+
+
+@pytest.mark.parametrize("request_line", [
+    "GET http://127.0.0.2:9\\@127.0.0.1:{port}/x HTTP/1.0",  # urllib: the allowed host; the browser: 127.0.0.2
+    "CONNECT 0x7f000002:{port} HTTP/1.0",  # 127.0.0.2 written as one number
+])
+def test_the_guard_refuses_what_the_browser_would_send_elsewhere(request_line: str) -> None:
+    """Not a request Chromium sends (it writes its URLs the browser's way), but the guard judges with the same reading."""
+    import socket
+    import threading
+
+    from pytest_cometlocal.executor.browser.network_guard import BLOCK_HEADER, NetworkGuard
+
+    hits: list[bytes] = []
+    target = socket.create_server(("127.0.0.1", 0))
+    threading.Thread(target=lambda: hits.append(target.accept()[0].recv(100)), daemon=True).start()
+    guard = NetworkGuard(["127.0.0.1"]).start()
+    try:
+        with socket.create_connection(("127.0.0.1", guard.port), timeout=5) as conn:
+            conn.sendall((request_line.format(port=target.getsockname()[1]) + "\r\nHost: x\r\n\r\n").encode())
+            answer = conn.recv(4096).decode("latin-1")
+        assert answer.startswith("HTTP/1.0 403") and f"{BLOCK_HEADER}: 127.0.0.2" in answer, answer
+        assert [b.host for b in guard.blocked] == ["127.0.0.2"] and hits == []
+    finally:
+        guard.stop(wait=True)
+        target.close()

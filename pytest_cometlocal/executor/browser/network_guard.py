@@ -106,11 +106,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _forward(self) -> None:
         parts = urlsplit(self.path)
         host = url_host(self.path)  # Chromium's URL, read as the allowlist reads every URL
-        if not parts.scheme or not host:
+        if not parts.scheme or not parts.netloc:
             self.send_error(400, "absolute URL required")
             return
-        if not host_allowed(host, self.server.guard.allowlist):
-            self._block(host, self.path)
+        if not host or not host_allowed(host, self.server.guard.allowlist):  # no host: read two ways, refused
+            self._block(host or (parts.hostname or ""), self.path)
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None
