@@ -86,5 +86,6 @@ def url_allowed(url: str, allowlist: tuple[str, ...] | list[str]) -> bool:
 
 
 def allowlist_refusal(url: str) -> str | None:
-    """Why ``url`` is refused whatever the allowlist (unreadable, or read two ways), or None."""
-    return read_url(url).refused
+    """Why ``url`` is refused whatever the allowlist (unreadable, or read two ways), or None; it never
+    quotes the URL, which a run's error holds, masked, in ``details.url``."""
+    return read_url(url).reason

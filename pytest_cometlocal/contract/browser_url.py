@@ -42,12 +42,15 @@ _DECIMAL, _OCTAL, _HEX = re.compile(r"^[0-9]+$"), re.compile(r"^[0-7]+$"), re.co
 class UrlReading:
     """``scheme`` lower-case ('' for a relative URL); ``host`` as the browser writes it (lower-case,
     IPv4 dotted, IPv6 in brackets, IDNA as punycode), None when the URL has no host of its own (a
-    relative path, a non-network scheme); ``refused``: why the URL cannot be judged, or None."""
+    relative path, a non-network scheme); ``refused``: why the URL cannot be judged (a validation
+    message, quoting it), or None; ``reason``: the same without the URL, for a run's error, where
+    the URL may hold a secret's value (and ``repr`` would write it otherwise than the masking sees it)."""
 
     scheme: str
     host: str | None
     port: int | None = None
     refused: str | None = None
+    reason: str | None = None
 
 
 class _Unreadable(CometLocalError):
@@ -67,23 +70,29 @@ def read_url(url: str, base: str | None = None) -> UrlReading:
         parts.port  # noqa: B018 - raises on a port out of range or not a number
         theirs = parts.hostname
     except ValueError as exc:
-        return UrlReading("", None, None, f"cannot read URL {url!r}: {exc}")
+        return _refused(f"cannot read URL {url!r}: {exc}", f"urllib cannot read it: {exc}")
     try:
         scheme, host, port = _browser_reading(url, base)
     except _Unreadable as exc:
-        return UrlReading("", None, None, f"the browser cannot read URL {url!r}: {exc}")
+        return _refused(f"the browser cannot read URL {url!r}: {exc}", f"the browser cannot read it: {exc}")
     if scheme and scheme not in NETWORK_SCHEMES:
         return UrlReading(scheme, None, None)  # no host to judge (about:, data:, blob:, chrome-error:)
-    if host is not None and base is not None and not _has_authority(url):
+    text = browser_text(url)
+    written = _SCHEME.match(text)
+    if host is not None and base is not None and not _two_slashes(text[written.end():] if written else text):
         return UrlReading(scheme, host, port)  # the base's host: urllib never saw it in ``url``
     try:
         theirs = _host(f"[{theirs}]" if ":" in theirs else theirs) if theirs else None
     except _Unreadable:
         pass  # urllib's host as it wrote it: differs from any host the browser reads
-    if theirs != host or (parts.scheme.lower() or "") != (scheme if _SCHEME.match(browser_text(url)) else ""):
-        return UrlReading(scheme, host, port, f"URL {url!r} is read two ways: the browser's host is "
-                          f"{host or 'none'}, urllib's {theirs or 'none'} (write it as the browser reads it)")
+    if theirs != host or parts.scheme.lower() != (scheme if written else ""):
+        why = f"read two ways: the browser's host is {host or 'none'}, urllib's {theirs or 'none'}"
+        return UrlReading(scheme, host, port, f"URL {url!r} is {why} (write it as the browser reads it)", why)
     return UrlReading(scheme, host, port)
+
+
+def _refused(refused: str, reason: str) -> UrlReading:
+    return UrlReading("", None, None, refused, reason)
 
 
 def join_url(base: str, url: str) -> str:
@@ -95,13 +104,6 @@ def join_url(base: str, url: str) -> str:
         cut = min([i for i in (text.find("?"), text.find("#")) if i >= 0] or [len(text)])
         text = text[:cut].replace("\\", "/") + text[cut:]
     return urljoin(base, text)
-
-
-def _has_authority(url: str) -> bool:
-    text = browser_text(url)
-    match = _SCHEME.match(text)
-    rest = text[match.end():] if match else text
-    return rest[:1] in ("/", "\\") and rest[1:2] in ("/", "\\") if rest else False
 
 
 def _browser_reading(url: str, base: str | None) -> tuple[str, str | None, int | None]:
