@@ -1,4 +1,5 @@
-"""A URL is judged by the host the browser connects to (contract/browser_url.py), with no browser.
+"""A URL is judged by the host the browser connects to (contract/browser_url.py), with no browser:
+at load (rule URL), by the allowlist's functions, the network guard and host_in_allowlist.
 
 TABLE is the differential: each URL with the host Chromium's ``new URL()`` reads
 (None: Chromium cannot read it) and whether the allowlist refuses it whatever it
@@ -8,11 +9,17 @@ tests/executor/test_url_read_two_ways.py holds Chromium to the same table.
 
 from __future__ import annotations
 
+import socket
+import threading
+from types import SimpleNamespace
+
 import pytest
 
 from pytest_cometlocal.contract.allowlist import host_allowed, split_url, url_allowed, url_host
 from pytest_cometlocal.contract.browser_url import join_url, read_url
 from pytest_cometlocal.contract.settings import default_allowlist
+from pytest_cometlocal.executor.browser.network_guard import BLOCK_HEADER, NetworkGuard
+from pytest_cometlocal.executor.page.conditions import CheckContext, _host_in_allowlist
 from tests.support import mark_at, only, only_problems, plan
 
 # (url, the host Chromium reads, refused whatever the allowlist)
@@ -129,11 +136,6 @@ def test_split_url_refuses_what_the_browser_reads_otherwise() -> None:
 ])
 def test_the_guard_refuses_what_the_browser_would_send_elsewhere(request_line: str) -> None:
     """Not a request Chromium sends (it writes its URLs the browser's way), but the guard judges with the same reading."""
-    import socket
-    import threading
-
-    from pytest_cometlocal.executor.browser.network_guard import BLOCK_HEADER, NetworkGuard
-
     hits: list[bytes] = []
     target = socket.create_server(("127.0.0.1", 0))
     threading.Thread(target=lambda: hits.append(target.accept()[0].recv(100)), daemon=True).start()
@@ -147,3 +149,16 @@ def test_the_guard_refuses_what_the_browser_would_send_elsewhere(request_line: s
     finally:
         guard.stop(wait=True)
         target.close()
+
+
+def test_host_in_allowlist_judges_the_browsers_host_and_says_why_it_refuses() -> None:
+    step = SimpleNamespace(kind="request")
+
+    def look(url: str) -> tuple[bool, dict]:
+        ctx = CheckContext(page=SimpleNamespace(url="about:blank"), step=step, base_url=None, allowlist=("127.0.0.1",),
+                           toast_selector="", overlay_selectors=(), requested_url=url)
+        return _host_in_allowlist(None, ctx, "pre")
+
+    assert look("http://2130706433/a") == (True, {"url": "http://2130706433/a", "allowlist": ["127.0.0.1"]})
+    held, observed = look("http://127.0.0.1\\@evil.example/")  # the browser's host is allowed, urllib's not
+    assert not held and observed["refused"] == "read two ways: the browser's host is 127.0.0.1, urllib's evil.example"
