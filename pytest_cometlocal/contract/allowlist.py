@@ -74,6 +74,12 @@ def _entry(pattern: str) -> str:
     return _host_read(pattern) or pattern.strip("[]").rstrip(".")
 
 
+def browser_entries(allowlist: tuple[str, ...] | list[str]) -> list[str]:
+    """The entries as the browser writes hosts, for a page script that compares Chromium's hostnames
+    (executor/browser/channels.py): the same reading as host_allowed's."""
+    return [_entry(pattern) for pattern in allowlist]
+
+
 def url_allowed(url: str, allowlist: tuple[str, ...] | list[str]) -> bool:
     """Non-network URLs (about:, data:, blob:) are always allowed: they leave no host. A URL that
     cannot be read, or is read two ways, never is (allowlist_refusal says why)."""
