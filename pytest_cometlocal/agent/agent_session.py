@@ -23,10 +23,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
-from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed
+from pytest_cometlocal.contract.browser_url import read_url
 from pytest_cometlocal.contract.settings import EffectiveSettings, effective_settings
 from pytest_cometlocal.contract.model.problems import Mark, Problem, format_key_path
 from pytest_cometlocal.contract.http.saved import unsaved_references
@@ -122,11 +122,12 @@ class AgentSession:
     def _settings(self, base_url: Any, allowlist: Any, name: Any, secrets: Any,
                   routes: list[Any] | None = None) -> tuple[EffectiveSettings, dict[str, str]]:
         """The session's settings, from its plan as a plan file's are, and its secrets (name -> variable)."""
-        parts = urlsplit(base_url) if isinstance(base_url, str) else None
-        if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-            raise AgentError("INVALID_ARGUMENT", f"base_url must be an absolute http(s) URL, not {base_url!r}")
+        reading = read_url(base_url) if isinstance(base_url, str) else None
+        if reading is None or reading.refused or reading.scheme not in ("http", "https") or not reading.host:
+            raise AgentError("INVALID_ARGUMENT", f"base_url must be an absolute http(s) URL, not {base_url!r}"
+                             + (f" ({reading.refused})" if reading and reading.refused else ""))
         base_url = base_url.rstrip("/")
-        host = parts.hostname.lower()
+        host = reading.host.strip("[]")
         hosts = None  # the plan's default: the base URL's host
         if allowlist is not None:
             if not (isinstance(allowlist, list) and allowlist and all(isinstance(h, str) for h in allowlist)):

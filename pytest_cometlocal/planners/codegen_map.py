@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
 from pytest_cometlocal.planners.codegen_http import request_step
 from pytest_cometlocal.planners.codegen_parse import Recorded, Unmapped
@@ -67,7 +68,7 @@ class _Mapper:
                                         f"{self.out.origin}: its pages are navigated relative to it")
         if not parts.netloc or self.recorded(url):
             return {"kind": "navigate", "target": {"type": "url", "url": self.relative(url)}}
-        host = parts.hostname or ""
+        host = url_host(url)  # the host the browser goes to, as the allowlist reads it
         if host not in self.out.hosts:
             self.out.hosts.append(host)
         return {"kind": "navigate", "target": {"type": "url", "url": url}}
@@ -137,7 +138,7 @@ class _Mapper:
         url = call.args[1]
         parts = urlsplit(url)
         if parts.scheme in ("http", "https") and parts.netloc and not self.recorded(url):
-            host = parts.hostname or ""
+            host = url_host(url)  # the host the browser goes to, as the allowlist reads it
             if host not in self.out.hosts:
                 self.out.hosts.append(host)
         step = request_step(call, self.relative(url))

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
+from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
@@ -154,9 +155,9 @@ def build_plan(mapped: Mapped, name: str, secrets: dict[str, tuple[str, str]], s
     if mapped.origin:
         plan["base_url"] = mapped.origin
     if mapped.hosts:
-        own = urlsplit(mapped.origin).hostname if mapped.origin else None
+        own = url_host(mapped.origin) or None
         plan["allowlist"] = ([own] if own else []) + [h for h in mapped.hosts if h != own]
-        notices.append(f"{script}: the recording leaves {urlsplit(mapped.origin or '').hostname or 'its origin'} "
+        notices.append(f"{script}: the recording leaves {own or 'its origin'} "
                        f"for {', '.join(mapped.hosts)}: added to the allowlist; check that the plan may go there")
     plan.update(mapped.settings)  # (v1.2) browser: and clock:, when the recording sets them
     if secrets:

@@ -292,8 +292,9 @@ def _cli_base_url(config: pytest.Config) -> str | None:
 
 
 def _readable(url: str | None, where: str) -> str | None:
-    """A base URL that urllib cannot read is a one-line usage error naming where it came from,
-    not a ValueError at the first relative ``navigate``."""
+    """A base URL that urllib or the browser cannot read, or that they read with two hosts
+    (contract/browser_url.py), is a one-line usage error naming where it came from, not a
+    ValueError at the first relative ``navigate`` nor a host the allowlist misjudges."""
     parts = split_url(url) if url else None
     if isinstance(parts, str):
         raise pytest.UsageError(f"cometlocal: {where}: {parts}")

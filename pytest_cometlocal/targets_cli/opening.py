@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
-from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.allowlist import url_allowed
+from pytest_cometlocal.contract.browser_url import join_url
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
 from pytest_cometlocal.contract.model.plan import state_settings
@@ -88,7 +88,7 @@ def plan_to_run(opening: Opening) -> tuple[ValidPlan, EffectiveSettings]:
         plan = _only_valid(validate_text(url_plan_text(opening.url or "", opening.storage_state), ctx,
                                          file=URL_PLAN_FILE), "the URL")
         eff = effective_settings(plan, cli_base_url=opening.base_url, default_base_url=opening.url)
-        target = urljoin(eff.base_url or "", opening.url or "")
+        target = join_url(eff.base_url or "", opening.url or "")
         if not url_allowed(target, eff.allowlist):
             where = eff.sources.get("allowlist") or "the base URL"
             raise TargetsRefused("DOMAIN_BLOCKED", f"{target} is outside the allowlist "

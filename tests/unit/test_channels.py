@@ -78,6 +78,12 @@ def test_the_page_script_carries_the_allowlist_as_json() -> None:
     assert json.dumps(BINDING) in script and not PLACEHOLDER.search(script)
 
 
+def test_the_page_script_gets_the_entries_as_the_browser_writes_hosts() -> None:
+    context = Context()  # Chromium's hostname of http://127.1/ is 127.0.0.1: the script compares with that
+    guard_channels(context, NetworkGuard(["127.1", "[0:0::1]", "*.Example.COM", "Allowed.example."]))
+    assert "const ALLOW = " + json.dumps(["127.0.0.1", "::1", "*.example.com", "allowed.example"]) + ";" in context.scripts[0]
+
+
 def test_a_launch_with_the_users_own_webrtc_policy_is_not_recorded_as_ours(tmp_path) -> None:
     from pytest_cometlocal.executor.browser.manager import BrowserManager
     from tests.unit.test_browser_manager import FakeChromium, FakePlaywright

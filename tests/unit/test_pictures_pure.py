@@ -135,6 +135,19 @@ def test_a_baseline_name_is_a_safe_file_name_located_at_it(validate):
     assert snapshot_name_problem("checkout") is None and "leave out '.png'" in snapshot_name_problem("a.PNG")
 
 
+@pytest.mark.parametrize("name", ["CON", "nul", "Aux", "prn", "COM1", "com9", "LPT1", "lpt9", "nul.png", "con.x",
+                                  "AUX.", "Com3.tar.gz"])
+def test_a_windows_device_name_is_no_baseline_name(validate, name):
+    text = check(f'{{name: "{name}"}}')
+    invalid = only_problems(validate(text))
+    only(invalid, "SNAPSHOT_NAME", "steps[0].postconditions[0].args.name", *mark_at(text, f'"{name}"'))
+    assert "device name on Windows" in invalid.problems[0].message
+
+
+def test_a_name_that_only_starts_like_a_device_is_a_baseline_name():
+    assert [snapshot_name_problem(n) for n in ("CON-page", "console", "com10", "lpt0", "nullable.v2")] == [None] * 5
+
+
 def test_the_args_are_closed_and_bounded(validate):
     for args, key in (("{name: a, threshold: 1.5}", "threshold"), ("{name: a, max_diff_ratio: 2}", "max_diff_ratio"),
                       ("{name: a, max_diff_pixels: -1}", "max_diff_pixels"), ("{name: a, colour: red}", "colour")):

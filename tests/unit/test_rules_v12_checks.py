@@ -97,6 +97,29 @@ def test_storage_and_cookie_comparisons_cannot_name_a_secret(validate, condition
          "which a failure shows")
 
 
+@pytest.mark.parametrize("name, holds", [
+    ('"session\\r\\nX-Injected: 1"', "'\\n', '\\r'"),
+    ('"a\\nb"', "'\\n'"),
+    ('"a\\x00b"', "'\\x00'"),
+    ('"a\\tb"', "'\\t'"),
+    ('"a\\x7fb"', "'\\x7f'"),
+    ("'a;b'", "';'"),
+    ("'a=b'", "'='"),
+    ("' theme'", None),
+])
+def test_a_cookie_name_no_cookie_can_have_is_located(validate, name: str, holds: str | None):
+    text = asserting(f"{{kind: cookie, args: {{name: {name}, equals: dark}}}}")
+    invalid = only_problems(validate(text, env=ENV))
+    only(invalid, "COOKIE_NAME", "steps[0].postconditions[0].args.name", *mark_at(text, "args: {name: ^"))
+    message = invalid.problems[0].message
+    assert (f"a cookie name cannot hold {holds}:" in message) if holds else "start or end with a space" in message
+
+
+def test_a_cookie_name_browsers_keep_is_valid(validate):
+    for name in ("__Host-session", "theme", "a.b_c-d", "x[0]", "caf\u00e9"):
+        only_valid(validate(asserting(f"{{kind: cookie, args: {{name: '{name}'}}}}"), env=ENV))
+
+
 @pytest.mark.parametrize("condition", [
     "{kind: storage_item, args: {area: local, key: k, equals: 1, length: 1}}",
     "{kind: cookie, args: {name: c, equals: a, matches: b}}",

@@ -40,6 +40,17 @@ def validate(text: str, root: Path):
      "^/etc/passwd", "absolute path '/etc/passwd' is not allowed"),
     ('  - {url: "**/a", respond: {file: missing.json}}\n', "ROUTE", "routes[0].respond.file", "^missing.json",
      "'missing.json' cannot be read (the plan's folder)"),
+    ('  - {url: "**/a", respond: {json: {a: [1, .nan]}}}\n', "ROUTE", "routes[0].respond.json.a[1]", "^.nan",
+     "a route's json cannot hold NaN or Infinity"),
+    ('  - {url: "**/a", respond: {json: .inf}}\n', "ROUTE", "routes[0].respond.json", "^.inf", "they are not JSON"),
+    ('  - {url: "**/a", respond: {json: {b: {c: -.Inf}}}}\n', "ROUTE", "routes[0].respond.json.b.c", "^-.Inf",
+     "NaN or Infinity"),
+    ('  - {url: "**/d/${saved.id}", abort: true}\n', "SAVED", "routes[0].url", '^"**/d',
+     "a route cannot use ${saved.id}: routes are installed before any step runs"),
+    ('  - {url: "**/a", respond: {json: {id: "${saved.id}"}}}\n', "SAVED", "routes[0].respond.json.id", '^"${saved',
+     "a route cannot use ${saved.id}"),
+    ('  - {url: "**/a", respond: {body: x, headers: {X-Id: "${saved.id}"}}}\n', "SAVED",
+     "routes[0].respond.headers.X-Id", '^"${saved', "a route cannot use ${saved.id}"),
 ])
 def test_each_bad_route_is_located_at_its_key(tmp_path: Path, routes: str, rule: str, key_path: str, at: str,
                                               says: str) -> None:

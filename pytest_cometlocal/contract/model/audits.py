@@ -78,6 +78,10 @@ class AccessibilityArgs(ContractModel):
 # ``.``, ``_`` and ``-``, starting with a letter or digit, no ``..`` (rule SNAPSHOT_NAME).
 SNAPSHOT_NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$"
 _SNAPSHOT_NAME = re.compile(SNAPSHOT_NAME_PATTERN)
+# Names Windows keeps for devices, whatever the case and extension (``nul.png``, ``Com1.x``): a baseline
+# so named cannot be written or read there, and a suite's baselines go to every platform (rule SNAPSHOT_NAME).
+WINDOWS_RESERVED = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+                              *(f"LPT{i}" for i in range(1, 10))})
 SNAPSHOTS_SUFFIX = ".snapshots"  # the folder beside the plan: ``<plan file stem>.snapshots``
 DEFAULT_THRESHOLD = 0.2  # as Playwright's toHaveScreenshot (pixelmatch's YIQ distance, 0-1)
 UpdateSnapshots = Literal["all", "missing", "none"]  # --cometlocal-update-snapshots
@@ -106,6 +110,9 @@ def snapshot_name_problem(name: str) -> str | None:
     if not _SNAPSHOT_NAME.match(name) or ".." in name:
         return (f"snapshot name {name!r} must be a safe file name: letters, digits, '.', '_' and '-', "
                 "starting with a letter or digit, at most 100 characters, no '..'")
+    if name.split(".")[0].rstrip(". ").upper() in WINDOWS_RESERVED:
+        return (f"snapshot name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM1-COM9, LPT1-LPT9, "
+                "with any extension): its baseline could not be written there")
     if name.lower().endswith(".png"):
         return f"snapshot name {name!r}: leave out '.png' (the file is <name>-<browser>-<platform>.png)"
     return None

@@ -1,4 +1,5 @@
-"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE, SNAPSHOT_NAME and PICTURES_EXTRA (v1.2).
+"""The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE, SNAPSHOT_NAME, COOKIE_NAME and
+PICTURES_EXTRA (v1.2).
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
@@ -26,6 +27,18 @@ Report = Callable[[Loc, str, str], None]
 
 # The args whose values are compared with page data and so cannot name a secret.
 NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches")}
+
+
+def cookie_name_problem(name: str) -> str | None:
+    """Why no cookie can have ``name`` (rule COOKIE_NAME), or None: the cookie grammar (RFC 6265, as
+    Chromium reads it) has no control character, ';' or '=' in a name, and trims the spaces around it,
+    so such a condition could only ever fail, or a CR/LF would split the header it is written in."""
+    if bad := sorted({c for c in name if c < " " or c == "\x7f" or c in ";="}):
+        return (f"a cookie name cannot hold {', '.join(repr(c) for c in bad)}: no control character, ';' or '=' "
+                "(the cookie grammar)")
+    if name != name.strip(" "):
+        return "a cookie name cannot start or end with a space: browsers trim it, so it would never match"
+    return None
 
 
 def list_entry_pattern(entry: str) -> str | None:
@@ -67,6 +80,8 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
             if missing := pictures_missing():
                 add(aloc, f"screenshot_matches compares pictures with {' and '.join(missing)}, not installed: "
                     "pip install 'pytest-cometlocal[pictures]'", "PICTURES_EXTRA")
+        elif kind == "cookie" and (problem := cookie_name_problem(cond.args.name)):
+            add(aloc + ("name",), problem, "COOKIE_NAME")
         for name in NO_SECRET_ARGS.get(kind, ()):
             if name in cond.args.model_fields_set and SECRET_REFERENCE.search(repr(getattr(cond.args, name))):
                 add(aloc + (name,), f"{kind}'s {name} cannot name a secret: it is compared with page data, "

@@ -19,7 +19,9 @@
 - ``advance_clock`` needs ``clock.at`` (its plan's or its suite config's).
 
 ``routes:`` (``check_routes``): a route answers (``respond``) or aborts
-(``abort: true``), never both and never neither, and its answer has at most one body kind (rule ROUTE). A ``file`` is
+(``abort: true``), never both and never neither, and its answer has at most one body kind (rule ROUTE);
+its ``json`` is JSON (no NaN or infinity: ROUTE); it names no ``${saved.X}`` (SAVED: routes are installed
+before the first step, when nothing is saved). A ``file`` is
 confined like ``file_ref``: relative to the folder of the file that declares
 the route (the plan's, or the suite config's for a suite route), no absolute
 path, no ``..``, no symlink out (rule PATH_CONFINEMENT, ``confine``'s own
@@ -31,15 +33,17 @@ The regex of ``{pattern: REGEX}`` is contract/patterns.py's (rule REGEX).
 from __future__ import annotations
 
 import difflib
+import math
 import re
 import zoneinfo
 from datetime import datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from pytest_cometlocal.contract.devices import DeviceRegistryUnavailable, device_registry
 from pytest_cometlocal.contract.errors import ConfinementError
+from pytest_cometlocal.contract.load.interpolation import SAVED_REFERENCE
 from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.load.safe_yaml import load_documents
 from pytest_cometlocal.contract.model.plan import MAX_ROUTE_FILE_BYTES, Plan, Route
@@ -214,8 +218,15 @@ def check_routes(routes: list[Route] | None, add: Report, folder_of: Callable[[i
             add(loc + ("abort",), "a route either responds or aborts, not both (remove respond or abort)", "ROUTE")
         elif route.respond is None and not route.abort:
             add(loc, "a route needs respond: {status, json | body | file, headers} or abort: true", "ROUTE")
+        for where, text in _strings(route.model_dump(by_alias=True, exclude_none=True), loc):
+            for name in SAVED_REFERENCE.findall(text):  # installed before the first step: nothing is saved yet
+                add(where, f"a route cannot use ${{saved.{name}}}: routes are installed before any step runs, "
+                    "when no value is saved yet (use ${vars.X})", "SAVED")
         if route.respond is None:
             continue
+        if "json_" in route.respond.model_fields_set and (at := _non_finite(route.respond.json_)) is not None:
+            add(loc + ("respond", "json") + at, "a route's json cannot hold NaN or Infinity (.nan, .inf): "
+                "they are not JSON", "ROUTE")
         given = route.respond.given()
         if len(given) > 1:
             add(loc + ("respond", given[1]), f"a route's answer has at most one of json, body, file "
@@ -226,6 +237,30 @@ def check_routes(routes: list[Route] | None, add: Report, folder_of: Callable[[i
             if read is not None:
                 files[i] = read
     return files
+
+
+def _strings(value: Any, loc: Loc) -> Iterator[tuple[Loc, str]]:
+    """Every string in a dumped route (keys of a mapping included) with its key path."""
+    if isinstance(value, str):
+        yield loc, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key, loc + (key,))
+            yield from _strings(item, loc + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _strings(item, loc + (i,))
+
+
+def _non_finite(value: Any) -> Loc | None:
+    """Where in a route's json a NaN or an infinity is (``.nan``, ``.inf`` in YAML), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return ()
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        if (inner := _non_finite(item)) is not None:
+            return (key,) + inner
+    return None
 
 
 def _read(relative: str, folder: Path, named: str, loc: Loc, add: Report) -> bytes | None:

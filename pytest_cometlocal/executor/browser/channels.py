@@ -30,7 +30,7 @@ import json
 import weakref
 from typing import TYPE_CHECKING, Any
 
-from pytest_cometlocal.contract.allowlist import host_allowed
+from pytest_cometlocal.contract.allowlist import browser_entries, host_allowed
 from pytest_cometlocal.executor.scripts import fill_script, read_script
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ PAGE_SCRIPT = read_script(__package__, "channel_guard.js")
 
 
 def page_script(allowlist: tuple[str, ...] | list[str]) -> str:
-    return fill_script(PAGE_SCRIPT, allowlist=json.dumps(list(allowlist)), binding=json.dumps(BINDING))
+    return fill_script(PAGE_SCRIPT, allowlist=json.dumps(browser_entries(allowlist)), binding=json.dumps(BINDING))
 
 
 def guard_channels(context: BrowserContext, guard: NetworkGuard) -> None:

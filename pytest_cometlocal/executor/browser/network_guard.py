@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
 
-from pytest_cometlocal.contract.allowlist import host_allowed
+from pytest_cometlocal.contract.allowlist import host_allowed, url_host
 
 BLOCK_HEADER = "X-Cometlocal-Blocked"
 DEFAULT_GUARD_HOST = "127.0.0.1"
@@ -72,7 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_CONNECT(self) -> None:
         host, _, port = self.path.rpartition(":")
-        host = host.strip("[]").lower()
+        host = url_host(f"https://{self.path}/") or host.strip("[]").lower()  # the allowlist's reading
         if not host_allowed(host, self.server.guard.allowlist):
             self._block(host, f"https://{self.path}/")
             return
@@ -105,12 +105,12 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _forward(self) -> None:
         parts = urlsplit(self.path)
-        host = (parts.hostname or "").lower()
-        if not parts.scheme or not host:
+        host = url_host(self.path)  # Chromium's URL, read as the allowlist reads every URL
+        if not parts.scheme or not parts.netloc:
             self.send_error(400, "absolute URL required")
             return
-        if not host_allowed(host, self.server.guard.allowlist):
-            self._block(host, self.path)
+        if not host or not host_allowed(host, self.server.guard.allowlist):  # no host: read two ways, refused
+            self._block(host or (parts.hostname or ""), self.path)
             return
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length) if length else None

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import time
 from typing import Any
-from urllib.parse import urlencode, urljoin
+from urllib.parse import urlencode
 
 from pytest_cometlocal.contract.allowlist import url_allowed
+from pytest_cometlocal.contract.browser_url import join_url
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.actionspec import READ_ONLY_METHODS
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -99,7 +100,7 @@ def perform(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
         if response.status not in REDIRECT_STATUSES or not location or len(hops) >= MAX_REDIRECTS:
             break
         hops.append({"status": response.status, "url": url, "location": location})
-        url = urljoin(url, location)
+        url = join_url(url, location)  # as the browser would follow it
         if not url_allowed(url, settings.allowlist):
             _record(actions, attempt, request, response, hops)
             actions.safety.domain_blocked(attempt, url, before_request=True)

@@ -19,7 +19,7 @@ from urllib.parse import urljoin
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.patterns import compiled
-from pytest_cometlocal.contract.allowlist import url_allowed
+from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
@@ -151,7 +151,8 @@ def _host_in_allowlist(cond: Condition, ctx: CheckContext, phase: str) -> tuple[
         url = ctx.response.url
     else:
         url = ctx.requested_url if (phase == "pre" or ctx.step.kind == "request") and ctx.requested_url else ctx.page.url
-    return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist)}
+    refused = {"refused": why} if (why := allowlist_refusal(url)) else {}  # read two ways: refused whatever
+    return url_allowed(url, ctx.allowlist), {"url": url, "allowlist": list(ctx.allowlist), **refused}
 
 
 def _title_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.patterns import compiled
-from pytest_cometlocal.contract.allowlist import url_allowed, url_host
+from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed, url_host
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.results import StepAttempt
@@ -42,16 +42,18 @@ class Safety:
 
     def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool, stage: str = "execution") -> None:
         """DOMAIN_BLOCKED (ACTION_CRITICAL_BLOCKED at a critical step); a request step's is at stage precondition."""
-        host = url_host(url)
+        host, refusal = url_host(url), allowlist_refusal(url)
         details = {"host": host, "url": url, "allowlist": list(self.ctx.settings.allowlist),
                    "stopped_before_request": before_request, "blocked_requests": self.ctx.events.blocked_since(attempt.marks)}
+        if refusal:  # read two ways, or not at all: refused whatever the allowlist holds
+            details["refused"] = refusal
         if attempt.spec.criticality == "critical":
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, stage,
                                      f"critical step would leave the allowlist: {host}",
                                      details={"critical_reason": "unsafe_domain_escape", **details},
                                      severity="critical", extended=True)
-        raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, stage, f"host {host} is outside the allowlist",
-                                 details=details)
+        says = f"host {host} is outside the allowlist" if not refusal else f"refused before any request: {refusal}"
+        raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, stage, says, details=details)
 
     def check_auth(self, attempt: StepAttempt) -> None:
         signal = self.auth_signal(attempt)
