@@ -6,6 +6,11 @@ the browser reports it: today's date and a number in the locale's format
 language, the window's width, whether it is a touch screen and the user agent.
 ``/v12/banner`` shows a banner ten seconds after it loads (``setTimeout``):
 with ``clock.at`` a plan's ``advance_clock`` brings it at once.
+``/v12/clock`` reads ``Date.now()`` and ``performance.now()`` (since it loaded) when asked (no
+timer of its own runs meanwhile), waits on the server when asked (``/slow``:
+real time passes), marks a ``setTimeout`` of one second when it fires, and adds
+a paragraph once scrolled near its bottom (a ``scroll`` step works there): with
+``clock.at`` the readings stand still until ``advance_clock`` moves them.
 """
 
 from __future__ import annotations
@@ -42,8 +47,36 @@ BANNER = """<h1>Offers</h1>
 setTimeout(() => { document.getElementById("banner").hidden = false; }, 10000);
 </script>"""
 
+CLOCK = """<h1>Clock</h1>
+<button id="read" type="button">Read the clock</button>
+<button id="wait" type="button">Ask the server</button>
+<p>Date.now(): <output id="date" data-testid="date"></output></p>
+<p>performance.now() since the page loaded: <output id="perf" data-testid="perf"></output></p>
+<p id="answer" data-testid="answer"></p>
+<p id="fired" data-testid="fired" hidden>One second has passed</p>
+<div style="height: 3000px"></div>
+<script>
+addEventListener("scroll", () => {
+  if (scrollY + innerHeight < 2500 || document.getElementById("more")) return;
+  document.body.insertAdjacentHTML("beforeend", '<p id="more" data-testid="more">More below</p>');
+});
+const loaded = performance.now();
+const show = (id, text) => { document.getElementById(id).textContent = text; };
+document.getElementById("read").onclick = () => {
+  show("date", String(Date.now()));
+  show("perf", String(performance.now() - loaded));
+};
+document.getElementById("wait").onclick = async () => {
+  show("answer", "");
+  const response = await fetch("/slow?ms=300");
+  show("answer", response.ok ? "answered" : "failed");
+};
+setTimeout(() => { document.getElementById("fired").hidden = false; }, 1000);
+</script>"""
+
 # path -> (title, body), served as the widgets are (portal.py).
 V12_SETTINGS_PAGES: dict[str, tuple[str, str]] = {
     "/v12/settings": ("Settings", SETTINGS),
     "/v12/banner": ("Offers", BANNER),
+    "/v12/clock": ("Clock", CLOCK),
 }

@@ -16,10 +16,10 @@ as ``expected``, never as a failure to fix. Pure Python: no browser, no pytest.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Iterable
 
+from pytest_cometlocal.contract.failure_lines import condition_line, short
 from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
@@ -36,9 +36,11 @@ __all__ = ["fixes_block", "list_line", "settings_lines", "show_run", "stub_lines
 PHASES = {"pre": "precondition", "post": "postcondition", "assert": "assert check"}
 
 
-def _short(value: Any, limit: int = 140) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+LIMIT = 140  # characters of one value on a line
+
+
+def _short(value: Any, limit: int = LIMIT) -> str:
+    return short(value, limit)
 
 
 def _status(events: Iterable[Event]) -> str:
@@ -91,10 +93,9 @@ def show_run(run_dir: Path) -> str:
     if error:
         lines.append(f"  error: {error.get('error_code')} {_where(error, run.steps)} ({error.get('stage')}): "
                      f"{error.get('message')}")
-        for fc in error.get("failed_conditions") or []:
+        for fc in error.get("failed_conditions") or []:  # why first, then expected, then seen (cut)
             phase = PHASES.get(fc.get("phase"), f"{fc.get('phase')} condition")
-            lines.append(f"    failed {phase} {fc.get('kind')} {_short(fc.get('args'))} "
-                         f"observed {_short(fc.get('observed'))}")
+            lines.append(f"    failed {phase} {condition_line(str(fc.get('kind')), fc.get('args'), fc.get('observed'), LIMIT)}")
         for key, value in (error.get("details") or {}).items():
             lines += detail_lines(key, value, "    ") or [f"    {key}: {_short(value)}"]
         for ref in error.get("evidence_refs") or []:

@@ -122,6 +122,12 @@ def target_yaml(target: dict[str, Any]) -> str:
     return yaml.safe_dump(target, default_flow_style=True, sort_keys=False, width=1_000_000, allow_unicode=True).strip()
 
 
+def _states(entry: dict[str, Any]) -> str:
+    """``   states: checked=true expanded=false``: what a role target's v1.2 filters could add (none: "")."""
+    shown = " ".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in entry.get("states", {}).items())
+    return f"   states: {shown}" if shown else ""
+
+
 def text_report(found: dict[str, Any], aria: bool) -> str:
     """The listing as text: the page, then a line per element (what it is, its target, unique or not)."""
     if aria:
@@ -130,7 +136,7 @@ def text_report(found: dict[str, Any], aria: bool) -> str:
     width = min(48, max((len(e["element"]) for e in found["elements"]), default=0))
     for entry in found["elements"]:
         mark = "" if entry["unique"] else f"   not unique: matches {entry['matches']}"
-        lines.append(f"  {entry['element']:<{width}}  {target_yaml(entry['target'])}{mark}")
+        lines.append(f"  {entry['element']:<{width}}  {target_yaml(entry['target'])}{mark}{_states(entry)}")
     unique = sum(1 for e in found["elements"] if e["unique"])
     summary = f"{len(found['elements'])} elements: {unique} unique targets"
     if found.get("unnamed"):

@@ -58,6 +58,9 @@ steps:
   - id: form
     kind: navigate
     target: {type: url, url: /form}
+  - id: loaded  # the form says Ready after a 300 ms timer: the plan's clock stands still until it moves
+    kind: advance_clock
+    ms: 300
   - id: ready
     kind: wait_for
     target: {type: testid, id: status}
@@ -140,12 +143,13 @@ steps:
     target: {type: testid, id: task-ship}
     to: {type: testid, id: task-write}
     postconditions: [{kind: element_text_contains, args: {target: {type: css, selector: "#order"}, text: "Order: Ship, Write, Review"}}]
-  - {id: spa_grid, kind: navigate, target: {type: url, url: /spa/grid}}
-  - id: to_row_100
+  # The grid of /spa/grid renders rows on a timer once scrolling stops, which the plan's clock holds
+  # (test_v11_scroll.py scrolls it): this page adds its paragraph on the scroll event itself.
+  - {id: long_page, kind: navigate, target: {type: url, url: /v12/clock}}
+  - id: to_more
     kind: scroll
-    target: {type: testid, id: product-grid}
     timeout_ms: 20000
-    postconditions: [{kind: element_visible, args: {target: {type: text, text: P-100, exact: true}}}]
+    postconditions: [{kind: element_visible, args: {target: {type: testid, id: more}}}]
   - {id: todos, kind: navigate, target: {type: url, url: /v12/todos}}
   - id: todo_text
     kind: fill

@@ -123,6 +123,8 @@ def test_same_state_revisit_halts_and_ignores_csrf_tokens(run, portal):
     error = assert_typed_error(r, "POLICY_HALT", "again2", "policy")
     d = error["details"]
     assert d["policy_reason"] == "same_state_revisit" and d["count"] == 2 and d["threshold"] == 1
+    assert error["message"] == ("policy halt: same_state_revisit — state seen 2 times (policy.same_state_revisits: 1; "
+                                "raise it in the plan's policy: or the suite config)")
     assert d["state_key"].count(":") == 3  # key:text:sha256:<hex> and d["policy_thresholds"]["same_state_revisits"] == 1
     halt = [e for e in r.events if e["event_type"] == "policy_halt"]
     assert halt and halt[0]["error"]["error_code"] == "POLICY_HALT"
@@ -137,12 +139,16 @@ def test_hard_cap_steps_halts_with_max_steps(run):
     r = run(plan(name="cap", steps=steps, extra="policy: {hard_cap_steps: 2}\n"))
     error = assert_typed_error(r, "POLICY_HALT", "b", "policy")
     assert error["details"]["policy_reason"] == "max_steps" and error["details"]["steps_taken"] == 2
+    assert error["message"] == ("policy halt: max_steps — 2 steps taken (policy.hard_cap_steps: 2; "
+                                "raise it in the plan's policy: or the suite config)")
 
 
 def test_stop_without_permission_is_policy_halt(run):
     r = run(plan(name="stop", steps=OPEN.format(url="/login") + "  - {id: end, kind: stop}\n"))
     error = assert_typed_error(r, "POLICY_HALT", "end", "policy")
     assert error["details"]["policy_reason"] == "stop_not_allowed"
+    assert error["message"] == ("policy halt: stop_not_allowed — a stop step would end the run (policy.allow_stop: "
+                                "false; set it to true in the plan's policy: or the suite config)")
 
 
 def test_stop_allowed_ends_the_run_as_a_pass(run):

@@ -189,3 +189,91 @@ def test_a_plans_step_and_a_saved_state_open_the_page_and_the_allowlist_refuses_
     with pytest.raises(TargetsRefused) as refused:
         open_and_look(no_browser, Opening(tmp_path, url=outside.url + "/landing"), tmp_path / "runs", page_targets)
     assert refused.value.code == "DOMAIN_BLOCKED" and "127.0.0.1" in str(refused.value), refused.value
+
+
+# Custom widgets (issue 46): every interactive ARIA role, named by aria-label, aria-labelledby (one that
+# names itself and its row) or content; states in ARIA attributes and native; a tree inside a tree; a button
+# in a table row; a focusable grid cell (the other cells are not listed); a hidden one. ``data-w`` says which.
+WIDGETS = """<!doctype html><title>Order</title>
+<main><h2 data-w="heading">Order</h2>
+<span id="product-label">Product</span>
+<div role="combobox" aria-labelledby="product-label" aria-expanded="false" tabindex="0" data-w="combobox"></div>
+<div role="checkbox" aria-checked="true" tabindex="0" data-w="checkbox">Gift wrap</div>
+<div role="radiogroup" aria-label="Delivery"><div role="radio" aria-checked="false" tabindex="0" data-w="radio">Express</div></div>
+<div role="switch" aria-checked="false" aria-label="Notifications" tabindex="0" data-w="switch"></div>
+<div role="slider" aria-label="Quantity" aria-valuenow="2" aria-valuemin="1" aria-valuemax="9" tabindex="0" data-w="slider"></div>
+<div role="spinbutton" aria-label="Copies" aria-valuenow="1" tabindex="0" data-w="spinbutton"></div>
+<div role="tablist" aria-label="Sections"><div role="tab" aria-selected="true" tabindex="0" data-w="tab">Details</div></div>
+<div role="listbox" aria-label="Colours"><div role="option" aria-selected="true" data-w="option">Red</div>
+  <div role="option" aria-selected="false" data-w="option_nested"><span role="checkbox" aria-checked="true"
+    aria-label="Include" data-w="checkbox_nested"></span> Olives</div></div>
+<div role="menu" aria-label="Actions"><div role="menuitem" data-w="menuitem">Copy</div>
+  <div role="menuitemcheckbox" aria-checked="true" data-w="menuitemcheckbox">Bold</div>
+  <div role="menuitemradio" aria-checked="false" data-w="menuitemradio">Left</div></div>
+<div role="tree" aria-label="Files"><div role="treeitem" aria-expanded="true" data-w="treeitem">src
+  <div role="group"><div role="treeitem" data-w="treeitem_nested">main.py</div></div></div></div>
+<span role="link" tabindex="0" data-w="link">Help</span>
+<div role="button" aria-pressed="true" tabindex="0" data-w="button">Italic</div>
+<div role="button" aria-disabled="true" data-w="disabled">Delete</div>
+<span id="note-label">Note</span><div role="textbox" aria-labelledby="note-label" contenteditable="true" data-w="textbox"></div>
+<div role="searchbox" aria-label="Find" tabindex="0" data-w="searchbox"></div>
+<label><input type="checkbox" checked data-w="native"> Subscribe</label>
+<div role="switch" aria-label="Hidden switch" aria-checked="true" hidden data-w="hidden"></div>
+<div role="grid" aria-label="People">
+  <div role="row"><div role="gridcell" tabindex="0" data-w="gridcell">Alice</div><div role="gridcell">alice@example.com</div></div>
+</div>
+<table><tr><td id="bob">Bob</td>
+  <td><span role="button" id="edit-bob" aria-labelledby="edit-bob bob" tabindex="0" data-w="row_button">Edit</span></td></tr>
+<tr><td id="carol">Carol</td>
+  <td><span role="button" id="edit-carol" aria-labelledby="edit-carol carol" tabindex="0">Edit</span></td></tr></table>
+</main>
+"""
+# data-w -> the states the listing prints for it (a role filter of its role can use each).
+WIDGET_STATES = {
+    "heading": {"level": 2}, "combobox": {"expanded": False}, "checkbox": {"checked": True},
+    "radio": {"checked": False}, "switch": {"checked": False}, "slider": {}, "spinbutton": {},
+    "tab": {"selected": True}, "option": {"selected": True}, "option_nested": {"selected": False},
+    "checkbox_nested": {"checked": True}, "menuitem": {}, "menuitemcheckbox": {"checked": True},
+    "menuitemradio": {"checked": False}, "treeitem": {"expanded": True}, "treeitem_nested": {}, "link": {},
+    "button": {"pressed": True}, "disabled": {"disabled": True}, "textbox": {}, "searchbox": {},
+    "native": {"checked": True}, "gridcell": {}, "row_button": {},
+}
+
+
+def test_custom_widgets_are_listed_with_role_targets_that_find_exactly_them_and_their_states(chromium) -> None:
+    from pytest_cometlocal.contract.model.targets import RoleTarget
+    from pytest_cometlocal.executor.page.locators import compile_target
+    from pytest_cometlocal.targets_cli.command import text_report
+
+    with served_pages({"/order": WIDGETS}) as url:
+        context = chromium.browser().new_context()
+        try:
+            page = context.new_page()
+            page.goto(url + "/order")
+            found = page_targets(page, Redactor([]))
+            by_widget: dict[str, dict[str, Any]] = {}
+            for entry in found["elements"]:
+                target = RoleTarget.model_validate(entry["target"]) if entry["target"]["type"] == "role" else None
+                located = compile_target(page, target) if target else None
+                if located is not None and located.count() == 1:
+                    by_widget.setdefault(located.get_attribute("data-w") or "", entry)
+                if target is not None and entry["states"]:  # the states, as filters, still find it alone
+                    filtered = RoleTarget.model_validate({**entry["target"], **entry["states"]})
+                    assert compile_target(page, filtered).count() == 1, entry
+            report = text_report(found, aria=False)
+        finally:
+            context.close()
+    by_widget.pop("", None)
+    assert set(by_widget) == set(WIDGET_STATES), sorted(by_widget)  # the hidden switch is not listed
+    for widget, states in WIDGET_STATES.items():
+        entry = by_widget[widget]
+        assert entry["unique"] and entry["target"]["type"] == "role", entry
+        assert entry["states"] == states, (widget, entry)
+    assert by_widget["combobox"]["target"] == {"type": "role", "role": "combobox", "name": "Product", "exact": True}
+    assert by_widget["row_button"]["target"]["name"] == "Edit Bob"
+    assert by_widget["option_nested"]["target"]["name"] == "Include Olives"  # the inner checkbox's name counts
+    cells = [e for e in found["elements"] if e["role"] == "gridcell"]
+    assert [e["target"].get("name") for e in cells] == ["Alice"], cells  # the cell no keyboard reaches is left out
+    assert all(e["role"] != "switch" or e["target"].get("name") != "Hidden switch" for e in found["elements"])
+    line = next(ln for ln in report.splitlines() if 'combobox "Product"' in ln)
+    assert line.endswith("{type: role, role: combobox, name: Product, exact: true}   states: expanded=false"), line

@@ -11,6 +11,7 @@ import textwrap
 
 import pytest
 
+from pytest_cometlocal.contract.validate.validator import ValidationContext, validate_text
 from pytest_cometlocal.runs.verify import verify_run
 from tests.support import opened as _opened
 
@@ -157,6 +158,35 @@ def test_a_stored_secret_is_masked_and_a_long_item_is_cut(run):
     assert "Zebra-7731-qx" not in observed["texts"][0] and len(observed["texts"][1].encode()) <= 2048
     assert observed["texts"][1].endswith("(truncated)")
     assert "Zebra-7731-qx" not in (r.run_dir / "trace.jsonl").read_text()
+
+
+def test_a_failed_check_says_why_before_the_cut_in_the_failure_text_and_in_show(run, tmp_path):
+    """Three stored to-dos (one the secret, one long): the pointer names nothing. The item is printed after the
+    reason, so pytest's 160-character and show's 140-character cuts fall on it, not on the explanation."""
+    from pytest_cometlocal.plugin.reporting.report import failure_text
+    from pytest_cometlocal.runs.show import show_run
+    from tests.support import only_valid
+
+    text = opened("/v12/todos", add("${secrets.pw}", 1) + add("Walk the dog " * 20, 2) + add("Buy milk", 3), """\
+        - id: check
+          kind: assert
+          timeout_ms: 1500
+          postconditions: [{kind: storage_item, args: {area: local, key: todos-v12, pointer: /3/title, equals: Bread}}]
+        """, extra="secrets: {pw: {env: PW}}\n")
+    r = run(text, env={"PW": "Zebra-7731-qx"})
+    assert failed(r, "storage_item")["observed"]["problem"] == "the pointer names nothing in the item"
+    path = tmp_path / "plans" / "t.actions.yaml"
+    plan = only_valid(validate_text(path.read_bytes(), ValidationContext(root=tmp_path, plan_path=path,
+                                                                          env={"PW": "Zebra-7731-qx"}),
+                                    file="plans/t.actions.yaml"))
+    reported = failure_text(plan, r.error, r.run_dir)
+    shown = show_run(r.run_dir)
+    for out, prefix in ((reported, "  failed assert check "), (shown, "    failed assert check ")):
+        (line,) = [ln for ln in out.splitlines() if ln.startswith(prefix)]
+        assert line.startswith(prefix + "storage_item: the pointer names nothing in the item — expected "), line
+        expected = line.index('"equals": "Bread"')
+        assert line.index(" — seen ") > expected and "…" in line, line  # the long item is cut, after the reason
+        assert "Zebra-7731-qx" not in out
 
 
 # -- role targets' filters ----------------------------------------------------------

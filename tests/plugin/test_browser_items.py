@@ -59,7 +59,8 @@ steps:
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
         "POSTCONDITION_FAILED at step 'open' (navigate, normal) — a.actions.yaml:8",
-        "*failed postcondition title_contains {\"text\": \"Nowhere\"} observed: {\"title\": \"Sign in\"}*",
+        "*failed postcondition title_contains: the title does not contain the text — expected {\"text\": \"Nowhere\"}"
+        " — seen {\"title\": \"Sign in\"}*",
         "*run folder: *cometlocal-runs*wrong-title-*",
     ])
     assert "Traceback" not in result.stdout.str()

@@ -16,8 +16,9 @@ from playwright.sync_api import Error as PlaywrightError
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.validate.settings_rules import locate_setting
 from pytest_cometlocal.executor.browser.context_failure import (
-    CLOCK, NEW_CONTEXT, NEW_PAGE, STATE_FILE, ContextRefused, classify,
+    CLOCK, NEW_CONTEXT, NEW_PAGE, STATE_FILE, ContextRefused, classify, making,
 )
+from pytest_cometlocal.executor.browser.context_settings import install_clock
 from pytest_cometlocal.executor.browser.storage_states import StorageStates
 from tests.support import mark_at, only_valid, plan
 from tests.unit.test_suite_config import check, write
@@ -49,6 +50,7 @@ def settled():
     (NEW_CONTEXT, "Browser.new_context: Target page, context or browser has been closed", "BROWSER_CRASHED",
      None, None),
     (CLOCK, "BrowserContext.clock_install: Connection closed", "BROWSER_CRASHED", None, None),
+    (CLOCK, "BrowserContext.clock_pause_at: Connection closed", "BROWSER_CRASHED", None, None),
     # A refusal that names no setting: the context failed, not the plan.
     (NEW_CONTEXT, "Browser.new_context: extraHTTPHeaders: expected object", "BROWSER_CRASHED", None, None),
 ])
@@ -56,6 +58,43 @@ def test_a_refusal_is_pinned_on_the_setting_its_message_names(during, message, c
     refusal = classify(PlaywrightError(message), during, settled())
     assert (refusal.code.value, refusal.key, refusal.rule, refusal.during) == (code, key, rule, during)
     assert refusal.cause == message
+
+
+class _Clock:
+    """A context's clock that records its calls, and refuses ``refuse`` (a Playwright server without it)."""
+
+    def __init__(self, refuse: str | None = None) -> None:
+        self.calls: list[tuple[str, object]] = []
+        self.refuse = refuse
+
+    def __getattr__(self, name: str):
+        def call(time) -> None:
+            self.calls.append((name, time))
+            if name == self.refuse:
+                raise PlaywrightError(f"BrowserContext.clock_{name}: Unknown method clock{name.title()}")
+        return call
+
+
+class _Context:
+    def __init__(self, refuse: str | None = None) -> None:
+        self.clock = _Clock(refuse)
+
+
+def test_the_clock_is_installed_and_paused_at_clock_at_and_a_refused_pause_is_the_clocks() -> None:
+    plan_ = settled()
+    context = _Context()
+    install_clock(context, plan_.clock)  # type: ignore[arg-type]
+    assert [name for name, _ in context.clock.calls] == ["install", "pause_at"]
+    (_, installed), (_, paused) = context.clock.calls
+    assert paused == installed and installed.isoformat() == "2024-03-01T09:30:00+00:00"
+    install_clock(bare := _Context(), None)  # type: ignore[arg-type]
+    assert bare.clock.calls == []
+    with pytest.raises(ContextRefused) as refused:
+        with making(CLOCK, plan_):
+            install_clock(_Context(refuse="pause_at"), plan_.clock)  # type: ignore[arg-type]
+    found = refused.value.refusal
+    assert (found.code, found.key, found.rule, found.during) == (ErrorCode.INVALID_ACTIONSPEC, "clock.at", "CLOCK",
+                                                                 "clock.install")
 
 
 def test_a_refusal_is_pinned_only_on_a_setting_the_plan_makes() -> None:

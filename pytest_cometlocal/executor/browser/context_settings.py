@@ -6,7 +6,10 @@ then each key the plan sets (so ``viewport`` beside ``device`` resizes that
 phone). A plan without ``browser:`` gets ``{}``: the context is made exactly
 as before. ``install_clock`` installs Playwright's fake clock at ``clock.at``
 on a context no page of which has loaded anything yet, so the first
-navigation already sees it.
+navigation already sees it, and pauses it there: ``install`` alone lets the
+fake time flow with real time (a page would read ``clock.at`` plus the run's
+elapsed time), while the plan format promises a clock that stands still until
+``advance_clock`` (``clock.run_for``) moves it and fires the timers due.
 """
 
 from __future__ import annotations
@@ -46,6 +49,12 @@ def context_args(browser: BrowserSettings | None) -> dict[str, Any]:
 
 
 def install_clock(context: BrowserContext, clock: ClockSettings | None) -> None:
-    """Playwright's fake clock, started at ``clock.at`` (nothing for a plan without ``clock``)."""
+    """Playwright's fake clock, standing at ``clock.at`` (nothing for a plan without ``clock``).
+
+    ``pause_at`` the install time: on every page of the context ``Date`` and ``performance.now``
+    read the same until ``advance_clock``; a refusal of either call is the caller's ``clock.install``.
+    """
     if clock is not None:
-        context.clock.install(time=clock_time(clock.at))
+        at = clock_time(clock.at)
+        context.clock.install(time=at)
+        context.clock.pause_at(at)

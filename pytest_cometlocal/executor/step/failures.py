@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pytest_cometlocal.contract.failure_lines import halt_line
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.problems import Problem
@@ -149,7 +150,8 @@ class Failures:
 
     def halt(self, attempt: StepAttempt, halt: Halt) -> ExecutorFailure:
         details = {"policy_reason": halt.reason, "policy_thresholds": self.ctx.policy.thresholds(), **halt.details}
-        return self.fail(attempt, ErrorCode.POLICY_HALT, "policy", f"policy halt: {halt.reason}",
+        message = halt_line(halt.reason, halt.details, self.ctx.policy.policy)  # the key, its value, how to raise it
+        return self.fail(attempt, ErrorCode.POLICY_HALT, "policy", message,
                          details=details, severity="critical", retryable=False)
 
     def reject(self, raw: Any, problems: list[Problem]) -> ExecutorFailure:

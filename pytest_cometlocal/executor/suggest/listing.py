@@ -1,5 +1,9 @@
 """What a plan can target on a page (``cometlocal targets``): each interactive or landmark element, with its target.
 
+Interactive means native controls and every element with a widget role (``WIDGET_ROLES``: a
+``<div role="combobox">`` is what the user operates, not a div), with the states its role's v1.2 filters
+can use (``states``).
+
 A plan's author needs the name a target uses, and the page knows it. The
 elements are the suggester's own candidates (one bounded look,
 ``scripts/look.js``), so what is listed is what a failed target could be
@@ -43,6 +47,13 @@ LISTED_ROLES = frozenset({
     "dialog", "alertdialog", "table", "grid", "treegrid", "list", "listbox", "tablist", "tabpanel", "tree",
     "menu", "menubar", "toolbar", "radiogroup", "heading", "img",
 })
+# Widget roles, listed wherever they are (a custom combobox is a div with a role): what a user operates.
+WIDGET_ROLES = frozenset({
+    "combobox", "checkbox", "radio", "switch", "slider", "spinbutton", "tab", "option", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "treeitem", "link", "button", "textbox", "searchbox",
+})
+# Roles listed only when the page made the element focusable (a grid's cells are many; the reachable ones count).
+FOCUSABLE_ROLES = frozenset({"gridcell"})
 # What a step can do with an element: (the step kind, the candidate's key that says it can).
 USES = (("click", "clickable"), ("fill", "fillable"), ("select", "selectable"), ("upload", "file"))
 
@@ -54,8 +65,20 @@ _ONE = TypeAdapter(T.Target)
 
 
 def listed(candidate: dict[str, Any]) -> bool:
-    """An interactive element (a step can act on it) or one of ``LISTED_ROLES``."""
-    return any(candidate.get(key) for _kind, key in USES) or candidate.get("role") in LISTED_ROLES
+    """An interactive element (a step can act on it), one of ``WIDGET_ROLES`` or ``LISTED_ROLES``, or a focusable
+    one of ``FOCUSABLE_ROLES``."""
+    role = candidate.get("role")
+    return (any(candidate.get(key) for _kind, key in USES) or role in LISTED_ROLES or role in WIDGET_ROLES
+            or (role in FOCUSABLE_ROLES and bool(candidate.get("focusable"))))
+
+
+def states(candidate: dict[str, Any]) -> dict[str, bool | int]:
+    """The element's states a v1.2 role filter of its role can use (``checked``, ``expanded``, ``level``...), in
+    ``ROLE_FILTERS`` order: the look reads them from ARIA attributes and native state; a filter the role does not
+    take (``ROLE_FILTER_ROLES``) is left out, as a plan could not use it."""
+    seen, role = candidate.get("states") or {}, candidate.get("role")
+    return {key: seen[key] for key in T.ROLE_FILTERS
+            if key in seen and (roles := T.ROLE_FILTER_ROLES[key]) is not None and role in roles}
 
 
 def uses(candidate: dict[str, Any]) -> list[str]:
@@ -88,7 +111,7 @@ def element_entry(page: Page, candidate: dict[str, Any]) -> dict[str, Any] | Non
 
 def _entry(candidate: dict[str, Any], target: dict[str, Any], count: int) -> dict[str, Any]:
     return {"element": describe_candidate(candidate), "role": candidate.get("role"), "target": target,
-            "unique": count == 1, "matches": count, "uses": uses(candidate)}
+            "unique": count == 1, "matches": count, "uses": uses(candidate), "states": states(candidate)}
 
 
 def page_targets(page: Page, redactor: Redactor, limit_ms: int = LIST_MS) -> dict[str, Any]:

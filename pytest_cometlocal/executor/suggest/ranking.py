@@ -87,7 +87,7 @@ _NEED_WORDS = {"clickable": "clickable", "fillable": "fillable", "selectable": "
 NAMED_ROLES = frozenset({
     "button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "heading", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "spinbutton", "slider", "img",
-    "dialog", "region", "navigation", "cell", "columnheader", "rowheader", "treeitem",
+    "dialog", "region", "navigation", "cell", "gridcell", "columnheader", "rowheader", "treeitem",
     # landmarks and structures, named by aria-label, aria-labelledby, title (a table by its caption)
     "grid", "treegrid", "table", "list", "form", "search", "main", "banner", "contentinfo", "complementary",
     "alertdialog", "tablist", "tabpanel", "tree", "menu", "menubar", "toolbar", "radiogroup", "group",

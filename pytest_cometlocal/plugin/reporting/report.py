@@ -4,12 +4,12 @@ properties of its error, the text of a plan that changed or a run folder that co
 from __future__ import annotations
 
 import contextlib
-import json
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
+from pytest_cometlocal.contract.failure_lines import condition_line, short
 from pytest_cometlocal.contract.load.paths import shown_path
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import ExecutorError
@@ -19,9 +19,11 @@ from pytest_cometlocal.executor.results import StepResult
 from pytest_cometlocal.plugin.reporting.artifacts import artifact_lines
 
 
-def _short(value: Any, limit: int = 160) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+LIMIT = 160  # characters of one value in the failure text
+
+
+def _short(value: Any, limit: int = LIMIT) -> str:
+    return short(value, limit)
 
 
 def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) -> str:
@@ -34,10 +36,9 @@ def failure_text(plan: ValidPlan, error: ExecutorError, run_dir: Path | None) ->
     head = f"{error.error_code.value} at step '{step}' ({error.action_kind}, {error.criticality}) — {where}" if step else \
         f"{error.error_code.value} — {where}"
     lines = [head, f"  {error.message}"]
-    for fc in error.failed_conditions:
-        args = _short(fc.args) if fc.args else ""
+    for fc in error.failed_conditions:  # why first: the cut falls on what was seen (contract/failure_lines.py)
         what = "assert check" if fc.phase == "assert" else f"{fc.phase}condition"
-        lines.append(f"  failed {what} {fc.kind} {args} observed: {_short(fc.observed)}")
+        lines.append(f"  failed {what} {condition_line(fc.kind, fc.args, fc.observed, LIMIT)}")
     details = error.details
     for key in ("count_observed", "matches_sample", "host", "allowlist", "auth_signal", "overlay_selector",
                 "overlay_text", "policy_reason", "critical_reason", "net_error", "timeout_ms", "file_ref", "attempts",

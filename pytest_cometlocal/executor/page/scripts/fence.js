@@ -6,9 +6,12 @@
 // rendering is paused (hidden) runs no frame callbacks: the timer ends the wait. A visible one gets 2 s
 // (within CAPTURE_MS): a renderer throttled and loaded can take longer than 250 ms for two frames, and
 // a timer that ended the wait before them would give the frame before the change.
+// The browser's own frame callbacks and timers: under a plan's clock.at, Playwright's clock fakes the
+// page's, and a paused clock runs none; it keeps the originals for injected code (__pwClock.builtins).
 new Promise((resolve) => {
+  const real = (globalThis.__pwClock && globalThis.__pwClock.builtins) || globalThis;
   let done = false;
   const end = () => { if (!done) { done = true; resolve(true); } };
-  requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(end, 0)));
-  setTimeout(end, document.visibilityState === "hidden" ? 250 : 2000);
+  real.requestAnimationFrame(() => real.requestAnimationFrame(() => real.setTimeout(end, 0)));
+  real.setTimeout(end, document.visibilityState === "hidden" ? 250 : 2000);
 })

@@ -5,8 +5,12 @@
 //
 // Quiet is measured on the page's own clock, from inside a page timer (probe): timers run in the
 // order they are due, so when the probe's timer runs, every page timer due before it (a list that
-// renders 120 ms after scrolling stops) has run, however starved of CPU the browser is.
+// renders 120 ms after scrolling stops) has run, however starved of CPU the browser is. Under a plan's
+// clock.at the page's clock is Playwright's, paused: its timers run only when advance_clock moves it, so
+// the probe would never answer; the browser's own clock is used then (Playwright's __pwClock.builtins).
 (el, direction) => {
+  const clock = (globalThis.__pwClock && globalThis.__pwClock.builtins) || globalThis;
+  const performance = clock.performance;
   const vertical = direction === "down" || direction === "up";
   const forward = direction === "down" || direction === "right";
   const page = el === (document.scrollingElement || document.documentElement);
@@ -20,7 +24,7 @@
   // A settle starts (after a scroll); probe(ms) answers after a page timer of ms: how long nothing
   // has changed, and how long this settle has lasted, both on the page's clock.
   watch.settle = () => { watch.settleFrom = performance.now(); };
-  watch.probe = (ms) => new Promise((resolve) => setTimeout(() => {
+  watch.probe = (ms) => new Promise((resolve) => clock.setTimeout(() => {
     const now = performance.now();
     resolve({quiet_ms: now - watch.lastChange, settling_ms: now - watch.settleFrom});
   }, ms));

@@ -94,7 +94,31 @@
     const e = document.getElementById(id); return e ? shownText(e) : "";
   }).join(" "));
   const fromContent = new Set(["button", "link", "heading", "cell", "columnheader", "option", "tab", "menuitem",
-    "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch", "treeitem", "listitem", "rowheader"]);
+    "menuitemcheckbox", "menuitemradio", "checkbox", "radio", "switch", "treeitem", "listitem", "rowheader",
+    "gridcell"]);
+  // A name from content, as the accessible name is computed (Playwright's role targets match it): a
+  // descendant's aria-label stands for its content, and a descendant whose role gives no name from content
+  // (a nested tree's group, a menu, a text field) adds nothing. At most 48 nodes, as shownText.
+  const contentRoles = new Set([...fromContent, "cell", "row", "tooltip", "caption", "code", "contentinfo",
+    "definition", "deletion", "emphasis", "insertion", "list", "mark", "none", "paragraph", "presentation",
+    "region", "rowgroup", "section", "strong", "subscript", "superscript", "table", "term", "time"]);
+  const contentName = (root) => {
+    let out = "", nodes = 0;
+    const visit = (node) => {
+      for (const c of node.childNodes) {
+        if (nodes++ >= 48 || out.length > maxChars) return;
+        if (c.nodeType === 3) { out += " " + c.nodeValue; continue; }
+        if (c.nodeType !== 1 || unshown.has(c.tagName) || !shown(c)) continue;
+        const role = (c.getAttribute("role") || "").trim().split(/\s+/)[0] || implicitRole(c);
+        if (role && !contentRoles.has(role)) continue;
+        const aria = norm(c.getAttribute("aria-label"));
+        if (aria) { out += " " + aria; continue; }
+        visit(c);
+      }
+    };
+    visit(root);
+    return norm(out);
+  };
   const nameOf = (el, role, label) => {
     const by = el.getAttribute("aria-labelledby");
     if (by) { const n = byIds(by); if (n) return n; }
@@ -109,13 +133,39 @@
       return norm(el.getAttribute("title") || el.getAttribute("placeholder"));
     }
     if (el.tagName === "IMG") return norm(el.getAttribute("alt") || el.getAttribute("title"));
-    if (fromContent.has(role)) return shownText(el) || norm(el.getAttribute("title"));
+    if (fromContent.has(role)) return contentName(el) || norm(el.getAttribute("title"));
     if (el.tagName === "FIELDSET") { const lg = el.querySelector("legend"); return lg ? shownText(lg) : ""; }
     if (el.tagName === "TABLE" && el.caption) return shownText(el.caption);
     return norm(el.getAttribute("title"));
   };
   const clickRoles = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
-    "menuitemradio", "option", "switch", "treeitem"]);
+    "menuitemradio", "option", "switch", "treeitem", "combobox", "slider", "spinbutton"]);
+  // A custom widget's states, as a role target's filters read them: its ARIA attributes (true or false
+  // only: "mixed" is no filter's value), else the native state (a checkbox's checked, a heading's level,
+  // an open <details>' summary). Which role takes which filter is for suggest/listing.py to say.
+  const ariaBool = (el, attr) => {
+    const v = (el.getAttribute(attr) || "").trim();
+    return v === "true" ? true : v === "false" ? false : undefined;
+  };
+  const statesOf = (el, role, disabled) => {
+    const out = {};
+    const native = el.tagName === "INPUT" && (type(el) === "checkbox" || type(el) === "radio");
+    const checked = native ? el.checked : ariaBool(el, "aria-checked");
+    if (checked !== undefined) out.checked = checked;
+    const pressed = ariaBool(el, "aria-pressed");
+    if (pressed !== undefined) out.pressed = pressed;
+    const expanded = ariaBool(el, "aria-expanded");
+    if (expanded !== undefined) out.expanded = expanded;
+    else if (el.tagName === "SUMMARY" && el.parentElement && el.parentElement.tagName === "DETAILS")
+      out.expanded = el.parentElement.open;
+    const selected = ariaBool(el, "aria-selected");
+    if (selected !== undefined) out.selected = selected;
+    const level = parseInt(el.getAttribute("aria-level") || "", 10);
+    if (level >= 1 && level <= 6) out.level = level;
+    else if (role === "heading" && /^H[1-6]$/.test(el.tagName)) out.level = Number(el.tagName[1]);
+    if (disabled) out.disabled = true;
+    return out;
+  };
   const containerRoles = {FORM: "form", SECTION: "region", NAV: "navigation", MAIN: "main", ASIDE: "complementary",
     HEADER: "banner", FOOTER: "contentinfo", DIALOG: "dialog", FIELDSET: "group", TABLE: "table"};
   const landmarks = new Set(Object.keys(containerRoles));
@@ -190,9 +240,11 @@
     const t = type(el);
     const fillable = !disabled && !el.readOnly && ((el.tagName === "INPUT" && textTypes.has(t)) ||
       el.tagName === "TEXTAREA" || el.isContentEditable);
+    // Focusable by the page's own choice (a grid's cell a keyboard can reach, an editable one).
+    const focusable = el.hasAttribute("tabindex") || el.isContentEditable;
     const clickable = el.tagName === "BUTTON" || el.tagName === "SUMMARY" || (el.tagName === "A" && el.hasAttribute("href")) ||
       (el.tagName === "INPUT" && (buttonTypes.has(t) || t === "checkbox" || t === "radio")) ||
-      clickRoles.has(role) || el.hasAttribute("onclick");
+      clickRoles.has(role) || (role === "gridcell" && focusable) || el.hasAttribute("onclick");
     const r = el.getBoundingClientRect();
     return {
       index, tag: el.tagName.toLowerCase(), type: t || null, role: role || null,
@@ -201,7 +253,8 @@
       text: text.slice(0, maxChars), text_clipped: text.length > maxChars,
       testid: el.getAttribute(testid), id: el.id || null, name_attr: el.getAttribute("name"),
       href: el.hasAttribute("href") ? el.getAttribute("href").slice(0, 200) : null,
-      clickable, fillable, selectable: el.tagName === "SELECT" && !disabled, file,
+      clickable, fillable, selectable: el.tagName === "SELECT" && !disabled, file, focusable,
+      states: statesOf(el, role, disabled),
       box: [Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height)],
       containers: containers(el), ancestors: ancestors(el), fp: fingerprint(el),
     };
