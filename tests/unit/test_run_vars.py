@@ -107,3 +107,32 @@ def test_show_prints_the_var_sources_of_a_run_folder(tmp_path: Path) -> None:
     run.trace.emit("run_finished", metadata={"status": "passed"})
     run.finish("passed")
     assert "  vars: impl (cli), user (row)" in show_run(run.path).splitlines()
+
+
+def test_the_suite_config_vars_are_the_lowest_layer(tmp_path: Path) -> None:
+    """Five levels: the suite config's vars lie under the ini file's, the command line's, the plan's and the row's."""
+    from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+
+    (tmp_path / "cometlocal.yaml").write_text("vars: {s: suite-s, a: suite-a, d: suite-d}\n", encoding="utf-8")
+    plan_path = tmp_path / "p.actions.yaml"
+    plan_path.write_text(PLAN.replace("/${vars.a}/", "/${vars.s}/${vars.a}/"), encoding="utf-8")
+    ctx = ValidationContext(root=tmp_path, plan_path=plan_path, run_vars=RUN_VARS,
+                            suite_config=SuiteConfigFinder(tmp_path).for_plan(plan_path))
+    plan = only_valid(validate_text(plan_path.read_text(encoding="utf-8"), ctx))
+    assert plan.plan.steps[0].target.url == "/suite-s/ini-a/cli-b/plan-c/row-d"
+    assert plan.var_sources == {"s": "suite", "a": "ini", "b": "cli", "c": "plan", "d": "row"}
+    assert plan.plan.vars == {"c": "plan-c", "d": "plan-d"}  # the suite's vars are not merged into the plan's key
+
+
+def test_a_bad_suite_config_var_is_located_in_the_config_file(tmp_path: Path) -> None:
+    from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+
+    (tmp_path / "cometlocal.yaml").write_text("base_url: http://127.0.0.1:8000\nvars:\n  ok: 1\n  bad: ${vars.ok}\n",
+                                              encoding="utf-8")
+    plan_path = tmp_path / "p.actions.yaml"
+    plan_path.write_text(PLAN, encoding="utf-8")
+    ctx = ValidationContext(root=tmp_path, plan_path=plan_path, run_vars=RUN_VARS,
+                            suite_config=SuiteConfigFinder(tmp_path).for_plan(plan_path))
+    (result,) = validate_text(plan_path.read_text(encoding="utf-8"), ctx)
+    assert [(p.file, p.mark.line, p.key_path, p.rule) for p in result.problems] == [
+        ("cometlocal.yaml", 4, "vars.bad", "INTERPOLATION")]

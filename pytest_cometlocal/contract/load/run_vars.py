@@ -4,7 +4,7 @@
 One plan set can then run against several deployments of one application
 (``--cometlocal-var impl=react``) without a CSV row per deployment. A run var is
 a default: the plan's own ``vars`` win over it, and a parametrize row wins over
-both. Values are strings, as typed; like any var they are written where they are
+both; it wins over the suite config's ``vars``, the lowest layer. Values are strings, as typed; like any var they are written where they are
 used (a password belongs in ``secrets``, read from the environment and masked).
 Pure: the caller turns a RunVarError into its own usage error.
 """

@@ -64,7 +64,8 @@ def load_suite_config(path: Path, shown: str) -> SuiteConfigFile:
 def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
     """Fill the config's keys into a plan's tree, in place; return where each key came from.
 
-    SUITE_ONLY_KEYS stay out of the plan: ``suite_setting`` reads them.
+    SUITE_ONLY_KEYS stay out of the plan: ``suite_setting`` reads them, and the validator reads the
+    config's ``vars`` as the lowest layer of a plan's vars.
 
     Nodes are copied, so interpolation and defaults never change the config
     shared by other plans.
@@ -72,7 +73,7 @@ def merge_suite_config(tree: YDict, config: SuiteConfigFile) -> dict[str, str]:
     sources: dict[str, str] = {}
     assert config.tree is not None
     for key, value in config.tree.items():
-        if key in SUITE_ONLY_KEYS:  # a setting of the runs (``profile``), not a plan key
+        if key in SUITE_ONLY_KEYS:  # a setting of the runs (``profile``) or a layer of its own (``vars``)
             continue
         if key not in tree:
             tree[key] = copy_tree(value)

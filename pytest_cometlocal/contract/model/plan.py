@@ -351,6 +351,8 @@ class SuiteConfig(ContractModel):
     browser: BrowserSettings | None = None  # (v1.2)
     clock: ClockSettings | None = None  # (v1.2)
     routes: list[Route] | None = None  # (v1.2) after the plan's own routes
+    # Vars for every plan below it: the lowest layer (under --cometlocal-var, the plan's own vars and a row).
+    vars: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], str | int | float] | None = None
 
 
 SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
@@ -360,4 +362,4 @@ V12_PLAN_KEYS: frozenset[str] = frozenset({"browser", "clock", "routes"})
 # (v1.2) Suite keys whose list is added after the plan's own (``routes``: the plan's first, first match wins).
 APPENDED_SUITE_KEYS: frozenset[str] = frozenset({"routes"})
 # Suite config keys that are not plan keys: kept beside the plan, never merged into it.
-SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile"})
+SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile", "vars"})

@@ -105,7 +105,9 @@ def _document(doc: Document, ctx: ValidationContext, file: str, fallback: str) -
         found = parametrize_rows(raw, col, ctx.plan_dir)
         if not col.problems:  # otherwise one item, invalid when it runs
             rows = list(found)
-    plan_vars = {**{n: v.value for n, v in ctx.run_vars.items()}, **_plain_vars(raw.get("vars"))}
+    suite = ctx.suite_config.tree if ctx.suite_config is not None and ctx.suite_config.tree is not None else {}
+    plan_vars = {**_plain_vars(suite.get("vars")), **{n: v.value for n, v in ctx.run_vars.items()},
+                 **_plain_vars(raw.get("vars"))}
     outlines = []
     for row in rows:
         vars_ = {**plan_vars, **row.values} if row is not None else plan_vars

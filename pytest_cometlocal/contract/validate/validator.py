@@ -108,18 +108,10 @@ class _PlanValidation:
     def blocks(self) -> None:
         """``vars``, ``secrets`` (their environment variables set) and ``defaults``: well formed."""
         raw, col = self.tree, self.col
-        malformed = False  # vars, secrets or defaults unusable: the stages after would only mislead
-        if "vars" in raw:
-            try:
-                self.vars = _VARS.validate_python(raw["vars"], strict=True)
-            except ValidationError as exc:
-                col.add_pydantic(exc, ("vars",))
-                malformed = True
-            for name, value in self.vars.items():
-                if isinstance(value, str) and "${" in value:
-                    col.add(("vars", name), "var values cannot contain ${...} references", "INTERPOLATION")
-                if isinstance(value, float) and not math.isfinite(value):
-                    col.add(("vars", name), "var values must be finite numbers or strings", "SCHEMA")
+        suite_tree = self.ctx.suite_config.tree if self.ctx.suite_config is not None else None
+        suite_vars, suite_bad = self._vars_of(suite_tree)  # the suite config's own vars (kept out of the plan)
+        self.vars, plan_bad = self._vars_of(raw)
+        malformed = suite_bad or plan_bad
         if "secrets" in raw:
             try:
                 self.secrets = _SECRETS.validate_python(raw["secrets"])
@@ -130,9 +122,11 @@ class _PlanValidation:
                 if not self.ctx.env.get(ref.env):
                     col.add(("secrets", name), f"secret '{name}' needs environment variable {ref.env}, which is not set",
                             "SECRET_ENV")
-        run_vars = self.ctx.run_vars  # a run's vars are defaults: the plan's win, and a row's win over both
-        self.var_sources = {**{n: v.source for n, v in run_vars.items()}, **{n: "plan" for n in self.vars}}
-        self.vars = {**{n: v.value for n, v in run_vars.items()}, **self.vars}
+        # Lowest first: the suite config, the run's (ini, then --cometlocal-var), the plan's, a row's.
+        run_vars = self.ctx.run_vars
+        self.var_sources = {**{n: "suite" for n in suite_vars}, **{n: v.source for n, v in run_vars.items()},
+                            **{n: "plan" for n in self.vars}}
+        self.vars = {**suite_vars, **{n: v.value for n, v in run_vars.items()}, **self.vars}
         if self.row is not None:
             self.vars = {**self.vars, **self.row.values}  # a row's values win over the plan's vars
             self.var_sources.update({n: "row" for n in self.row.values})
@@ -146,6 +140,24 @@ class _PlanValidation:
                 malformed = True  # its steps would only be told the keys it failed to give
         if malformed:
             raise _Stopped
+
+    def _vars_of(self, tree: Any) -> tuple[dict[str, Any], bool]:
+        """The ``vars`` of a plan's (or the suite config's) tree, and whether they are unusable (the later
+        stages would only mislead); a problem names the file the tree came from."""
+        if not isinstance(tree, dict) or "vars" not in tree:
+            return {}, False
+        col = self.col
+        try:
+            found = _VARS.validate_python(tree["vars"], strict=True)
+        except ValidationError as exc:
+            col.add_pydantic(exc, ("vars",), tree=tree)
+            return {}, True
+        for name, value in found.items():
+            if isinstance(value, str) and "${" in value:
+                col.add(("vars", name), "var values cannot contain ${...} references", "INTERPOLATION", tree=tree)
+            if isinstance(value, float) and not math.isfinite(value):
+                col.add(("vars", name), "var values must be finite numbers or strings", "SCHEMA", tree=tree)
+        return found, False
 
     def check_secret(self, secret: str) -> None:
         if secret not in self.secrets:
