@@ -73,6 +73,14 @@ class Failures:
         """The typed error of a failed attempt, with its evidence pack; ``facts``: the other fields of a Fault."""
         return self.for_fault(attempt, Fault(code, stage, message, **facts))
 
+    def pattern_gave_up(self, attempt: StepAttempt, stage: str, key_path: str, exc: Exception) -> ExecutorFailure:
+        """A plan regex outside the conditions (a route's, an auth signal's, switch_page's) that gave up
+        matching (contract/patterns.py): the plan cannot run as written, rule REGEX at its key path."""
+        return self.fail(attempt, ErrorCode.INVALID_ACTIONSPEC, stage, f"{key_path}: {exc}",
+                         details={"violated_rules": ["REGEX"], "validation_errors": [
+                             {"key_path": key_path, "message": str(exc), "rule": "REGEX"}]},
+                         retryable=False)
+
     def for_fault(self, attempt: StepAttempt, fault: Fault) -> ExecutorFailure:
         """Take the evidence pack, write its evidence_captured, then build the error (retryable as RetryRule says)."""
         ctx, spec = self.ctx, attempt.spec
