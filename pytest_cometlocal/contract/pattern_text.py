@@ -26,6 +26,8 @@ from dataclasses import dataclass
 _REPEAT = re.compile(r"\{([0-9]*)(,([0-9]*))?\}")
 # Inline flags scoped to a group, ``(?x:...)`` / ``(?-x:...)``: where verbose mode starts and ends.
 _SCOPED_FLAGS = re.compile(r"\(\?[aiLmsux]*(?:-[imsx]*)?:")
+# What follows a group's "(" before its first atom: ?:  ?P<name>  ?<=  ?!  ?>  ?P=name  ?(1)  ?aiLmsux-imsx:
+_GROUP_HEAD = re.compile(r"\?(?:P?<\w+>|P=\w+|<?[=!]|>|\(\w+\)|[aiLmsux-]*:?)")
 
 
 @dataclass(frozen=True)
@@ -133,6 +135,11 @@ def scan(pattern: str, verbose: bool) -> Scanned:
             depth += 1
             deepest = max(deepest, depth)
             weights.open()
+            head = _GROUP_HEAD.match(pattern, i + 1)  # (?:, (?P<name>, (?<=, (?i) ...: no atom of the group
+            if head:
+                out.append(c + head.group())
+                i = head.end()
+                continue
         elif c == ")":
             depth = max(depth - 1, 0)
             weights.close()
