@@ -29,7 +29,7 @@ PAGE = b"<title>Long</title><p data-testid=long>" + b"a" * 100_000 + b"!</p>"
 SUITE = """\
 defaults:
   criticality: normal
-  timeout_ms: 4000
+  timeout_ms: 20000  # a pattern that gives up ends its step at once: none waits this long
   preconditions: [{kind: host_in_allowlist}]
   postconditions: [{kind: host_in_allowlist}]
 policy: {retries_per_action: 0}

@@ -124,3 +124,11 @@ def test_a_route_whose_pattern_gives_up_takes_no_request_and_is_told_once(monkey
     key_path, exc = stubs.gave_up()
     assert key_path == "routes[0].url.pattern" and isinstance(exc, PatternTimeout)
     assert stubs.gave_up() is None
+
+
+def test_a_regex_route_still_answers_as_written() -> None:
+    stubs = Stubs([Route.model_validate({"url": {"pattern": r"/api/feed$"}, "respond": {"status": 201, "body": "x"}})],
+                  {}, {})
+    answer = stubs.answers[0]
+    assert (answer.status, answer.body) == (201, b"x")
+    assert answer.matcher("http://127.0.0.1/api/feed") is True and answer.matcher("http://127.0.0.1/") is False

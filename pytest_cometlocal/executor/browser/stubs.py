@@ -51,17 +51,6 @@ class _Answer:
         else:
             self.pattern = compiled(route.url.pattern)
             self.matcher = self._matches
-
-    def _matches(self, url: str) -> bool:
-        """The route's regex searched in a request's URL, bounded: one that gives up takes no request from
-        then on (each would spin as long), and the step that sent it fails (``Stubs.gave_up``)."""
-        if self.gave_up is not None:
-            return False
-        try:
-            return self.pattern.search(url) is not None
-        except PatternTimeout as exc:
-            self.gave_up = exc
-            return False
         self.status, self.headers, self.body = 200, {}, b""
         respond = route.respond
         if respond is None:
@@ -79,6 +68,17 @@ class _Answer:
             content_type = mimetypes.guess_type(respond.file or "")[0] or "application/octet-stream"
         if content_type and not any(name.lower() == "content-type" for name in self.headers):
             self.headers["Content-Type"] = content_type
+
+    def _matches(self, url: str) -> bool:
+        """The route's regex searched in a request's URL, bounded: one that gives up takes no request from
+        then on (each would spin as long), and the step that sent it fails (``Stubs.gave_up``)."""
+        if self.gave_up is not None:
+            return False
+        try:
+            return self.pattern.search(url) is not None
+        except PatternTimeout as exc:
+            self.gave_up = exc
+            return False
 
 
 def _filled(value: Any, secrets: Mapping[str, str]) -> Any:
