@@ -14,6 +14,7 @@ those). The whole tree::
     ├── RootdirError                (ValueError) a config file on the rootdir search pytest would refuse
     ├── PatternError                (ValueError) a plan's regex that cannot be compiled within the limits
     ├── RunVarError                 (ValueError) a run's NAME=VALUE var that cannot be a var (contract/load/run_vars.py)
+    ├── PatternTimeout              a plan's regex gave up matching a text within its time bound
     ├── DeviceRegistryUnavailable   (contract/devices.py) the installed Playwright could not tell its devices
     │   executor/errors.py: running a plan
     ├── ExecutorFailure             carries a complete ExecutorError
@@ -68,7 +69,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.problems import Problem
 
-__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "PatternError", "RootdirError", "RunVarError", "YamlError"]
+__all__ = ["CometLocalError", "ConfinementError", "InterpolationError", "PatternError", "PatternTimeout", "RootdirError",
+           "RunVarError", "YamlError"]
 
 
 class CometLocalError(Exception):
@@ -101,3 +103,14 @@ class RunVarError(ValueError, CometLocalError):
 
 class PatternError(ValueError, CometLocalError):
     """A plan's regular expression cannot be compiled within the limits (contract/patterns.py)."""
+
+
+class PatternTimeout(CometLocalError):
+    """A plan's regex gave up on a text: it backtracked past its time bound (contract/patterns.py).
+
+    Whoever matched it says which field the pattern came from; this says what happened."""
+
+    def __init__(self, pattern: str, length: int, seconds: float):
+        self.pattern, self.length, self.seconds = pattern, length, seconds
+        super().__init__(f"the regex gave up after {seconds:.2f} s on a text of {length:,} characters: it "
+                         "backtracks too much (a repeat inside a repeat, such as (a+)+, on a text it does not match)")

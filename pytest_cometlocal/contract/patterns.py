@@ -8,19 +8,35 @@ limit *before* it is compiled, and every exception compiling it becomes a
 problem. The executor compiles through ``compiled`` too (the same cached
 object), so a pattern that validated is never compiled another way at run time.
 
+Matching is bounded too (issue 46). Python's ``re`` cannot be stopped: ``(a+)+$``
+against a long page text spins for hours holding the GIL, and no step timeout
+can interrupt it. So a pattern is matched with the ``regex`` module (VERSION0,
+``re``'s own dialect; contract/pattern_text.py escapes the two things it reads
+otherwise), whose ``timeout=`` makes a match give up: ``BoundedPattern`` takes
+at most ``MATCH_SECONDS`` a match, or less when the condition's deadline
+(``matching_until``) is nearer, and raises PatternTimeout, which its caller
+locates at its field. ``re`` still decides what compiles, so rule REGEX says
+what it said before; a pattern whose repeats would make ``regex`` expand too
+much (``MAX_REPEAT_WEIGHT``), or that it cannot compile, is REGEX too.
+(benchmarks/bench_regex.py measures the choice against google-re2 and ``re``.)
+
 The regex-valued fields are a table (``REGEX_FIELDS``): a new one is a row,
 and ``regex_problems`` finds every one inside any model of the plan.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import re
-from typing import Any, Iterator
+import time
+from typing import Any, Callable, Iterator
 
 from pydantic import BaseModel
 
-from pytest_cometlocal.contract.errors import PatternError
+from pytest_cometlocal.contract.errors import PatternError, PatternTimeout
+from pytest_cometlocal.contract.pattern_text import scan
 from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, ResponseHeaderArgs, ResponseJsonArgs, StorageItemArgs,
     TargetPatternArgs,
@@ -33,6 +49,14 @@ from pytest_cometlocal.contract.model.problems import Loc
 MAX_PATTERN_LENGTH = 2000
 # Python's parser recurses once per group level (RecursionError near 300 levels).
 MAX_GROUP_NESTING = 50
+# ``regex`` expands counted repeats when compiling: (?:a{100}){1000} costs ~0.1 s, ten times that ~1 s.
+MAX_REPEAT_WEIGHT = 100_000
+# The most one match may take. A sane pattern takes about a millisecond on 100 KB of text.
+MATCH_SECONDS = 1.0
+# The least, even at a deadline: a last look still gets to match a sane pattern.
+MIN_MATCH_SECONDS = 0.05
+
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("cometlocal_match_deadline", default=None)
 
 # Each model that holds a regex, and the names of its regex-valued fields.
 REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
@@ -50,49 +74,88 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
 }
 
 
-def _nesting(pattern: str) -> int:
-    """The deepest group nesting of ``pattern`` (escapes and character classes skipped), without recursion."""
-    depth = deepest = 0
-    i, n = 0, len(pattern)
-    in_class = False
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if in_class:
-            if c == "]":
-                in_class = False
-        elif c == "[":
-            in_class = True
-            if pattern.startswith("]", i + 1) or pattern.startswith("^]", i + 1):
-                i += 2 if pattern[i + 1] == "]" else 3  # a ']' first in a class is literal
-                continue
-        elif c == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif c == ")":
-            depth = max(depth - 1, 0)
-        i += 1
-    return deepest
+class BoundedPattern:
+    """A plan's pattern as the run matches it: ``re``'s meaning, each match bounded in time.
+
+    ``search`` and ``fullmatch`` are ``re``'s (a match object or None); one that
+    runs out of time raises PatternTimeout instead of spinning on."""
+
+    __slots__ = ("pattern", "_engine")
+
+    def __init__(self, pattern: str, engine: Any):
+        self.pattern, self._engine = pattern, engine
+
+    def search(self, text: str, timeout: float | None = None) -> Any:
+        return self._bounded(self._engine.search, text, timeout)
+
+    def fullmatch(self, text: str, timeout: float | None = None) -> Any:
+        return self._bounded(self._engine.fullmatch, text, timeout)
+
+    def _bounded(self, match: Callable[..., Any], text: str, timeout: float | None) -> Any:
+        seconds = match_seconds() if timeout is None else timeout
+        try:
+            return match(text, timeout=seconds)
+        except TimeoutError:
+            raise PatternTimeout(self.pattern, len(text), seconds) from None
+
+    def __repr__(self) -> str:
+        return f"BoundedPattern({self.pattern!r})"
+
+
+def match_seconds() -> float:
+    """How long the next match may take: MATCH_SECONDS, or what is left before ``matching_until``'s deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return MATCH_SECONDS
+    return min(MATCH_SECONDS, max(deadline - time.monotonic(), MIN_MATCH_SECONDS))
+
+
+@contextlib.contextmanager
+def matching_until(deadline: float) -> Iterator[None]:
+    """Inside: no match runs past ``deadline`` (``time.monotonic()``), so a condition polled until its
+    timeout is never held past it by a pattern."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+_COMPILE_FAULTS = (OverflowError, RecursionError, MemoryError, ValueError, TypeError)
 
 
 @functools.lru_cache(maxsize=512)
-def _compile(pattern: str) -> re.Pattern[str] | str:
+def _compile(pattern: str) -> BoundedPattern | str:
     if len(pattern) > MAX_PATTERN_LENGTH:
         return f"the pattern is {len(pattern)} characters long; at most {MAX_PATTERN_LENGTH}"
-    if _nesting(pattern) > MAX_GROUP_NESTING:
+    scanned = scan(pattern, verbose=False)
+    if scanned.nesting > MAX_GROUP_NESTING:
         return f"groups nest more than {MAX_GROUP_NESTING} levels deep"
     try:
-        return re.compile(pattern)
+        checked = re.compile(pattern)  # the plan's dialect: what re refuses is refused
     except re.error as exc:
         return str(exc)
-    except (OverflowError, RecursionError, MemoryError, ValueError, TypeError) as exc:
+    except _COMPILE_FAULTS as exc:
         return f"{exc} ({type(exc).__name__})"
+    if checked.flags & re.VERBOSE:
+        scanned = scan(pattern, verbose=True)
+    if scanned.scoped_verbose:
+        return "(?x:...) scoped to a group cannot be matched in bounded time; put (?x) at the start"
+    if scanned.weight > MAX_REPEAT_WEIGHT:
+        return (f"its counted repeats, multiplied through their groups, come to {scanned.weight:,}; "
+                f"at most {MAX_REPEAT_WEIGHT:,}")
+    import regex  # here, not at the top: ~20-40 ms, paid only by a process that compiles a plan regex
+
+    try:
+        engine = regex.compile(scanned.engine_text, regex.VERSION0)
+    except (regex.error, *_COMPILE_FAULTS) as exc:
+        return f"the bounded matcher cannot compile it: {exc}"
+    return BoundedPattern(pattern, engine)
 
 
-def compiled(pattern: str) -> re.Pattern[str]:
-    """``pattern`` compiled, once per process; PatternError when it cannot be (its message, one line)."""
+def compiled(pattern: str) -> BoundedPattern:
+    """``pattern`` compiled, once per process, bounded when it matches; PatternError when it cannot be
+    (its message, one line)."""
     result = _compile(pattern)
     if isinstance(result, str):
         raise PatternError(f"invalid regular expression: {result}")
@@ -139,3 +202,20 @@ def regex_problems(model: Any, loc: Loc = (), skip: tuple[type, ...] = ()) -> li
                 if problem:
                     found.append((where + (name,), problem))
     return found
+
+
+def gave_up(model: Any, exc: PatternTimeout) -> dict[str, Any]:
+    """What a condition whose pattern gave up observed: the field of ``model`` it came from, and why."""
+    field = next((name for name in REGEX_FIELDS.get(type(model), ()) if getattr(model, name, None) == exc.pattern),
+                 None)
+    texts = getattr(model, "texts", None)  # element_texts_equal's /.../ entries
+    if field is None and isinstance(texts, list) and f"/{exc.pattern}/" in texts:
+        field = f"texts[{texts.index(f'/{exc.pattern}/')}]"
+    field = field or "pattern"
+    return {"error": "PatternTimeout", "field": field, "message": f"{field}: {exc}"}
+
+
+def gave_up_in(observed: Any) -> bool:
+    """Whether a condition's ``observed`` is ``gave_up``'s: it decides the condition (poll stops), as looking
+    again would spin as long again."""
+    return isinstance(observed, dict) and observed.get("error") == "PatternTimeout"

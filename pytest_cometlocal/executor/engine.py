@@ -355,8 +355,7 @@ class Executor:
         journal.action_executed({"duration_ms": elapsed_ms(started),
                                  "blocked_requests": ctx.events.take_blocked(), **outcome})
         with self._phase(attempt, "postconditions"):  # the more specific codes first
-            self.safety.check_navigation(attempt)
-            self.safety.check_auth(attempt)
+            self.safety.check_after_action(attempt)
             read = self._read(attempt)  # the one read between this step and the next
         with self._phase(attempt, "observation after the step"):  # balanced: its picture, with a first look
             self._ahead, first = draw_after(ctx, self.conditions, attempt, read)
@@ -413,6 +412,7 @@ class Executor:
             self.journal.pages_opened(ctx.pages)
         if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
             self.journal.requests_stubbed(ctx.stubs.take())
+            self.safety.check_routes(attempt, "postcondition")
         self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].kind.post_phase, late)
 
     def _read(self, attempt: StepAttempt) -> Ahead | None:

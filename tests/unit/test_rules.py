@@ -426,6 +426,21 @@ REGEXES = [
          "invalid regular expression: unterminated character set at position 0"),
     case("auth-signals", VALID_PLAN + 'auth_signals: {url_pattern: "(login", status: [401]}\n',
          "REGEX", "auth_signals.url_pattern", '"(login"', "invalid regular expression: missing ), unterminated subpattern at position 0"),
+    # (issue 46) re compiles these; the bounded matcher could not run them in bounded time.
+    case("repeats-too-heavy", plan("""\
+        - id: go
+          kind: click
+          target: {type: css, selector: "#go"}
+          postconditions:
+            - kind: url_matches
+              args: {pattern: "/id/\\\\w{4294967294}"}
+    """), "REGEX", "steps[0].postconditions[0].args.pattern", '"/id/',
+         "invalid regular expression: its counted repeats, multiplied through their groups, come to "
+         "4,294,967,298; at most 100,000"),
+    case("scoped-verbose", VALID_PLAN + 'auth_signals: {url_pattern: "(?x: /login )", status: [401]}\n',
+         "REGEX", "auth_signals.url_pattern", '"(?x',
+         "invalid regular expression: (?x:...) scoped to a group cannot be matched in bounded time; "
+         "put (?x) at the start"),
 ]
 
 INPUTS = [

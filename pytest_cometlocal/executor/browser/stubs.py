@@ -11,8 +11,10 @@ step and removed when the run finishes, so a context that outlives the run
 Playwright runs the route added last first and ``fallback`` passes a request
 on to the next one, so the routes are added last-to-first: the first route
 of the plan that matches wins (a route whose ``method`` differs passes it on).
-A regex route matches with the plan's own compiled pattern (Python's ``re``,
-through contract/patterns.py), never translated. A plan without routes gets
+A regex route matches with the plan's own compiled pattern (Python's ``re``
+dialect, through contract/patterns.py), never translated, each match bounded in
+time: Playwright's client calls the matcher for every request, so a pattern
+that gives up takes no request from then on and fails the step that sent it. A plan without routes gets
 no ``Stubs`` at all: nothing is installed and no request is intercepted.
 
 Each answered or aborted request is recorded (``take``): the journal writes
@@ -24,6 +26,7 @@ from __future__ import annotations
 import mimetypes
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
+from pytest_cometlocal.contract.errors import PatternTimeout
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.plan import Route, body_bytes
 from pytest_cometlocal.contract.patterns import compiled
@@ -42,11 +45,12 @@ class _Answer:
 
     def __init__(self, index: int, route: Route, file: bytes | None, secrets: Mapping[str, str]):
         self.index, self.route = index, route
+        self.gave_up: PatternTimeout | None = None
         if isinstance(route.url, str):
             self.matcher: str | Callable[[str], bool] = resolve_secrets(route.url, secrets)
         else:
-            pattern = compiled(route.url.pattern)
-            self.matcher = lambda url: pattern.search(url) is not None
+            self.pattern = compiled(route.url.pattern)
+            self.matcher = self._matches
         self.status, self.headers, self.body = 200, {}, b""
         respond = route.respond
         if respond is None:
@@ -64,6 +68,17 @@ class _Answer:
             content_type = mimetypes.guess_type(respond.file or "")[0] or "application/octet-stream"
         if content_type and not any(name.lower() == "content-type" for name in self.headers):
             self.headers["Content-Type"] = content_type
+
+    def _matches(self, url: str) -> bool:
+        """The route's regex searched in a request's URL, bounded: one that gives up takes no request from
+        then on (each would spin as long), and the step that sent it fails (``Stubs.gave_up``)."""
+        if self.gave_up is not None:
+            return False
+        try:
+            return self.pattern.search(url) is not None
+        except PatternTimeout as exc:
+            self.gave_up = exc
+            return False
 
 
 def _filled(value: Any, secrets: Mapping[str, str]) -> Any:
@@ -87,6 +102,7 @@ class Stubs:
         self.untraced = 0  # requests answered past MAX_RECORDS
         self._installed: list[tuple[Any, Callable[..., None]]] = []
         self._context: BrowserContext | None = None
+        self._told: set[int] = set()  # the routes whose regex giving up failed a step already
 
     def install(self, context: BrowserContext) -> None:
         """Set every route on ``context``, last first, so the plan's first route is tried first."""
@@ -130,6 +146,14 @@ class Stubs:
         self.records.append({"route": answer.index, "method": request.method, "url": request.url,
                              "answer": "aborted" if answer.route.abort else "answered",
                              **({} if answer.route.abort else {"status": answer.status})})
+
+    def gave_up(self) -> tuple[str, PatternTimeout] | None:
+        """(key path, why) of the first route whose regex gave up on a request's URL, once (then None)."""
+        for answer in self.answers:
+            if answer.gave_up is not None and answer.index not in self._told:
+                self._told.add(answer.index)
+                return f"routes[{answer.index}].url.pattern", answer.gave_up
+        return None
 
     def take(self) -> list[dict[str, Any]]:
         """The requests answered or aborted since the last call."""

@@ -18,7 +18,8 @@ from urllib.parse import urljoin
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
-from pytest_cometlocal.contract.patterns import compiled
+from pytest_cometlocal.contract.errors import PatternTimeout
+from pytest_cometlocal.contract.patterns import compiled, gave_up, gave_up_in, matching_until
 from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
@@ -380,17 +381,19 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
     deadline = time.monotonic() + timeout_ms / 1000
     required = required_of(conditions)
     delay, ctx.looks = 0.02, 0
-    while True:
-        results = {id(r.condition): r for r in check_once(required, ctx, phase)}
-        ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
-        if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
-                or time.monotonic() >= deadline:
-            break  # (v1.2) a response does not change: one look decides a response_* condition
-        pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
-        delay = min(delay * 2, 0.2)
-    for c in conditions:
-        if c.severity == "warning":
-            results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
+    with matching_until(deadline):  # no pattern matches past the deadline (contract/patterns.py)
+        while True:
+            results = {id(r.condition): r for r in check_once(required, ctx, phase)}
+            ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
+            if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
+                    or any(gave_up_in(r.observed) for r in results.values()) or time.monotonic() >= deadline:
+                break  # (v1.2) a response does not change: one look decides a response_* condition; and a
+                # pattern that gave up decides its condition (a step that cannot pass, found in bounded time)
+            pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
+            delay = min(delay * 2, 0.2)
+        for c in conditions:
+            if c.severity == "warning":
+                results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
 
 
@@ -407,6 +410,8 @@ def check_once(conditions: list[Condition], ctx: CheckContext, phase: str) -> li
 def _safe_evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     try:
         return evaluate(cond, ctx, phase)
+    except PatternTimeout as exc:  # the condition does not hold; which of its patterns, and why
+        return False, gave_up(cond.args, exc)
     except Exception as exc:
         if _is_fatal(exc):
             raise

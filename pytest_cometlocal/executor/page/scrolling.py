@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.errors import is_crash, is_timeout
+from pytest_cometlocal.contract.patterns import matching_until
 from pytest_cometlocal.executor.page.conditions import CheckContext, check_once, required_of
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -140,14 +141,15 @@ def _settle(watch: JSHandle, required: list[Any], ctx: CheckContext, deadline: f
     list's own render timer always runs first; never past ``deadline``.
     """
     watch.evaluate("(w) => w.settle()")
-    while True:
-        if all(result.ok for result in check_once(required, ctx, "post")):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        probe = watch.evaluate("(w, ms) => w.probe(ms)", PROBE_MS)
-        if probe["quiet_ms"] >= SETTLED_MS or probe["settling_ms"] >= SETTLE_MAX_MS:
-            return all(result.ok for result in check_once(required, ctx, "post"))
+    with matching_until(deadline):  # a plan regex among the conditions: its matches never past the deadline
+        while True:
+            if all(result.ok for result in check_once(required, ctx, "post")):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            probe = watch.evaluate("(w, ms) => w.probe(ms)", PROBE_MS)
+            if probe["quiet_ms"] >= SETTLED_MS or probe["settling_ms"] >= SETTLE_MAX_MS:
+                return all(result.ok for result in check_once(required, ctx, "post"))
 
 
 def _release(watch: JSHandle, scroller: JSHandle) -> None:

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
-from pytest_cometlocal.contract.patterns import compiled
+from pytest_cometlocal.contract.errors import PatternTimeout
+from pytest_cometlocal.contract.patterns import compiled, matching_until
 from pytest_cometlocal.executor.errors import is_timeout
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.scripts import load_script
@@ -94,12 +95,16 @@ def switch_page(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
     assert want is not None, "validation requires page on switch_page"
     matches = _page_matcher(want, lambda s: resolve_secrets(s, ctx.settings.secrets))
     deadline = time.monotonic() + spec.timeout_ms / 1000
-    while True:
-        pages = ctx.pages.open
-        found = [p for i, p in enumerate(pages) if matches(i, p)]
-        if len(found) == 1 or time.monotonic() >= deadline:
-            break
-        ctx.page.wait_for_timeout(SWITCH_POLL_MS)  # keeps the browser's events (a page opening) flowing
+    with matching_until(deadline):  # url_matches: bounded, never past timeout_ms (contract/patterns.py)
+        while True:
+            pages = ctx.pages.open
+            try:
+                found = [p for i, p in enumerate(pages) if matches(i, p)]
+            except PatternTimeout as exc:
+                raise actions.failures.pattern_gave_up(attempt, "precondition", "page.url_matches", exc) from None
+            if len(found) == 1 or time.monotonic() >= deadline:
+                break
+            ctx.page.wait_for_timeout(SWITCH_POLL_MS)  # keeps the browser's events (a page opening) flowing
     if len(found) != 1:
         code = ErrorCode.TARGET_NOT_UNIQUE if found else ErrorCode.TARGET_NOT_FOUND
         raise actions.failures.fail(

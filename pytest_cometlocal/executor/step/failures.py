@@ -64,6 +64,18 @@ def build_error(attempt: StepAttempt, fault: Fault, pack: FailureEvidence, retry
     )
 
 
+# Faults a route's regex giving up cannot have caused: the page or the run's own files broke.
+_BROKEN = frozenset({ErrorCode.BROWSER_CRASHED, ErrorCode.PAGE_UNRESPONSIVE, ErrorCode.OUTPUT_WRITE_FAILED})
+
+
+def _gave_up(fault: Fault, key_path: str, exc: Exception) -> Fault:
+    """``fault`` as INVALID_ACTIONSPEC, rule REGEX at ``key_path``: a plan regex gave up matching (issue 46)."""
+    return replace(fault, code=ErrorCode.INVALID_ACTIONSPEC, message=f"{key_path}: {exc}", failed_conditions=None,
+                   details={"violated_rules": ["REGEX"], "validation_errors": [
+                       {"key_path": key_path, "message": str(exc), "rule": "REGEX"}]},
+                   retryable=False, severity="error")
+
+
 class Failures:
     """Builds the typed errors of one executor's steps, each with its evidence pack."""
 
@@ -74,9 +86,19 @@ class Failures:
         """The typed error of a failed attempt, with its evidence pack; ``facts``: the other fields of a Fault."""
         return self.for_fault(attempt, Fault(code, stage, message, **facts))
 
+    def pattern_gave_up(self, attempt: StepAttempt, stage: str, key_path: str, exc: Exception) -> ExecutorFailure:
+        """A plan regex outside the conditions (a route's, an auth signal's, switch_page's) that gave up
+        matching (contract/patterns.py): the plan cannot run as written, rule REGEX at its key path."""
+        return self.for_fault(attempt, _gave_up(Fault(ErrorCode.INVALID_ACTIONSPEC, stage, ""), key_path, exc))
+
     def for_fault(self, attempt: StepAttempt, fault: Fault) -> ExecutorFailure:
-        """Take the evidence pack, write its evidence_captured, then build the error (retryable as RetryRule says)."""
+        """Take the evidence pack, write its evidence_captured, then build the error (retryable as RetryRule says).
+
+        A route whose regex gave up meanwhile is the cause of what followed (its request went unanswered,
+        a navigation waited on it): the step ends with that, unless the page itself broke."""
         ctx, spec = self.ctx, attempt.spec
+        if fault.code not in _BROKEN and ctx.stubs is not None and (found := ctx.stubs.gave_up()) is not None:
+            fault = _gave_up(fault, *found)
         pack = FailureEvidence.capture(ctx, attempt, fault)
         attempt.evidence.extend(pack.refs)
         ctx.journal.failure_evidence(fault.code, pack.refs, pack.after.signature if pack.after else None)

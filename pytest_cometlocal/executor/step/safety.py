@@ -4,6 +4,8 @@ A main-frame navigation (or a popup) to a host outside the allowlist ends the
 step with DOMAIN_BLOCKED, or ACTION_CRITICAL_BLOCKED at a critical step (the
 network guard has already refused the request itself). An authentication
 signal of the plan (a status, a URL pattern, a text) ends it with AUTH_FAILED.
+A plan regex here (an auth signal's, a route's) that gives up matching ends it
+with INVALID_ACTIONSPEC, rule REGEX at the pattern (contract/patterns.py).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from pytest_cometlocal.contract.errors import PatternTimeout
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed, url_host
@@ -55,6 +58,19 @@ class Safety:
         says = f"host {host} is outside the allowlist" if not refusal else f"refused before any request: {refusal}"
         raise self.failures.fail(attempt, ErrorCode.DOMAIN_BLOCKED, stage, says, details=details)
 
+    def check_after_action(self, attempt: StepAttempt) -> None:
+        """Right after the action, the more specific codes first: a route's regex that gave up, a navigation
+        off the allowlist, an auth signal."""
+        self.check_routes(attempt)
+        self.check_navigation(attempt)
+        self.check_auth(attempt)
+
+    def check_routes(self, attempt: StepAttempt, stage: str = "execution") -> None:
+        """(v1.2) A route whose regex gave up on a request's URL meanwhile (executor/browser/stubs.py)."""
+        found = self.ctx.stubs.gave_up() if self.ctx.stubs is not None else None
+        if found is not None:
+            raise self.failures.pattern_gave_up(attempt, stage, *found)
+
     def check_auth(self, attempt: StepAttempt) -> None:
         signal = self.auth_signal(attempt)
         if signal is not None:
@@ -72,6 +88,11 @@ class Safety:
         try:
             if signals.url_pattern and compiled(signals.url_pattern).search(self.ctx.page.url):
                 return {"type": "url_pattern", "pattern": signals.url_pattern, "url": self.ctx.page.url}
+        except PatternTimeout as exc:  # bounded: it cannot tell, and the plan cannot run as written
+            raise self.failures.pattern_gave_up(attempt, "postcondition", "auth_signals.url_pattern", exc) from None
+        except Exception:  # the page went away meanwhile: no URL to tell by
+            return None
+        try:
             if signals.texts:
                 for frame in self.ctx.page.frames:
                     try:
