@@ -421,7 +421,7 @@ class Executor:
         nxt = self._next
         if nxt is None or attempt.recovery or self.proposals or self.ctx.observer.full(attempt) or self.ctx.events.crashed:
             return None
-        return read_between(self.ctx, nxt, attempt.index + 1)
+        return read_between(self.ctx, nxt, attempt.index + 1, attempt.spec.timeout_ms)
 
     def _after(self, attempt: StepAttempt, read: Ahead | None) -> None:
         """The step's "after": the one read when its postconditions held at that read (it is then the next

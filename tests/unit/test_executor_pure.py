@@ -35,6 +35,18 @@ class TestPolicyState:
         assert halt.details == {"state_key": Sig("k").state_key, "count": 3, "threshold": 2}
         assert state.count_revisit("click", Sig("other"), first_attempt=True, recovery=False) is None
 
+    def test_a_look_still_loading_when_its_wait_ran_out_is_never_counted(self):
+        """page/settle.py: such a look is not a state; one read again once parsed is, like any other."""
+        loading = {"document_loading": {"waited_ms": 5000, "parsed": False}}
+        parsed = {"document_loading": {"waited_ms": 120, "parsed": True}}
+        for pictures_optional in (False, True):
+            state = PolicyState(Policy(same_state_revisits=1), pictures_optional=pictures_optional)
+            for _ in range(3):
+                assert state.count_revisit("click", Sig("empty", None, loading), True, False) is None
+            assert state.observation_metadata(Sig("empty", None))["same_state_revisit_count"] == 0
+            assert state.count_revisit("click", Sig("empty", None, parsed), True, False) is None
+            assert state.count_revisit("click", Sig("empty", None, parsed), True, False).reason == "same_state_revisit"
+
     def test_hard_cap_is_checked_before_each_step(self):
         state = PolicyState(Policy(hard_cap_steps=2))
         for _ in range(2):

@@ -63,6 +63,13 @@ def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
     return kind in KINDS and KINDS[kind].side_effect and first_attempt and not recovery
 
 
+def still_loading(state: _Signature) -> bool:
+    """A look of a document still being parsed when its wait ran out (``page/settle.py``, ``until_parsed``):
+    not a state, so never counted as a visit (its signature's ``metadata.document_loading`` says so)."""
+    loading = (state.metadata or {}).get("document_loading")
+    return isinstance(loading, dict) and loading.get("parsed") is False
+
+
 class PolicyState:
     """Counters of one run.
 
@@ -121,7 +128,7 @@ class PolicyState:
 
     def count_revisit(self, kind: str, state: _Signature, first_attempt: bool, recovery: bool) -> Halt | None:
         """Count a side-effecting first attempt started from ``state``; halt when over the threshold."""
-        if not counted(kind, first_attempt, recovery):
+        if not counted(kind, first_attempt, recovery) or still_loading(state):
             return None
         count = self.visits_of(state) + 1
         self.revisits[state.state_key] += 1
