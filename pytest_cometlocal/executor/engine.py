@@ -48,6 +48,7 @@ from pytest_cometlocal.executor.step.checkpoints import StepConditions
 from pytest_cometlocal.executor.step.evidence import step_evidence
 from pytest_cometlocal.executor.step.target import Ahead, draw_after, look_ahead, prepare, read_between
 from pytest_cometlocal.executor.step.save_point import save_state
+from pytest_cometlocal.executor.http.client import request_key
 from pytest_cometlocal.executor.http.urls import absolute_url
 from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
 
@@ -225,11 +226,12 @@ class Executor:
         """Run one step with its retries and recovery; raise ExecutorFailure when it fails for good."""
         attempt_no, recoveries, started = 0, 0, time.monotonic()
         spec = self.ctx.saved.apply(spec)  # (v1.2) ${saved.NAME}: the values earlier steps saved
+        request = request_key(spec, self.settings.base_url) if spec.kind == "request" else None  # (v1.2) its call
         while True:
             attempt_no += 1
             suffix = f"_a{attempt_no}" if attempt_no > 1 else ""
             tag = parent_tag + (f"rec_{index:02d}" if recovery else f"step_{index:03d}") + suffix
-            attempt = StepAttempt(spec, index, tag, attempt_no, recovery)
+            attempt = StepAttempt(spec, index, tag, attempt_no, recovery, request_key=request)
             try:
                 self._attempt_typed(attempt)
                 result = StepResult(spec.id, spec.kind, True, elapsed_ms(started), evidence_refs=attempt.evidence,
@@ -334,7 +336,7 @@ class Executor:
         with self._phase(attempt, "observation before the step"):
             prepared = prepare(ctx, attempt, ahead)  # the look, and where the target comes from
         attempt.before = prepared.before
-        journal.observation_captured(ctx.policy.observation_metadata(attempt.before.signature))
+        journal.observation_captured(ctx.policy.observation_metadata(attempt.before.signature, attempt.request_key))
         self._accept(attempt)
         self._decide(attempt, halt)
         if kind.ends_run:
@@ -386,7 +388,7 @@ class Executor:
         if halt is not None:
             raise self.failures.halt(attempt, halt)
         halt = policy.count_revisit(effect_kind(attempt.spec), attempt.before.signature, attempt.attempt == 1,
-                                    attempt.recovery)
+                                    attempt.recovery, attempt.request_key)
         if halt is not None:
             raise self.failures.halt(attempt, halt)
         policy.count_step()
@@ -421,7 +423,7 @@ class Executor:
         nxt = self._next
         if nxt is None or attempt.recovery or self.proposals or self.ctx.observer.full(attempt) or self.ctx.events.crashed:
             return None
-        return read_between(self.ctx, nxt, attempt.index + 1)
+        return read_between(self.ctx, nxt, attempt.index + 1, attempt.spec.timeout_ms)
 
     def _after(self, attempt: StepAttempt, read: Ahead | None) -> None:
         """The step's "after": the one read when its postconditions held at that read (it is then the next

@@ -139,6 +139,7 @@ class StepAttempt:
     scrolled: ScrollOutcome | None = None  # (v1.1) how a scroll step's loop ended
     response: Any = None  # (v1.2) a request step's last response (executor/http/exchange.py HttpResponse)
     saved: dict[str, str] | None = None  # (v1.2) the values this attempt saved, recorded with its checks
+    request_key: str | None = None  # (v1.2) a request step's call: part of its state (http/client.py)
 
 
 @dataclass(frozen=True)

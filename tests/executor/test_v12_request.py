@@ -209,3 +209,48 @@ def test_a_dry_run_blocks_a_critical_post(chromium, tmp_path: Path, api: ApiServ
     assert result.error.error_code.value == "ACTION_CRITICAL_BLOCKED"
     assert result.error.details["critical_reason"] == "dry_run"
     assert api.posts() == []
+
+
+# Three POSTs from one page (a request leaves it as it was): the third differs from the first two by its
+# URL and body, which hold a secret.
+THREE_POSTS = """\
+  - {id: one, kind: request, method: POST, url: /api/echo, json: {n: 1}}
+  - {id: two, kind: request, method: POST, url: /api/echo, json: {n: 2}}
+  - {id: three, kind: request, method: POST, url: "/api/echo?t=${secrets.tok}", body: "t=${secrets.tok}",
+     headers: {Content-Type: text/plain}}
+"""
+TOKEN = "Tk-5519-secret"
+
+
+def request_keys(r) -> dict[str, str]:
+    return {e["step_id"]: e["metadata"]["policy"].get("request_key") for e in r.events
+            if e["event_type"] == "observation_captured"}
+
+
+def test_distinct_calls_from_one_page_are_distinct_states(chromium, tmp_path: Path, api: ApiServer) -> None:
+    """Issue 46, item 6: a request step's state is the page's and its call (method, URL, body), so three
+    different POSTs in a row are three states, not one visited three times (same_state_revisits: 2)."""
+    r = run_text(chromium, tmp_path, request_plan(THREE_POSTS, extra="secrets: {tok: {env: API_TOK}}\n"), api.url,
+                 env={"API_TOK": TOKEN})
+    assert r.error is None, r.error
+    assert api.posts() == ["/api/echo", "/api/echo", f"/api/echo?t={TOKEN}"]
+    keys = request_keys(r)
+    assert len(set(keys.values())) == 3 and all(k.startswith("sha256:") for k in keys.values()), keys
+    assert {e["metadata"]["policy"]["same_state_revisit_count"] for e in r.events
+            if e["event_type"] == "observation_captured"} == {0}
+    # The key is a hash of the call with its secrets as references: the value is nowhere in the run folder.
+    assert not [name for name, data in r.files().items() if TOKEN.encode() in data]
+    assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems
+
+
+def test_the_same_call_from_one_page_again_and_again_still_halts(chromium, tmp_path: Path, api: ApiServer) -> None:
+    same = "  - {id: %s, kind: request, method: POST, url: /api/echo, json: {n: 1}}\n"
+    r = run_text(chromium, tmp_path, request_plan("".join(same % f"s{i}" for i in range(1, 4))), api.url)
+    assert r.code == "POLICY_HALT" and r.error.action_id == "s3", r.error
+    assert api.posts() == ["/api/echo", "/api/echo"]  # halted before the third was sent
+    keys = request_keys(r)
+    assert len(set(keys.values())) == 1
+    assert r.error.details["request_key"] == keys["s3"] and r.error.details["count"] == 3
+    halt = next(e for e in r.events if e["event_type"] == "policy_halt")
+    assert halt["metadata"]["policy"]["request_key"] == keys["s3"]
+    assert verify_run(r.run_dir).ok, verify_run(r.run_dir).problems

@@ -35,6 +35,51 @@ class TestPolicyState:
         assert halt.details == {"state_key": Sig("k").state_key, "count": 3, "threshold": 2}
         assert state.count_revisit("click", Sig("other"), first_attempt=True, recovery=False) is None
 
+    def test_a_look_still_loading_when_its_wait_ran_out_is_never_counted(self):
+        """page/settle.py: such a look is not a state; one read again once parsed is, like any other."""
+        loading = {"document_loading": {"waited_ms": 5000, "parsed": False}}
+        parsed = {"document_loading": {"waited_ms": 120, "parsed": True}}
+        for pictures_optional in (False, True):
+            state = PolicyState(Policy(same_state_revisits=1), pictures_optional=pictures_optional)
+            for _ in range(3):
+                assert state.count_revisit("click", Sig("empty", None, loading), True, False) is None
+            assert state.observation_metadata(Sig("empty", None))["same_state_revisit_count"] == 0
+            assert state.count_revisit("click", Sig("empty", None, parsed), True, False) is None
+            assert state.count_revisit("click", Sig("empty", None, parsed), True, False).reason == "same_state_revisit"
+
+    def test_a_request_steps_state_is_the_page_and_its_call(self):
+        """(v1.2) A request leaves the page as it was: distinct calls from it are distinct states, the same
+        call again is the same state (issue 46, item 6)."""
+        page = Sig("page", None)
+        for pictures_optional in (False, True):
+            state = PolicyState(Policy(same_state_revisits=1), pictures_optional=pictures_optional)
+            assert state.count_revisit("request", page, True, False, "sha256:a") is None
+            assert state.count_revisit("request", page, True, False, "sha256:b") is None
+            assert state.count_revisit("click", page, True, False) is None  # the page with no call: another state
+            assert state.observation_metadata(page, "sha256:a")["same_state_revisit_count"] == 1
+            assert state.observation_metadata(page, "sha256:a")["request_key"] == "sha256:a"
+            assert "request_key" not in state.observation_metadata(page)
+            halt = state.count_revisit("request", page, True, False, "sha256:a")
+            assert halt is not None and halt.details == {
+                "state_key": page.state_key, "request_key": "sha256:a", "count": 2, "threshold": 1}
+
+    def test_a_request_key_is_its_method_url_and_body_with_secrets_as_references(self):
+        from types import SimpleNamespace
+
+        from pytest_cometlocal.executor.http.client import request_key
+
+        def key(method="POST", url="/api/x", json_body=None, form=None, body=None, base="http://h:1"):
+            return request_key(SimpleNamespace(method=method, url=url, json_body=json_body, form=form, body=body),
+                               base)
+
+        assert key(json_body={"n": 1}) == key(json_body={"n": 1}) == key(url="http://h:1/api/x", json_body={"n": 1})
+        others = [key(json_body={"n": 1}), key(json_body={"n": 2}), key(method="PUT", json_body={"n": 1}),
+                  key(url="/api/y", json_body={"n": 1}), key(form={"n": "1"}), key(body="n=1"), key()]
+        assert len(set(others)) == len(others)
+        assert all(k.startswith("sha256:") and len(k) == 71 for k in others)
+        # A secret is in the key as its reference (one value per run), never as its value.
+        assert key(body="t=${secrets.tok}") != key(body="t=")
+
     def test_hard_cap_is_checked_before_each_step(self):
         state = PolicyState(Policy(hard_cap_steps=2))
         for _ in range(2):

@@ -15,6 +15,7 @@ response is what the step's response_* conditions and ``save`` read.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from typing import Any
@@ -57,6 +58,22 @@ def prepared(spec: Any, secrets: dict[str, str]) -> tuple[dict[str, str], dict[s
     if spec.body is not None:
         return headers, {"data": resolve_secrets(spec.body, secrets)}
     return headers, {}
+
+
+def request_key(spec: Any, base_url: str | None) -> str:
+    """(v1.2) What a ``request`` step adds to the state it starts from (docs/executor.md, "Policy"): its
+    method, its URL (made absolute, saved values filled in) and its body, hashed together.
+
+    A request leaves the page as it was, so without it three different calls in a
+    row would be one state three times. Secrets stay as their references
+    (``${secrets.NAME}``): a secret has one value in a run, so the same references
+    are the same call, and the hash of a secret's value (a short one can be
+    guessed from it) is never written. Headers are not part of it.
+    """
+    url = urljoin(base_url, spec.url) if base_url else spec.url
+    body = spec.json_body if spec.json_body is not None else spec.form if spec.form is not None else spec.body
+    text = json.dumps([spec.method or "GET", url, body], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def next_hop(method: str, status: int, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:

@@ -27,6 +27,7 @@ from pytest_cometlocal.contract.model.records import StateSignature, dom_key
 from pytest_cometlocal.executor.runfolder.clock import utc_now_iso
 from pytest_cometlocal.executor.page.screenshots import (
     FRAME_ALGORITHM, FULL_ALGORITHM, PendingFrame, capture_png, grab_frame, retried)
+from pytest_cometlocal.executor.page.settle import until_parsed
 from pytest_cometlocal.executor.page.settle import evaluate_settled, settled
 from pytest_cometlocal.executor.scripts import answer, checked_answer, load_script
 
@@ -152,22 +153,29 @@ class Look:
         return Look(self.data, self.hashes, self.snapshot, dict(self.metadata))
 
     @property
+    def loading(self) -> bool:
+        """The document was still being parsed: not yet a state (``page/settle.py``, ``until_parsed``)."""
+        return bool(self.data.get("loading"))
+
+    @property
     def dom_key(self) -> str:
         """The DOM-derived part of the anti-loop key (``StateSignature.dom_key``)."""
         return dom_key(self.hashes["key_elements_hash"], self.hashes["visible_text_hash"])
 
 
-def take_look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False) -> Look:
+def take_look(page: Page, secrets: tuple[str, ...] = (), controls: bool = False, wait_ms: float = 0) -> Look:
     """Read the page's signature data and snapshot in one evaluate.
 
     ``controls`` (the ``fast`` profile) adds the state of the form controls
     among the key elements (value, checked and selected as hashes taken in the
     page, a password or a secret only as "set") and which one has focus, to
     the key elements' hash: a run of fills on one form is then not one state.
+    A document still being parsed is read again once it is, for up to ``wait_ms``
+    (``page/settle.py``, ``until_parsed``).
     """
     arg = look_arg(secrets, controls)
-    return look_of(answer("observation", lambda: settled(page, lambda: evaluate_settled(page, OBSERVE_JS, arg))),
-                   controls)
+    return until_parsed(page, lambda: look_of(answer("observation", lambda: settled(
+        page, lambda: evaluate_settled(page, OBSERVE_JS, arg))), controls), lambda look: look, wait_ms)
 
 
 def look_arg(secrets: tuple[str, ...], controls: bool) -> dict[str, Any]:

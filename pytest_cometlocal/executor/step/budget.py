@@ -58,9 +58,21 @@ def _told_apart(a: tuple[str, str] | None, b: tuple[str, str] | None) -> bool:
     return a is not None and b is not None and a[0] == b[0] and a != b
 
 
+def _with(key: str, request: str | None) -> str:
+    """The counters' key of a state: a request step's call after the page's key."""
+    return key if request is None else f"{key}:{request}"
+
+
 def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
     """Whether the state a step starts from is counted as a visit: a side-effecting step's first attempt."""
     return kind in KINDS and KINDS[kind].side_effect and first_attempt and not recovery
+
+
+def still_loading(state: _Signature) -> bool:
+    """A look of a document still being parsed when its wait ran out (``page/settle.py``, ``until_parsed``):
+    not a state, so never counted as a visit (its signature's ``metadata.document_loading`` says so)."""
+    loading = (state.metadata or {}).get("document_loading")
+    return isinstance(loading, dict) and loading.get("parsed") is False
 
 
 class PolicyState:
@@ -71,7 +83,10 @@ class PolicyState:
     their DOM-derived parts are equal and, where both have a picture taken the
     same way (``metadata.screenshot_method``: a critical step's is hashed from
     its full-size PNG, another step's from a reduced frame), their pictures are
-    equal; otherwise (v1) when their state keys are equal.
+    equal; otherwise (v1) when their state keys are equal. (v1.2) A ``request``
+    step's state is the page's and its call (``request``: ``http/client.py``,
+    ``request_key``), as a request leaves the page as it was: distinct calls from
+    one page are distinct states, the same call again is the same.
     """
 
     def __init__(self, policy: Policy, pictures_optional: bool = False):
@@ -81,11 +96,11 @@ class PolicyState:
         self.pictures_optional = pictures_optional
         self._visits: list[tuple[str, tuple[str, str] | None]] = []  # (DOM-derived key, picture) of each counted visit
 
-    def visits_of(self, state: _Signature) -> int:
-        """How many counted visits so far started from the same state as ``state``."""
+    def visits_of(self, state: _Signature, request: str | None = None) -> int:
+        """How many counted visits so far started from the same state as ``state`` (and ``request``)."""
         if not self.pictures_optional:
-            return self.revisits[state.state_key]
-        dom, picture = state.dom_key, _picture(state)
+            return self.revisits[_with(state.state_key, request)]
+        dom, picture = _with(state.dom_key, request), _picture(state)
         return sum(1 for d, p in self._visits if d == dom and not _told_apart(p, picture))
 
     def thresholds(self) -> dict[str, Any]:
@@ -98,13 +113,14 @@ class PolicyState:
             "backoff_ms": list(p.backoff_ms),
         }
 
-    def observation_metadata(self, state: _Signature) -> dict[str, Any]:
-        """What every observation_captured event records under metadata.policy."""
+    def observation_metadata(self, state: _Signature, request: str | None = None) -> dict[str, Any]:
+        """What every observation_captured event records under metadata.policy (a request step's key too)."""
         return {
             "steps_taken": self.steps_taken,
             "hard_cap_steps": self.policy.hard_cap_steps,
-            "same_state_revisit_count": self.visits_of(state),
+            "same_state_revisit_count": self.visits_of(state, request),
             "same_state_revisit_threshold": self.policy.same_state_revisits,
+            **({"request_key": request} if request is not None else {}),
         }
 
     def check_step_budget(self) -> Halt | None:
@@ -119,17 +135,20 @@ class PolicyState:
     def count_step(self) -> None:
         self.steps_taken += 1
 
-    def count_revisit(self, kind: str, state: _Signature, first_attempt: bool, recovery: bool) -> Halt | None:
-        """Count a side-effecting first attempt started from ``state``; halt when over the threshold."""
-        if not counted(kind, first_attempt, recovery):
+    def count_revisit(self, kind: str, state: _Signature, first_attempt: bool, recovery: bool,
+                      request: str | None = None) -> Halt | None:
+        """Count a side-effecting first attempt started from ``state`` (a request step's: with its call,
+        ``request``); halt when over the threshold."""
+        if not counted(kind, first_attempt, recovery) or still_loading(state):
             return None
-        count = self.visits_of(state) + 1
-        self.revisits[state.state_key] += 1
-        self._visits.append((state.dom_key, _picture(state)))
+        count = self.visits_of(state, request) + 1
+        self.revisits[_with(state.state_key, request)] += 1
+        self._visits.append((_with(state.dom_key, request), _picture(state)))
         if count > self.policy.same_state_revisits:
             return Halt(
                 "same_state_revisit",
-                {"state_key": state.state_key, "count": count, "threshold": self.policy.same_state_revisits},
+                {"state_key": state.state_key, **({"request_key": request} if request is not None else {}),
+                 "count": count, "threshold": self.policy.same_state_revisits},
             )
         return None
 

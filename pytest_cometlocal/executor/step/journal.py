@@ -296,7 +296,7 @@ class StepJournal:
         if error.stage == "proposal_validation":
             self.trace.emit("proposal_rejected", step_id, before=before, error=error)
         if error.error_code == ErrorCode.POLICY_HALT:
-            reason = {k: error.details[k] for k in ("state_key", "count", "threshold") if k in error.details}
+            reason = {k: error.details[k] for k in ("state_key", "request_key", "count", "threshold") if k in error.details}
             self.trace.emit("policy_halt", step_id, before=before, error=error,
                             metadata={"policy": {"reason": error.details.get("policy_reason"), **reason}})
         self.trace.emit("error_raised", step_id, before=before, after=error.state_after, error=error)

@@ -98,11 +98,14 @@ class Observer:
         return observation
 
     def observe(self, previous: Observation | None = None, full: bool = False, seen: Look | None = None,
-                visit: bool = False, before: bool = False) -> Observation:
+                visit: bool = False, before: bool = False, wait_ms: float = 0) -> Observation:
         """A look at the page (``seen``: one just read); ``full`` adds the full-size screenshot (evidence of a
-        failure); ``before``: the look before a step; ``visit``: one the anti-loop counters count."""
+        failure); ``before``: the look before a step; ``visit``: one the anti-loop counters count; ``wait_ms``:
+        how long a document still being parsed is waited for (``page/settle.py``, ``until_parsed``)."""
         if self.events.crashed:
             raise Crashed("page crashed")
+        if seen is None:  # (the fast profile's look holds the controls' state)
+            seen = take_look(self.page, self.secrets, controls=self.profile.decisive_pictures, wait_ms=wait_ms)
         if self.profile.decisive_pictures:
             observation = self._decisive(previous, full, seen, visit, before)
         else:
@@ -125,8 +128,7 @@ class Observer:
         failures get theirs at full size, as evidence, hashed as they are (one
         capture, not a frame and a PNG; pictures taken two ways are not compared).
         """
-        if seen is None:
-            seen = take_look(self.page, self.secrets, controls=True)
+        assert seen is not None  # read by ``observe``
         shot = png = None
         method = "none"
         if full:
@@ -173,7 +175,9 @@ class Observer:
         """The look before the step, taken now; ``seen``: one just read (with the step's target,
         ``target.look_and_match``); ``previous``: ``carried``, whose picture it may carry over."""
         visit = counted(effect_kind(attempt.spec), attempt.attempt == 1, attempt.recovery)
-        return self.observe(previous=previous, full=self.full(attempt), seen=seen, visit=visit, before=True)
+        # A state the counters count is never that of a document still being parsed (settle.until_parsed).
+        return self.observe(previous=previous, full=self.full(attempt), seen=seen, visit=visit, before=True,
+                            wait_ms=attempt.spec.timeout_ms if visit else 0)
 
     def after(self, attempt: StepAttempt, meanwhile: Callable[[], Any] | None = None, seen: Look | None = None,
               since: tuple[int, int, float] | None = None) -> tuple[Observation, Any]:

@@ -51,14 +51,16 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, effect_kind
 from pytest_cometlocal.executor.errors import CallTimedOut, PageUnresponsive, is_crash
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.page.locators import ResolvedTarget, in_main_frame, match_with_look, resolve
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.page.observation import Look, Observation, look_arg, look_of, take_look
+from pytest_cometlocal.executor.page.settle import until_parsed
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
 from pytest_cometlocal.executor.step.actions import ACTIONS
+from pytest_cometlocal.executor.step.budget import counted
 from pytest_cometlocal.executor.step.context import StepContext
 
 if TYPE_CHECKING:
@@ -151,19 +153,30 @@ def _matchable(spec: ActionSpec) -> bool:
 
 def look_and_match(ctx: StepContext, attempt: StepAttempt) -> Matched | None:
     """The "before" look and the step's target, read together (module docstring); None for a step with
-    no such target (none, a URL, a drag's, one in a frame) or a page not readable that way."""
+    no such target (none, a URL, a drag's, one in a frame) or a page not readable that way. A document
+    still being parsed is read again once it is, within the step's timeout, when the anti-loop counters
+    count the state (``page/settle.py``, ``until_parsed``)."""
     spec = attempt.spec
     if not _matchable(spec):
         return None
+    wait_ms = spec.timeout_ms if counted(effect_kind(spec), attempt.attempt == 1, attempt.recovery) else 0
     controls = ctx.observer.profile.decisive_pictures
     arg = look_arg(ctx.observer.secrets, controls)
-    read = match_with_look(ctx.page, spec.alternatives[0], arg, CAPTURE_MS)
-    if read is None:
-        return None
-    tried, resolved, data = read
-    resolution = None if resolved is None else {
+
+    def read() -> Matched | None:
+        found = match_with_look(ctx.page, spec.alternatives[0], arg, CAPTURE_MS)
+        if found is None:
+            return None
+        tried, resolved, data = found
+        return Matched(look_of(data, controls), resolved, _with_look(tried, resolved))
+
+    return until_parsed(ctx.page, read, lambda m: None if m is None else m.look, wait_ms)
+
+
+def _with_look(tried: Any, resolved: ResolvedTarget | None) -> dict[str, Any] | None:
+    """What preconditions_checked records of a target matched in the same read as a look."""
+    return None if resolved is None else {
         "resolved": resolved.description, "attempts": [tried.as_dict()], "rounds": 1, "with_observation": True}
-    return Matched(look_of(data, controls), resolved, resolution)
 
 
 @dataclass
@@ -188,22 +201,28 @@ class Ahead:
         return self.look.data["title"]
 
 
-def read_between(ctx: StepContext, spec: ActionSpec, index: int) -> Ahead | None:
+def read_between(ctx: StepContext, spec: ActionSpec, index: int, timeout_ms: int) -> Ahead | None:
     """The one read between two steps: the page's look (the step's "after", then the next step's
     "before") and, in the same script call, the next step's target (``spec``, its first alternative,
     when it is one the look can match: ``look_and_match``'s). None when the page could not be read
-    that way: the step then looks as it did before (``Observer.after``, the look-ahead)."""
+    that way: the step then looks as it did before (``Observer.after``, the look-ahead). When the
+    anti-loop counters count the next step's state, a document still being parsed is read again once
+    it is, for up to ``timeout_ms`` (the step's: the bound the read is made in; ``settle.until_parsed``)."""
     controls = ctx.observer.profile.decisive_pictures
-    since = ctx.observer.counts()
-    if not _matchable(spec) or spec.criticality == "critical" or ACTIONS[spec.kind].kind.ends_run:
-        return Ahead(spec, take_look(ctx.page, ctx.observer.secrets, controls), since=since)
-    read = match_with_look(ctx.page, spec.alternatives[0], look_arg(ctx.observer.secrets, controls), CAPTURE_MS)
-    if read is None:
-        return None
-    tried, resolved, data = read
-    resolution = None if resolved is None else {
-        "resolved": resolved.description, "attempts": [tried.as_dict()], "rounds": 1, "with_observation": True}
-    return Ahead(spec, look_of(data, controls), resolved, resolution, since=since)
+    wait_ms = timeout_ms if counted(effect_kind(spec), True, False) else 0
+    alone = not _matchable(spec) or spec.criticality == "critical" or ACTIONS[spec.kind].kind.ends_run
+
+    def read() -> Ahead | None:
+        since = ctx.observer.counts()  # when the read that is kept was read
+        if alone:
+            return Ahead(spec, take_look(ctx.page, ctx.observer.secrets, controls), since=since)
+        found = match_with_look(ctx.page, spec.alternatives[0], look_arg(ctx.observer.secrets, controls), CAPTURE_MS)
+        if found is None:
+            return None
+        tried, resolved, data = found
+        return Ahead(spec, look_of(data, controls), resolved, _with_look(tried, resolved), since=since)
+
+    return until_parsed(ctx.page, read, lambda a: None if a is None else a.look, wait_ms)
 
 
 def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, index: int) -> Ahead:
@@ -327,6 +346,8 @@ def prepare(ctx: StepContext, attempt: StepAttempt, ahead: Ahead | None) -> Prep
     """
     if ahead is not None and (ahead.spec is not attempt.spec or attempt.attempt > 1 or attempt.recovery):
         ahead = None
+    if ahead is not None and ahead.look.loading and counted(effect_kind(attempt.spec), True, False):
+        ahead = None  # a counted state is never a document still being parsed: the step looks, and waits
     observer = ctx.observer
     previous = observer.carried(attempt)
     if ahead is not None and ahead.since is not None and previous is not None:  # the one read between two steps

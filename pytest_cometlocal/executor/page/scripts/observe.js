@@ -201,5 +201,7 @@
     marked,
     caret,
     unpainted,
+    // Still being parsed (page/settle.py, until_parsed): not yet a state; read again once parsed.
+    loading: document.readyState === "loading",
   });
 }
