@@ -70,7 +70,7 @@ def request_key(spec: Any, base_url: str | None) -> str:
     are the same call, and the hash of a secret's value (a short one can be
     guessed from it) is never written. Headers are not part of it.
     """
-    url = urljoin(base_url, spec.url) if base_url else spec.url
+    url = join_url(base_url, spec.url) if base_url else spec.url
     body = spec.json_body if spec.json_body is not None else spec.form if spec.form is not None else spec.body
     text = json.dumps([spec.method or "GET", url, body], ensure_ascii=False, sort_keys=True, separators=(",", ":"))
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
