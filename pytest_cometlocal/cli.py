@@ -419,8 +419,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
-    s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2"), default="v1.2",
-                   help="v1.2 (default); v1.1 leaves out v1.2's additions, v1 v1.1's too, for tools that must refuse them")
+    s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2", "v1.3"), default="v1.3",
+                   help="v1.3 (default); an older one prints that format's schema as it was published, "
+                        "for tools that must refuse the newer additions")
     s.set_defaults(func=cmd_schema)
     add_targets_parser(sub)  # cometlocal targets: targets_cli/
     return parser

@@ -9,7 +9,8 @@ import pytest
 
 from pytest_cometlocal.cli import main
 from pytest_cometlocal.contract.model.actionspec import (
-    ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, REQUEST_KEYS, ActionSpec)
+    ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, V13_CONDITION_KINDS, V13_KINDS,
+    V13_STEP_KEYS, REQUEST_KEYS, ActionSpec)
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.actionspec import V12_KINDS, V12_STEP_KEYS
 from pytest_cometlocal.contract.model.plan import PLAN_KEYS, V12_PLAN_KEYS
@@ -47,7 +48,7 @@ def test_schema_is_json_serialisable(schema):
     assert json.loads(text) == schema
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2", "v1.3"])
 def test_schema_header(version):
     schema = plan_json_schema(version)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -67,7 +68,7 @@ def test_every_ref_resolves(schema):
 
 def test_plan_is_closed(schema):
     assert schema["additionalProperties"] is False
-    assert set(schema["properties"]) == set(PLAN_KEYS)  # v1.2, the default: every key
+    assert set(schema["properties"]) == set(PLAN_KEYS)  # v1.3, the default: every key
     assert set(plan_json_schema("v1.1")["properties"]) == set(PLAN_KEYS) - V12_PLAN_KEYS  # no v1.2 keys
     assert sorted(schema["required"]) == ["name", "steps"]
 
@@ -77,8 +78,10 @@ def test_action_spec_is_closed(schema):
     assert action["additionalProperties"] is False
     keys = {field.alias or name for name, field in ActionSpec.model_fields.items()}  # json_body is written json
     assert set(action["properties"]) == keys
+    v12 = plan_json_schema("v1.2")["$defs"]["ActionSpec"]
+    assert set(v12["properties"]) == keys - V13_STEP_KEYS
     older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]
-    assert set(older["properties"]) == keys - V12_STEP_KEYS - set(REQUEST_KEYS)
+    assert set(older["properties"]) == keys - V13_STEP_KEYS - V12_STEP_KEYS - set(REQUEST_KEYS)
     assert "PageSpec" not in plan_json_schema("v1.1")["$defs"]
 
 
@@ -110,8 +113,10 @@ V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert
 def test_all_action_kinds(schema):
     kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
     assert kinds == list(ACTION_KINDS)
+    v12 = plan_json_schema("v1.2")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
+    assert v12 == [k for k in ACTION_KINDS if k not in V13_KINDS]
     older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
-    assert older == [k for k in ACTION_KINDS if k not in V12_KINDS]
+    assert older == [k for k in ACTION_KINDS if k not in V12_KINDS | V13_KINDS]
     assert older == V1_KINDS + ["press", "hover", "check", "uncheck", "drag", "scroll"]
     assert plan_json_schema("v1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"] == V1_KINDS
 
@@ -130,11 +135,13 @@ def test_all_target_types(schema):
         assert set(mapping) == expected
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2", "v1.3"])
 def test_all_condition_kinds(version):
     schema = plan_json_schema(version)
     expected = set(CONDITION_KINDS)
-    assert len(expected) == 34  # with the audits: accessibility_clean, screenshot_matches
+    if version != "v1.3":
+        expected -= V13_CONDITION_KINDS
+        assert len(expected) == 34  # with the audits: accessibility_clean, screenshot_matches
     if version in ("v1", "v1.1"):
         expected -= V12_CONDITION_KINDS
     if version == "v1":
@@ -201,3 +208,36 @@ def test_the_docs_point_editors_at_the_schema_cometlocal_schema_writes_by_defaul
     assert named == {newest}
     committed = json.loads((root / "docs" / f"plan-format-{newest}.schema.json").read_text())
     assert committed == json.loads(json.dumps(plan_json_schema()))
+
+
+@pytest.mark.parametrize("kind, docs_name", [("plan", "plan-format-{v}"), ("group", "step-group-{v}")])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
+def test_published_schemas_never_change(kind, docs_name, version, capsys):
+    """(v1.3) An older format's schema is printed byte for byte as it was released: the copy in docs/ and
+    the package's copy are one file, and ``cometlocal schema --format-version`` prints exactly it."""
+    from pathlib import Path
+
+    from pytest_cometlocal.contract.model.schema import published_text
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / (docs_name.format(v=version) + ".schema.json")
+    assert published_text(kind, version) == docs.read_text(encoding="utf-8")
+    assert main(["schema", "--kind", kind, "--format-version", version]) == 0
+    assert capsys.readouterr().out == docs.read_text(encoding="utf-8")
+
+
+def test_the_published_suite_schema_never_changes(capsys):
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "suite-config-v1.schema.json").read_text(encoding="utf-8")
+    assert main(["schema", "--kind", "suite", "--format-version", "v1.2"]) == 0
+    assert capsys.readouterr().out == docs
+
+
+@pytest.mark.parametrize("kind, docs_name", [("plan", "plan-format"), ("group", "step-group"), ("suite", "suite-config")])
+def test_the_newest_schemas_are_committed_as_generated(kind, docs_name, capsys):
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parents[2] / "docs" / f"{docs_name}-v1.3.schema.json"
+    assert main(["schema", "--kind", kind]) == 0
+    assert capsys.readouterr().out == docs.read_text(encoding="utf-8"), (
+        f"run: cometlocal schema --kind {kind} -o docs/{docs_name}-v1.3.schema.json")

@@ -9,14 +9,15 @@ secret values.
 v1.1 (docs/plan-format.md, "v1.1") only adds: six kinds, the keys ``key``,
 ``to``, ``direction`` and ``click``'s ``button``/``click_count``/``modifiers``.
 v1.2 (docs/plan-format.md, "v1.2") adds the kinds, keys and conditions listed in
-``V12_KINDS``, ``V12_STEP_KEYS`` and ``V12_CONDITION_KINDS``, and the role targets' filters.
+``V12_KINDS``, ``V12_STEP_KEYS`` and ``V12_CONDITION_KINDS``, and the role targets' filters;
+v1.3 those of the ``V13_*`` rows.
 ``format_version`` tells which of the formats a step needs.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any, Iterable, Literal, get_args
+from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 
 from pydantic import BeforeValidator, ConfigDict, Field
 
@@ -90,7 +91,7 @@ MouseButton = Literal["left", "right", "middle"]
 CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
 EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 # The plan formats, oldest first: the ``schema_version`` of an ActionSpec record is one of them.
-FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2", "v1.3")
 # What only v1.2 has (each slice of it adds its own): action kinds, step keys, condition kinds.
 # A role target with a filter (targets.ROLE_FILTERS) is v1.2 too. (V12_KINDS is defined above.)
 # The plan keys ``browser`` and ``clock`` are plan.V12_PLAN_KEYS.
@@ -111,6 +112,17 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
     "accessibility_clean",  # audits
     "screenshot_matches",  # audits
 })
+
+# (v1.3) What only v1.3 has (docs/plan-format.md, "Plan format v1.3"); each slice adds its own rows:
+# action kinds; step keys (a step that sets one is v1.3); condition kinds; condition arg keys (a key
+# that any condition kind takes only from v1.3 on, such as cookie's ``absent`` or a number's
+# ``greater_than``: a condition that writes one is v1.3); and named tests of a step for what v1.3
+# widened in an older key (a list of values on select, a position on scroll's ``to``).
+V13_KINDS: frozenset[str] = frozenset()
+V13_STEP_KEYS: frozenset[str] = frozenset()
+V13_CONDITION_KINDS: frozenset[str] = frozenset()
+V13_ARG_KEYS: frozenset[str] = frozenset()
+V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {}
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -200,17 +212,28 @@ def effect_kind(step: ActionSpec) -> str:
     return "request:read" if kind == "request" and step.method in READ_ONLY_METHODS else kind
 
 
-def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2"]:
-    """The oldest format that has everything the step uses: ``"v1.2"`` for a v1.2 kind, key or
+def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2", "v1.3"]:
+    """The oldest format that has everything the step uses: ``"v1.3"`` for a v1.3 kind, step key,
+    condition kind or condition arg key (``V13_*``); else ``"v1.2"`` for a v1.2 kind, key or
     condition, or a role target with a filter (anywhere in the step); else ``"v1.1"`` for an
     extension kind, key or condition; else ``"v1"``."""
     conditions = (*step.preconditions, *step.postconditions)
+    if _uses_v13(step, conditions):
+        return "v1.3"
     if (step.kind in V12_KINDS or any(getattr(step, k, None) is not None for k in V12_STEP_KEYS)
             or any(c.kind in V12_CONDITION_KINDS for c in conditions) or _filters_roles(step, conditions)):
         return "v1.2"
     if step.kind in EXTENSION_KINDS or any(getattr(step, k) is not None for k in EXTENSION_KEYS):
         return "v1.1"
     return "v1.1" if any(c.kind in EXTENSION_CONDITION_KINDS for c in conditions) else "v1"
+
+
+def _uses_v13(step: ActionSpec, conditions: tuple) -> bool:
+    """Whether the step uses anything only v1.3 has (the ``V13_*`` rows)."""
+    return (step.kind in V13_KINDS or any(getattr(step, k, None) is not None for k in V13_STEP_KEYS)
+            or any(c.kind in V13_CONDITION_KINDS or not V13_ARG_KEYS.isdisjoint(c.args.model_fields_set)
+                   for c in conditions)
+            or any(uses(step) for uses in V13_STEP_USES.values()))
 
 
 def _filters_roles(step: ActionSpec, conditions: tuple) -> bool:
