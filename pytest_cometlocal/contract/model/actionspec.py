@@ -26,6 +26,7 @@ from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
 from pytest_cometlocal.contract.model.targets import ROLE_FILTERS as _ROLE_FILTERS
+from pytest_cometlocal.contract.model.view import ToSpec, Viewport, describe_place, is_place
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
@@ -33,6 +34,7 @@ ActionKind = Literal[
     "advance_clock",  # v1.2 (settings)
     "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2 (pages)
     "request",  # v1.2 (HTTP steps)
+    "set_viewport",  # v1.3 (scroll, viewport, reload)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
@@ -73,13 +75,14 @@ KINDS: dict[str, KindRow] = {
     "scroll": _ON_ELEMENT,
     "advance_clock": _ACTS,  # needs the plan's clock.at (rule CLOCK)
     **dict.fromkeys(sorted(PAGE_KINDS), _ACTS), "request": _ACTS,
+    "set_viewport": _ACTS,  # v1.3: resizes the active page (media queries may change what it shows)
 }
 SIDE_EFFECT_KINDS = frozenset(k for k, row in KINDS.items() if row.side_effect)
 NEVER_RETRIED_KINDS = frozenset(k for k, row in KINDS.items() if not row.retried)
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
-NO_TARGET_KINDS = frozenset({"advance_clock", "request"}) | PAGE_KINDS
+NO_TARGET_KINDS = frozenset({"advance_clock", "request", "set_viewport"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 
@@ -118,11 +121,14 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # that any condition kind takes only from v1.3 on, such as cookie's ``absent`` or a number's
 # ``greater_than``: a condition that writes one is v1.3); and named tests of a step for what v1.3
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
-V13_KINDS: frozenset[str] = frozenset()
-V13_STEP_KEYS: frozenset[str] = frozenset()
+V13_KINDS: frozenset[str] = frozenset({"set_viewport"})
+# viewport: set_viewport's size; bypass_cache: reload's (scroll, viewport, reload).
+V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache"})
 V13_CONDITION_KINDS: frozenset[str] = frozenset()
 V13_ARG_KEYS: frozenset[str] = frozenset()
-V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {}
+V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
+    "scroll_to_place": lambda step: is_place(step.to),  # scroll's `to: bottom` / `{x, y}`
+}
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -158,7 +164,8 @@ class ActionSpec(ContractModel):
     file_ref: Annotated[str, Field(min_length=1)] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
     # v1.1 keys; each belongs to one kind (rule INPUTS), ``key`` has its own grammar (rule KEY).
     key: Annotated[str, Field(min_length=1)] | None = None
-    to: TargetSpec | None = None
+    # drag's drop target (v1.1), or (v1.3) scroll's place: an edge or {x, y} (contract/model/view.py).
+    to: ToSpec | None = None
     direction: Direction | None = None
     button: MouseButton | None = None
     click_count: Literal[1, 2, 3] | None = None
@@ -180,6 +187,9 @@ class ActionSpec(ContractModel):
     # wait_for).
     save: Annotated[dict[SaveName, str], Field(min_length=1)] | None = None
     save_text: SaveName | None = None
+    # v1.3: set_viewport's size (browser.viewport's model); reload's hard reload (the browser's cache bypassed).
+    viewport: Viewport | None = None
+    bypass_cache: bool | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -193,11 +203,22 @@ class ActionSpec(ContractModel):
         return list(self.target) if isinstance(self.target, list) else [self.target]
 
     @property
+    def drop_target(self) -> Any:
+        """``to`` when it is a target (drag's), else None (none, or (v1.3) scroll's place)."""
+        return None if self.to is None or is_place(self.to) else self.to
+
+    @property
+    def scroll_place(self) -> Any:
+        """(v1.3) ``to`` when it is a place to scroll to (an edge or ``{x, y}``), else None."""
+        return self.to if is_place(self.to) else None
+
+    @property
     def to_alternatives(self) -> list:
         """``to``'s targets in U4 order (drag's drop target)."""
-        if self.to is None:
+        to = self.drop_target
+        if to is None:
             return []
-        return list(self.to) if isinstance(self.to, list) else [self.to]
+        return list(to) if isinstance(to, list) else [to]
 
     @property
     def file_refs(self) -> list[str]:
@@ -240,7 +261,7 @@ def _filters_roles(step: ActionSpec, conditions: tuple) -> bool:
     """Whether a role target of the step (its own, drag's ``to``, its conditions') sets a v1.2 filter.
 
     Read from each model's ``__dict__`` and fields set: this runs for every step a run records."""
-    stack = [t for spec in (step.target, step.to) if spec is not None
+    stack = [t for spec in (step.target, step.drop_target) if spec is not None
              for t in (spec if isinstance(spec, list) else (spec,))]
     for c in conditions:
         spec = c.args.__dict__.get("target")
@@ -275,15 +296,22 @@ def describe_step(step: ActionSpec) -> str:
     if step.kind == "press":
         return f"press {step.key}" + (f" on {target}" if target else "") + (" (opens a page)" if step.opens else "")
     if step.kind == "drag":
-        return f"drag {target} to {describe_target(step.to) if step.to is not None else '?'}"
+        drop = step.drop_target
+        return f"drag {target} to {describe_target(drop) if drop is not None else '?'}"
     if step.kind == "advance_clock":
         return f"advance clock {step.ms} ms"
     if step.kind == "scroll":
-        return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
+        place = step.scroll_place
+        how = f"to {describe_place(place)}" if place is not None else step.direction or "down"
+        return f"scroll {how}" + (f" in {target}" if target else "")
+    if step.kind == "set_viewport":
+        return f"set viewport {step.viewport.describe()}" if step.viewport is not None else "set viewport"
     if step.kind == "request":
         return f"{step.method} {step.url}"
     if step.kind == "switch_page" and step.page is not None:
         return f"switch to {step.page.describe()}"
+    if step.kind == "reload" and step.bypass_cache:
+        return "reload (bypass cache)"
     text = step.kind.replace("_", " ") if step.kind in PAGE_KINDS else step.kind + (f" {target}" if target else "")
     how = [f"{step.button} button"] if step.button not in (None, "left") else []
     how += [f"{step.click_count} clicks"] if step.click_count not in (None, 1) else []

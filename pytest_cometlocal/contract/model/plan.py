@@ -17,6 +17,7 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
+from pytest_cometlocal.contract.model.view import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
@@ -54,7 +55,6 @@ PERMISSIONS: tuple[str, ...] = get_args(Permission)
 ColorScheme = Literal["light", "dark", "no-preference"]
 # BCP 47 as browsers take it: "de", "de-DE", "zh-Hant-TW", "sr-Latn".
 LOCALE_PATTERN = r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$"
-Pixels = Annotated[int, Field(ge=1, le=10_000)]
 
 
 
@@ -73,11 +73,6 @@ class Policy(ContractModel):
     def backoff_for(self, attempt: int) -> int:
         """Delay before retry number ``attempt`` (1-based); the last value repeats."""
         return self.backoff_ms[min(attempt, len(self.backoff_ms)) - 1]
-
-
-class Viewport(ContractModel):
-    width: Pixels
-    height: Pixels
 
 
 class Geolocation(ContractModel):

@@ -25,6 +25,7 @@ from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.checks import check_role_filters, check_v12_conditions
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
+from pytest_cometlocal.contract.validate.scroll_rules import check_scroll_to
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
@@ -108,12 +109,13 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
                      for _cond, phase, i, target in conditions if target is not None]
     in_conditions += [_spec(mask, loc + (phase, i, "args", "mask", j))  # (v1.2) screenshot_matches' masks
                       for cond, phase, i, _t in conditions for j, mask in enumerate(getattr(cond.args, "mask", ()))]
-    # drag's `to` is one more element target, held to the same rules as the step's own.
-    if step.to is not None:
-        in_conditions.insert(0, _spec(step.to, loc + ("to",)))
+    # drag's `to` is one more element target, held to the same rules as the step's own ((v1.3) not scroll's place).
+    if step.drop_target is not None:
+        in_conditions.insert(0, _spec(step.drop_target, loc + ("to",)))
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
     check_extension_inputs(step, loc, add)
+    check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
@@ -193,15 +195,18 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
         add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
 
 
-# Each v1.1 key and the kinds it belongs to (rule INPUTS); a required key is missing otherwise.
-_KEY_KINDS: dict[str, tuple[frozenset[str], bool]] = {
+# Each v1.1 key and the kinds it belongs to (rule INPUTS); a required key is missing otherwise
+# (required by every kind it belongs to, or by those of a set: scroll's `to` is optional, drag's is not).
+_KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
     "key": (frozenset({"press"}), True),
-    "to": (frozenset({"drag"}), True),
+    "to": (frozenset({"drag", "scroll"}), frozenset({"drag"})),  # (v1.3) scroll's place (scroll_rules.py)
     "direction": (frozenset({"scroll"}), False),
     **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
     "ms": (frozenset({"advance_clock"}), True),  # v1.2
     "opens": (frozenset({"click", "press"}), False),  # v1.2
     "page": (frozenset({"switch_page"}), True),  # v1.2
+    "viewport": (frozenset({"set_viewport"}), True),  # v1.3
+    "bypass_cache": (frozenset({"reload"}), False),  # v1.3
 }
 
 
@@ -212,7 +217,7 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
     for name, (kinds, required) in _KEY_KINDS.items():
         value = getattr(step, name)
         if kind in kinds:
-            if required and value is None:
+            if (required is True or (required is not False and kind in required)) and value is None:
                 add(loc + (name,), f"'{kind}' needs {name!r}", "INPUTS")
         elif value is not None:
             owners = " and ".join(sorted(kinds))

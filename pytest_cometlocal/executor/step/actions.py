@@ -40,10 +40,12 @@ from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, down
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.pages import actions as page_actions
+from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_until
+from pytest_cometlocal.executor.page.scroll_place import scroll_to_place
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
@@ -179,8 +181,11 @@ class Actions:
         return {}
 
     def _scroll(self, attempt: StepAttempt) -> dict[str, Any]:
-        """(v1.1) Scroll until the postconditions hold (page/scrolling.py); the step's check reads the outcome."""
+        """(v1.1) Scroll until the postconditions hold (page/scrolling.py); the step's check reads the outcome.
+        (v1.3) With a place ``to``: one move there (page/scroll_place.py); the postconditions are checked as usual."""
         spec = attempt.spec
+        if spec.scroll_place is not None:
+            return scroll_to_place(self, attempt)
         attempt.scrolled = scroll_until(self.ctx.page, attempt.target.locator if attempt.target else None,
                                         spec.direction or "down", spec.postconditions,
                                         self.ctx.check_context(attempt), spec.timeout_ms)
@@ -366,9 +371,10 @@ _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
     "wait_for": Actions._none, "assert": Actions._none, "stop": Actions._none,
     "advance_clock": Actions._advance_clock,  # v1.2
     # v1.2: the run's pages (pages/actions.py); no target, the active page.
-    "go_back": page_actions.go_back, "go_forward": page_actions.go_forward, "reload": page_actions.reload,
+    "go_back": page_actions.go_back, "go_forward": page_actions.go_forward, "reload": page_view.reload,
     "switch_page": page_actions.switch_page, "close_page": page_actions.close_page,
     "request": http_client.perform,  # v1.2 (executor/http/client.py)
+    "set_viewport": page_view.set_viewport,  # v1.3 (pages/view.py; reload's bypass_cache too)
 }
 _URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
 ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))

@@ -78,11 +78,11 @@ def resolve_step_target(ctx: StepContext, attempt: StepAttempt, failures: Failur
         return None
     started = time.monotonic()
     # Only a step with a second element (v1.1's drag) says which of the two failed: v1 details stay as they were.
-    which = {"which": "target"} if spec.to is not None else {}
+    which = {"which": "target"} if spec.drop_target is not None else {}
     attempt.target, metadata = _resolve(ctx, attempt, failures, spec.target, spec.timeout_ms, which)
-    if spec.to is not None:
+    if spec.drop_target is not None:
         left_ms = max(0, spec.timeout_ms - int((time.monotonic() - started) * 1000))
-        attempt.to_target, to = _resolve(ctx, attempt, failures, spec.to, left_ms, {"which": "to"})
+        attempt.to_target, to = _resolve(ctx, attempt, failures, spec.drop_target, left_ms, {"which": "to"})
         metadata["to"] = to
     return metadata
 
@@ -124,7 +124,7 @@ def resolve_ahead(ctx: StepContext, attempt: StepAttempt) -> dict[str, Any] | No
     (after the anti-loop decision, which therefore still wins).
     """
     spec = attempt.spec
-    if not spec.alternatives or spec.to is not None:
+    if not spec.alternatives or spec.drop_target is not None:
         return None
     alternatives = spec.target if isinstance(spec.target, list) else [spec.target]
     resolution = resolve(ctx.page, alternatives, 0)
@@ -147,7 +147,7 @@ class Matched:
 def _matchable(spec: ActionSpec) -> bool:
     """Whether the step's target can be matched in the same read as a look: one of its own, in the page's
     own document, not a drag's."""
-    return bool(ACTIONS[spec.kind].kind.resolves_target and spec.alternatives and spec.to is None
+    return bool(ACTIONS[spec.kind].kind.resolves_target and spec.alternatives and spec.drop_target is None
                 and in_main_frame(spec.alternatives[0]))
 
 
