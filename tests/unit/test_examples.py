@@ -85,7 +85,8 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
-                                       *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values()])
+                                       *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
+                                       *V1_3_SCROLL_FAILURE_PATHS.values()])
 
 
 # (v1.2) The browser settings' and the clock's failure paths: one negative plan each.
@@ -108,6 +109,20 @@ V1_2_PAGES_FAILURE_PATHS = {"go_back": "PRECONDITION_FAILED", "switch_page": "TA
                             "opens": "POSTCONDITION_FAILED"}
 # (v1.2 audits) An accessibility gate that does not hold (negative/accessibility_violations.actions.yaml).
 V1_2_AUDITS_FAILURE_PATHS = {"accessibility_clean": "POSTCONDITION_FAILED"}
+
+
+# (v1.3 scroll) A place `to` in a container that does not scroll (negative/scroll_not_scrollable.actions.yaml).
+V1_3_SCROLL_FAILURE_PATHS = {"scroll to a place": "PRECONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v1_3_scroll_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        expect = plan.plan.expect if isinstance(plan, ValidPlan) else None
+        for step in plan.plan.all_steps() if expect is not None else ():
+            if step.id == expect.step and step.scroll_place is not None:
+                seen.add(("scroll to a place", expect.error_code))
+    assert seen == set(V1_3_SCROLL_FAILURE_PATHS.items())
 
 
 def test_one_negative_example_per_v1_2_pages_failure_path():

@@ -103,8 +103,9 @@ WRONG_KIND = [  # (key, how it is written, a step of a kind it does not belong t
     ("key", "key: Enter", f"kind: click, target: {CSS_A}", "click", "press"),
     ("key", "key: Enter", "kind: stop", "stop", "press"),
     ("key", "key: Enter", f"kind: fill, target: {CSS_A}, value: x", "fill", "press"),
-    ("to", f"to: {CSS_B}", f"kind: click, target: {CSS_A}", "click", "drag"),
-    ("to", f"to: {CSS_B}", f"kind: hover, target: {CSS_A}", "hover", "drag"),
+    # (v1.3) scroll takes `to` too (a place), so the message names both owners.
+    ("to", f"to: {CSS_B}", f"kind: click, target: {CSS_A}", "click", "drag and scroll"),
+    ("to", f"to: {CSS_B}", f"kind: hover, target: {CSS_A}", "hover", "drag and scroll"),
     ("direction", "direction: up", f"kind: click, target: {CSS_A}", "click", "scroll"),
     ("direction", "direction: up", f"kind: wait_for, target: {CSS_A}", "wait_for", "scroll"),
     ("button", "button: right", f"kind: hover, target: {CSS_A}", "hover", "click"),

@@ -26,7 +26,7 @@ from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
 from pytest_cometlocal.contract.model.targets import ROLE_FILTERS as _ROLE_FILTERS
-from pytest_cometlocal.contract.model.view import ToSpec, Viewport, describe_place, is_place
+from pytest_cometlocal.contract.model.targets import ToSpec, Viewport, describe_place, is_place
 
 ActionKind = Literal[
     "navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop",
@@ -164,7 +164,7 @@ class ActionSpec(ContractModel):
     file_ref: Annotated[str, Field(min_length=1)] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
     # v1.1 keys; each belongs to one kind (rule INPUTS), ``key`` has its own grammar (rule KEY).
     key: Annotated[str, Field(min_length=1)] | None = None
-    # drag's drop target (v1.1), or (v1.3) scroll's place: an edge or {x, y} (contract/model/view.py).
+    # drag's drop target (v1.1), or (v1.3) scroll's place: an edge or {x, y} (contract/model/targets.py).
     to: ToSpec | None = None
     direction: Direction | None = None
     button: MouseButton | None = None

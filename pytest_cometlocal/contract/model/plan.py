@@ -17,7 +17,7 @@ from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
-from pytest_cometlocal.contract.model.view import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
+from pytest_cometlocal.contract.model.targets import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]

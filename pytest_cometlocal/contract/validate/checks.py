@@ -9,6 +9,7 @@ for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 in a failure. An ``accessibility_clean``'s ``disable`` names rules the vendored
 axe-core has (AXE_RULE): a misspelt id would silently disable nothing; its target is
 in the main frame, where its isolated world is (CONDITION_TARGET).
+(v1.3) ``to``'s two shapes on their own kinds (INPUTS, ``check_scroll_to``).
 """
 
 from __future__ import annotations
@@ -98,3 +99,28 @@ def check_role_filters(targets: Iterable[tuple[Any, Loc, int]], add: Report) -> 
             if roles is not None and t.role not in roles:
                 add(tloc + (name,), f"{name!r} does not apply to role {t.role!r} (only {', '.join(sorted(roles))})",
                     "ROLE_FILTER")
+
+
+def check_scroll_to(step: Any, loc: Loc, add: Report) -> None:
+    """(v1.3) INPUTS for ``to``, the one key of two kinds: a place (an edge or ``{x, y}``) on scroll only,
+    a target on drag only, located at ``to``; scroll's ``to`` and ``direction`` exclude each other (at
+    ``direction``); ``{x, y}`` names at least one of them. The model reads ``to`` by its shape
+    (targets.to_shape); which shape belongs to which kind is decided here, at load, never at run time."""
+    kind, to = step.kind, step.to
+    if to is None:
+        return
+    place = step.scroll_place
+    if kind == "drag" and place is not None:
+        add(loc + ("to",), "drag's `to` is the element to drop on (a target); a place to scroll to "
+            "(top, bottom, left, right, {x, y}) is scroll's", "INPUTS")
+    elif kind == "scroll":
+        if place is None:
+            add(loc + ("to",), "scroll's `to` is a place: top, bottom, left, right or {x, y} (pixels or "
+                "\"0%\"-\"100%\"); a target `to` is drag's (scroll's container is its `target`)", "INPUTS")
+        elif not isinstance(place, str) and place.x is None and place.y is None:
+            add(loc + ("to",), "scroll's `to: {x, y}` needs x or y", "INPUTS")
+        if step.direction is not None:
+            add(loc + ("direction",), "scroll takes `to` (one move to a place) or `direction` (scrolls until "
+                "the postconditions hold), not both", "INPUTS")
+
+

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from pytest_cometlocal.contract.model.problems import Mark, format_key_path
-from pytest_cometlocal.contract.model.view import SCROLL_TAGS
+from pytest_cometlocal.contract.model.targets import SCROLL_TAGS
 
 _UNION_TAGS = frozenset({"single", "alternatives"}) | SCROLL_TAGS  # (v1.3) scroll's place
 _GENERIC = frozenset({"str", "int", "float", "bool", "none", "list", "dict", "constrained-str", "constrained-int"})

@@ -23,9 +23,8 @@ from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.validate.checks import check_role_filters, check_v12_conditions
+from pytest_cometlocal.contract.validate.checks import check_role_filters, check_scroll_to, check_v12_conditions
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
-from pytest_cometlocal.contract.validate.scroll_rules import check_scroll_to
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
@@ -199,7 +198,7 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
 # (required by every kind it belongs to, or by those of a set: scroll's `to` is optional, drag's is not).
 _KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
     "key": (frozenset({"press"}), True),
-    "to": (frozenset({"drag", "scroll"}), frozenset({"drag"})),  # (v1.3) scroll's place (scroll_rules.py)
+    "to": (frozenset({"drag", "scroll"}), frozenset({"drag"})),  # (v1.3) scroll's place (checks.check_scroll_to)
     "direction": (frozenset({"scroll"}), False),
     **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
     "ms": (frozenset({"advance_clock"}), True),  # v1.2

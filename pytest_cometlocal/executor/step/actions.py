@@ -44,8 +44,7 @@ from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
-from pytest_cometlocal.executor.page.scrolling import scroll_until
-from pytest_cometlocal.executor.page.scroll_place import scroll_to_place
+from pytest_cometlocal.executor.page.scrolling import scroll_to_place, scroll_until
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
@@ -182,7 +181,7 @@ class Actions:
 
     def _scroll(self, attempt: StepAttempt) -> dict[str, Any]:
         """(v1.1) Scroll until the postconditions hold (page/scrolling.py); the step's check reads the outcome.
-        (v1.3) With a place ``to``: one move there (page/scroll_place.py); the postconditions are checked as usual."""
+        (v1.3) With a place ``to``: one move there (page/scrolling.py); the postconditions are checked as usual."""
         spec = attempt.spec
         if spec.scroll_place is not None:
             return scroll_to_place(self, attempt)

@@ -1,4 +1,4 @@
-// (v1.3) scroll's `to`: a place in the element that scrolls (page/scroll_place.py). Called on the
+// (v1.3) scroll's `to`: a place in the element that scrolls (page/scrolling.py, scroll_to_place). Called on the
 // step's target, or on the root element when the step has none (the page). Returns a mover the
 // caller keeps a handle to:
 //   check() -> {ok, axes: {x: {range, overflow, scrolls}, y: {...}}}: whether every axis `to` names
