@@ -164,11 +164,38 @@ def _no_args(kind: str) -> Callable[[Recorded], dict[str, Any]]:
     return step
 
 
+def _set_viewport(call: Recorded) -> dict[str, Any]:
+    """(v1.3) ``page.set_viewport_size({"width": W, "height": H})``: a set_viewport step."""
+    size = call.args[0] if len(call.args) == 1 and not call.kwargs else call.kwargs.get("viewport_size")
+    if not (isinstance(size, dict) and set(size) == {"width", "height"}
+            and all(type(v) is int and 1 <= v <= 10_000 for v in size.values())):
+        raise CannotMap("set_viewport_size() maps with a literal {width, height} of 1-10000 px each")
+    return {"kind": "set_viewport", "viewport": {"width": size["width"], "height": size["height"]}}
+
+
+# window.scrollTo(X, Y) to a fixed place, as scripts scroll a page to its top or bottom: X whole pixels, Y
+# whole pixels or the document's scrollHeight (its bottom). Any other script is page code a plan never runs.
+_SCROLL_TO = re.compile(r"^\s*(?:\(\)\s*=>\s*)?window\.scrollTo\(\s*(\d+)\s*,\s*"
+                        r"(\d+|document\.(?:body|documentElement)\.scrollHeight)\s*\)\s*;?\s*$")
+
+
+def _evaluate(call: Recorded) -> dict[str, Any]:
+    """(v1.3) ``page.evaluate("window.scrollTo(0, document.body.scrollHeight)")``: scroll ``to`` that place."""
+    found = _SCROLL_TO.match(call.args[0]) if len(call.args) == 1 and isinstance(call.args[0], str) else None
+    if found is None:
+        raise CannotMap("page.evaluate() runs page code, which a plan never does (only window.scrollTo(x, y) "
+                        "to a fixed place maps: scroll with `to`)")
+    x, y = found.groups()
+    return {"kind": "scroll", "to": {"x": int(x), "y": int(y) if y.isdigit() else "100%"}}
+
+
 # (v1.2) A row per call on the page itself (and per step the reader adds as it follows the pages: codegen_pages.py).
 PAGE_STEPS: dict[str, Callable[[Recorded], dict[str, Any]]] = {
     "go_back": _no_args("go_back"),
     "go_forward": _no_args("go_forward"),
     "reload": _no_args("reload"),
+    "set_viewport_size": _set_viewport,  # v1.3
+    "evaluate": _evaluate,  # v1.3: window.scrollTo to a fixed place only
     "switch_page": lambda call: {"kind": "switch_page", "page": {"index": call.args[0]}},
     "close_page": lambda call: {"kind": "close_page"},
 }

@@ -92,6 +92,15 @@ def _literal(node: ast.AST) -> Any:
     raise _Literal()
 
 
+def _size(node: ast.AST) -> Any:
+    """(v1.3) set_viewport_size's argument: a dict of string keys and whole numbers (only there: a dict
+    elsewhere, such as click's ``position``, stays not a literal until its key maps)."""
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        values = [_literal(v) for v in node.values]
+        return {k.value: v for k, v in zip(node.keys, values)}  # type: ignore[union-attr]
+    return _literal(node)
+
+
 class _Reader:
     def __init__(self, text: str):
         self.text = text
@@ -307,9 +316,10 @@ class _Reader:
                 and isinstance(func.value.value, ast.Name) and func.value.value.id in self.pages):
             self.clock(stmt, value, action)
             return
+        read = _size if action == "set_viewport_size" else self.argument  # (v1.3) a {width, height} literal
         try:
-            args = tuple(self.argument(a) for a in value.args)
-            kwargs = {k.arg: self.argument(k.value) for k in value.keywords if k.arg}
+            args = tuple(read(a) for a in value.args)
+            kwargs = {k.arg: read(k.value) for k in value.keywords if k.arg}
         except _Literal:
             self.unmapped(stmt, "an argument is not a literal (a variable or an expression)")
             return

@@ -186,6 +186,9 @@ def action_step(call: Recorded) -> Step | None:
     if device == "mouse":
         raise CannotMap(f"page.mouse.{call.action}() does not map: a plan acts on elements, not on coordinates")
     row = ACTIONS.get(call.action)
+    if call.action == "scroll_into_view_if_needed":  # (v1.3) nothing to map: every action already does it
+        raise CannotMap("scroll_into_view_if_needed() does not map: every step scrolls its element into view "
+                        "itself; a container is scrolled with scroll `to` (a place) or `direction`")
     if row is None:
         raise CannotMap(f"{call.action}() has no step in the plan format (v1.1)")
     return row(call)

@@ -87,12 +87,15 @@ def test_scroll_and_viewport_failures_are_typed(run):
     assert [fc.kind for fc in r.error.failed_conditions] == ["element_text_contains"]
     assert "scrolled_px" not in (r.error.details or {})  # not v1.1's loop
 
-    # A page that fits its window does not scroll; the pictures after set_viewport have the new size.
+    # A page that fits its window is at its top already (a no-op), and cannot go to its bottom; the
+    # pictures after set_viewport have the new size.
     r = run(opened("/v13/viewport", """\
 - {id: phone, kind: set_viewport, viewport: {width: 390, height: 844}}
+- {id: page_top, kind: scroll, to: top}
 - {id: page_bottom, kind: scroll, to: bottom, timeout_ms: 300}
 """))
+    assert executed(r, "page_top")["scroll_top"] == 0 and executed(r, "page_top")["scroll_range"]["y"] == 0
     assert (r.code, r.error.action_id, r.error.stage) == ("PRECONDITION_FAILED", "page_bottom", "execution")
     assert r.error.failed_conditions[0].args == {"element": "the page", "axis": "y"}
     shots = r.files()
-    assert png_size(shots["evidence/shots/step_002_after.png"]) == (390, 844)
+    assert png_size(shots["evidence/shots/step_003_after.png"]) == (390, 844)

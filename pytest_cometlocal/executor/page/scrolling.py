@@ -21,13 +21,15 @@ even under a plan's clock: a lazy list renders what came into view), and the
 step's postconditions are checked as for any other kind.
 
 The target must be the element that scrolls. An element that cannot scroll on
-an axis ``to`` names (no overflow: nothing to scroll, or overflow visible or
-hidden) is waited for within ``timeout_ms``, as Playwright waits for an element
+an axis ``to`` moves it along (``bottom``, ``right``, a coordinate other than 0
+or ``"0%"``; no overflow: nothing to scroll, or overflow visible or hidden) is
+waited for within ``timeout_ms``, as Playwright waits for an element
 to be actionable: a list still loading gets its rows. Still not scrollable then:
 PRECONDITION_FAILED at execution, failed condition ``scrollable``, never a
 silent no-op (a QA engineer who writes "scroll to the bottom of the grid" and
 names the wrong element wants to hear so, as Cypress's ``scrollTo`` says
-"this element is not scrollable"). A pixel value past the end stops at the end,
+"this element is not scrollable"). ``top``, ``left``, 0 and ``"0%"`` hold at once
+on an axis that cannot scroll: every element is at its start there. A pixel value past the end stops at the end,
 as the browser does; action_executed records what was asked and where it ended.
 """
 
@@ -236,7 +238,7 @@ def _settle_once(watch: JSHandle, deadline: float) -> None:
 def _not_scrollable(actions: Any, attempt: Any, element: str, seen: dict[str, Any], to: Any) -> Exception:
     """PRECONDITION_FAILED (execution): an axis ``to`` names cannot scroll; ``scrollable`` says which and why."""
     spec = attempt.spec
-    stuck = [axis for axis in seen["named"] if not seen["axes"][axis]["scrolls"]]
+    stuck = [axis for axis in seen["moves"] if not seen["axes"][axis]["scrolls"]]
     axis = stuck[0]
     info = seen["axes"][axis]
     why = (f"its content fits (scroll range {info['range']} px)" if info["range"] < 1

@@ -1,8 +1,10 @@
 // (v1.3) scroll's `to`: a place in the element that scrolls (page/scrolling.py, scroll_to_place). Called on the
 // step's target, or on the root element when the step has none (the page). Returns a mover the
 // caller keeps a handle to:
-//   check() -> {ok, axes: {x: {range, overflow, scrolls}, y: {...}}}: whether every axis `to` names
-//              can scroll (room of at least 1 px, and for an element, overflow auto/scroll/overlay);
+//   check() -> {ok, axes: {x: {range, overflow, scrolls}, y: {...}}, moves}: whether every axis `to`
+//              moves off its start (bottom, right, a coordinate other than 0 or "0%") can scroll (room of
+//              at least 1 px, and for an element, overflow auto/scroll/overlay); top, left, 0 and "0%"
+//              are where any element is on an axis it cannot scroll;
 //   go()    -> scrolls there at once (behavior "instant", whatever the page's scroll-behavior says);
 //              returns the pixels asked for on each axis named, from the left and top edges;
 //   read()  -> where it is now: scroll_left/scroll_top as the browser reports them, and the ranges.
@@ -31,6 +33,8 @@
   const named = typeof to === "string"
     ? (to === "top" || to === "bottom" ? ["y"] : ["x"])
     : ["x", "y"].filter((axis) => to[axis] !== null && to[axis] !== undefined);
+  const start = (axis) => typeof to === "string" ? (to === "top" || to === "left") : parseFloat(to[axis]) === 0;
+  const moves = named.filter((axis) => !start(axis));
   const rtl = () => getComputedStyle(page ? (body || root) : node).direction === "rtl";
   const want = (axis, range) => {
     if (typeof to === "string") return (to === "bottom" || to === "right") ? range : 0;
@@ -51,7 +55,7 @@
   const mover = {node: node, element: describe(), page: page, named: named};
   mover.check = () => {
     const axes = {x: axisOf(node, "x"), y: axisOf(node, "y")};
-    return {ok: named.every((axis) => axes[axis].scrolls), axes: axes, named: named};
+    return {ok: moves.every((axis) => axes[axis].scrolls), axes: axes, named: named, moves: moves};
   };
   mover.read = () => {
     const left = page ? window.scrollX : node.scrollLeft;
