@@ -64,6 +64,8 @@ PROPOSE_DESCRIPTION = (
     " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
     "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
     "holds when the vendored axe-core finds no violation at or above that impact."
+    " (v1.3) scroll takes to (top, bottom, left, right or {x, y}: px or \"0%\"-\"100%\") instead of direction: one "
+    "move; set_viewport (viewport: {width, height}); reload takes bypass_cache: true (a hard reload)."
 )
 
 
