@@ -137,7 +137,7 @@ DomEvent = Literal["submit", "change", "input", "blur", "focus", "click", "dblcl
 _EVENT_KEYS = ("bubbles", "cancelable", "composed")
 _MODIFIER_KEYS = ("altKey", "ctrlKey", "metaKey", "shiftKey")
 EVENT_FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {  # family: (its events, the init keys it takes)
-    "event": (frozenset({"submit", "change", "input"}), _EVENT_KEYS),
+    "plain": (frozenset({"submit", "change", "input"}), _EVENT_KEYS),
     "focus": (frozenset({"focus", "blur"}), (*_EVENT_KEYS, "detail")),
     "mouse": (frozenset({"click", "dblclick", "mousedown", "mouseup", "mouseover", "mouseout", "mouseenter",
                          "mouseleave", "mousemove"}),
