@@ -19,7 +19,7 @@ DEFAULTS: dict[str, Any] = {
     "postconditions": [{"kind": "host_in_allowlist"}],
 }
 _FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref", "page",
-                   "headers", "json", "form")  # v1.2: a request's
+                   "headers", "json", "form", "detail", "position")  # v1.2: a request's; v1.3: an event's init, a point
 _FLOW_LIST_KEYS = ("modifiers",)  # a short list of words, on one line: modifiers: [Control, Shift]
 
 
