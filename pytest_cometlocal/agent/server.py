@@ -64,6 +64,9 @@ PROPOSE_DESCRIPTION = (
     " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
     "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
     "holds when the vendored axe-core finds no violation at or above that impact."
+    " Actions (v1.3): focus, blur, dispatch_event (event: submit, change, input, focus, blur, click, mouse or key "
+    "events; detail: its init keys); click/hover position {x, y}; select value [a, b]; fill delay_ms; press Shift; "
+    "force: true on click, fill, check, uncheck (never on a critical step)."
 )
 
 
