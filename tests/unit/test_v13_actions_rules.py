@@ -182,3 +182,10 @@ def test_a_v13_step_record_says_v13():
         "preconditions": [{"kind": "host_in_allowlist"}], "postconditions": [{"kind": "host_in_allowlist"}],
         "timeout_ms": 1000})
     assert format_version(spec) == "v1.3"
+
+
+def test_propose_names_every_v13_action_kind_and_key():
+    from pytest_cometlocal.agent.server import PROPOSE_DESCRIPTION
+
+    names = (*V13_KINDS, *V13_STEP_KEYS, "Shift", "never on a critical step")
+    assert [n for n in names if n not in PROPOSE_DESCRIPTION] == []
