@@ -66,6 +66,9 @@ PROPOSE_DESCRIPTION = (
     "holds when the vendored axe-core finds no violation at or above that impact."
     " (v1.3) scroll takes to (top, bottom, left, right or {x, y}: px or \"0%\"-\"100%\") instead of direction: one "
     "move; set_viewport (viewport: {width, height}); reload takes bypass_cache: true (a hard reload)."
+    " Actions (v1.3): focus, blur, dispatch_event (event: submit, change, input, focus, blur, click, mouse or key "
+    "events; detail: its init keys); click/hover position {x, y}; select value [a, b]; fill delay_ms; press Shift; "
+    "force: true on click, fill, check, uncheck (never on a critical step)."
 )
 
 

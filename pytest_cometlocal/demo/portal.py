@@ -51,6 +51,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pytest_cometlocal.demo import variants
 from pytest_cometlocal.demo.v12_checks import V12_CHECKS_PAGES
+from pytest_cometlocal.demo.v13_actions import V13_ACTIONS_PAGES
 from pytest_cometlocal.demo.v12_settings import V12_SETTINGS_PAGES
 from pytest_cometlocal.demo.widgets import WIDGET_PAGES
 from pytest_cometlocal.demo.v12_pages import PAGES_V12
@@ -707,6 +708,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     # v1.1's widgets (widgets.py): static pages, each with its own script.
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in WIDGET_PAGES.items()},
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_CHECKS_PAGES.items()},  # v1.2
+    **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V13_ACTIONS_PAGES.items()},  # v1.3
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V12_SETTINGS_PAGES.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in PAGES_V12.items()},  # v1.2 (v12_pages.py)
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in AUDIT_PAGES.items()},  # audit_pages.py

@@ -24,7 +24,7 @@ from pytest_cometlocal.planners.codegen_steps import action_step, add_rationale,
 from pytest_cometlocal.planners.codegen_targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
 
-_CLICK_KEYS = frozenset(CLICK_KEYS)
+_CLICK_KEYS = frozenset((*CLICK_KEYS, "position", "force"))  # (v1.3) a click at a point, or forced, is kept
 # Words of a delete or a payment; ``_`` separates words too (Django's ``delete_selected`` action).
 _RISKY = re.compile(r"(?<![a-z0-9])(delete|remove|destroy|erase|pay|payment|purchase|checkout|check out|buy|"
                     r"place order)(?![a-z0-9])", re.I)

@@ -80,11 +80,13 @@ class _Literal(CometLocalError):
 
 
 def _literal(node: ast.AST) -> Any:
-    """A constant, a list of constants, or ``re.compile("...")`` as ("re", pattern)."""
+    """A constant, a list of constants, a dict of them with string keys, or ``re.compile("...")`` as ("re", pattern)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool, type(None))):
         return node.value
     if isinstance(node, (ast.List, ast.Tuple)):
         return [_literal(e) for e in node.elts]
+    if isinstance(node, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in node.keys):
+        return {k.value: _literal(v) for k, v in zip(node.keys, node.values)}  # (v1.3) position=, an event's init
     if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile"
             and isinstance(node.func.value, ast.Name) and node.func.value.id == "re"
             and len(node.args) == 1 and not node.keywords):

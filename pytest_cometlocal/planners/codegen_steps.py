@@ -21,6 +21,7 @@ from typing import Any, Callable
 from pytest_cometlocal.contract.model.actionspec import MODIFIERS
 from pytest_cometlocal.contract.model.audits import snapshot_name_problem
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
+from pytest_cometlocal.planners.codegen_input import dispatched, forced, pointer, select_value, typed
 from pytest_cometlocal.planners.codegen_parse import LocatorArg, Recorded
 from pytest_cometlocal.planners.codegen_targets import no_reference, target_of
 from pytest_cometlocal.planners.errors import CannotMap
@@ -93,11 +94,11 @@ def _no_modifiers(call: Recorded) -> None:
 
 
 def _click(call: Recorded) -> Step:
-    return _on_target(call, "click", **_pointer_keys(call))
+    return _on_target(call, "click", **_pointer_keys(call), **pointer(call))  # (v1.3) position, force
 
 
 def _dblclick(call: Recorded) -> Step:
-    return _on_target(call, "click", **_pointer_keys(call, click_count=2))
+    return _on_target(call, "click", **_pointer_keys(call, click_count=2), **pointer(call))
 
 
 def _press(call: Recorded) -> Step | None:
@@ -107,29 +108,24 @@ def _press(call: Recorded) -> Step | None:
 
 def _hover(call: Recorded) -> Step:
     _no_modifiers(call)
-    return _on_target(call, "hover")
+    return _on_target(call, "hover", **pointer(call))  # (v1.3) position
 
 
 def _set_checked(call: Recorded) -> Step:
     checked = call.args[0] if call.args else call.kwargs.get("checked")
     if not isinstance(checked, bool):
         raise CannotMap("set_checked() maps with True or False")
-    return _on_target(call, "check" if checked else "uncheck")
+    return _on_target(call, "check" if checked else "uncheck", **forced(call))
 
 
 def _fill(call: Recorded) -> Step:
     if len(call.args) != 1 or not isinstance(call.args[0], str):
         raise CannotMap("fill() needs one string")
-    return _on_target(call, "fill", value=no_reference(call.args[0]))
+    return _on_target(call, "fill", value=no_reference(call.args[0]), **forced(call))
 
 
 def _select(call: Recorded) -> Step:
-    value = call.args[0] if call.args else call.kwargs.get("value", call.kwargs.get("label"))
-    if isinstance(value, list) and len(value) == 1:
-        value = value[0]
-    if not isinstance(value, str):
-        raise CannotMap("select_option() maps with one value or label")
-    return _on_target(call, "select", value=no_reference(value))
+    return _on_target(call, "select", value=select_value(call))  # (v1.3) a list: a multiple select
 
 
 def _upload(call: Recorded) -> Step:
@@ -142,6 +138,8 @@ def _upload(call: Recorded) -> Step:
 
 def _drag(call: Recorded) -> Step:
     to = call.args[0] if call.args else call.kwargs.get("target")
+    if "source_position" in call.kwargs or "target_position" in call.kwargs:
+        raise CannotMap("drag_to() with a position does not map: a drag goes from element to element")
     if not isinstance(to, LocatorArg):
         raise CannotMap("drag_to() maps with a locator of the page as its target")
     to_target, rationale = target_of(to.chain)
@@ -164,14 +162,27 @@ ACTIONS: dict[str, Callable[[Recorded], Step | None]] = {
     "set_input_files": _upload,
     "press": _press,
     "hover": _hover,
-    "check": lambda call: _on_target(call, "check"),
-    "uncheck": lambda call: _on_target(call, "uncheck"),
+    "check": lambda call: _on_target(call, "check", **forced(call)),
+    "uncheck": lambda call: _on_target(call, "uncheck", **forced(call)),
     "set_checked": _set_checked,
     "drag_to": _drag,
+    # v1.3 (codegen_input.py)
+    "focus": lambda call: _on_target(call, "focus"),
+    "blur": lambda call: _on_target(call, "blur"),
+    "dispatch_event": lambda call: _on_target(call, "dispatch_event", **dispatched(call)),
+    "press_sequentially": lambda call: _on_target(call, "fill", **typed(call)),
+    "type": lambda call: _on_target(call, "fill", **typed(call)),
 }
-# page.keyboard's methods: press acts on whatever has focus. type/insert_text/down/up have no row:
-# text goes through fill, which masks it; a held key is no step.
-KEYBOARD: dict[str, Callable[[Recorded], Step | None]] = {"press": _keyboard_press}
+
+
+def _held(call: Recorded) -> Step:
+    raise CannotMap(f"page.keyboard.{call.action}() does not map: a plan holds no key down (a modifier held "
+                    "for a click is click's modifiers; a modifier alone is a press, key: Shift)")
+
+
+# page.keyboard's methods: press acts on whatever has focus (v1.3: a modifier alone too). type/insert_text have
+# no row: text goes through fill, which masks it; a held key (down/up) is no step.
+KEYBOARD: dict[str, Callable[[Recorded], Step | None]] = {"press": _keyboard_press, "down": _held, "up": _held}
 
 
 def action_step(call: Recorded) -> Step | None:

@@ -19,7 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "postconditions": [{"kind": "host_in_allowlist"}],
 }
 _FLOW_STEP_KEYS = ("target", "to", "preconditions", "postconditions", "metadata", "file_ref", "page",
-                   "headers", "json", "form", "viewport")  # v1.2: a request's; v1.3: set_viewport's
+                   "headers", "json", "form", "viewport", "detail", "position")  # v1.2: a request's; v1.3: set_viewport's
+# size, an event's init, a point
 _FLOW_LIST_KEYS = ("modifiers",)  # a short list of words, on one line: modifiers: [Control, Shift]
 
 

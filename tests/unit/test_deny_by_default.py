@@ -264,10 +264,19 @@ def test_numeric_fill_value_is_text(validate, written, expected):
     assert only_valid(validate(text)).plan.steps[0].value == expected
 
 
-@pytest.mark.parametrize("written", ["true", "[a]", "{a: b}"])
+@pytest.mark.parametrize("written", ["true", "{a: b}"])
 def test_non_scalar_or_bool_fill_value_is_rejected(validate, written):
+    # (v1.3) a value may be a list (select's options of a multiple select), so pydantic names both types
     text = go_step(f"  kind: fill\n  target: {{type: css, selector: '#zip'}}\n  value: {written}\n")
-    one_problem(validate, text, "SCHEMA", "steps[0].value", f"value: ^{written}", "input should be a valid string")
+    one_problem(validate, text, "SCHEMA", "steps[0].value", f"value: ^{written}",
+                "input should be a valid string; or must be a list")
+
+
+def test_a_list_fill_value_is_rejected(validate):
+    """(v1.3) A list of values is select's alone (rule INPUTS)."""
+    text = go_step("  kind: fill\n  target: {type: css, selector: '#zip'}\n  value: [a]\n")
+    one_problem(validate, text, "INPUTS", "steps[0].value", "value: ^[a]",
+                "a list of values is select's only (a multiple select); 'fill' takes one")
 
 
 def test_null_fill_value_is_missing(validate):

@@ -86,7 +86,33 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
                                        *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
-                                       *V1_3_SCROLL_FAILURE_PATHS.values()])
+                                       *V1_3_SCROLL_FAILURE_PATHS.values(), *V1_3_ACTIONS_FAILURE_PATHS.values()])
+
+
+# (v1.3 actions) A forced critical step, an init key of another family, typing that outlasts its step
+# (refused at load); focus, blur, a click position and a list of values on a single select (typed at run).
+V1_3_ACTIONS_FAILURE_PATHS = {"FORCE": "INVALID_ACTIONSPEC", "EVENT": "INVALID_ACTIONSPEC",
+                              "delay_ms": "INVALID_ACTIONSPEC", "focus": "PRECONDITION_FAILED",
+                              "blur": "PRECONDITION_FAILED", "position": "PRECONDITION_FAILED",
+                              "select_list": "PRECONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v1_3_actions_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(("delay_ms" if p.key_path.endswith(".delay_ms") else p.rule) for p in plan.problems
+                        if p.rule in ("FORCE", "EVENT") or p.key_path.endswith(".delay_ms"))
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        if step is None:
+            continue
+        path = ("position" if step.position is not None else "select_list" if isinstance(step.value, list)
+                else step.kind)
+        if V1_3_ACTIONS_FAILURE_PATHS.get(path) == expect.error_code:
+            seen.add(path)
+    assert seen == set(V1_3_ACTIONS_FAILURE_PATHS)
 
 
 # (v1.2) The browser settings' and the clock's failure paths: one negative plan each.

@@ -213,7 +213,8 @@ def test_every_action_kind_of_the_contract_is_one_row_of_the_actions():
     assert len(ACTION_KINDS) == len(set(ACTION_KINDS))
     # The flow's choices are the rows' (engine.py reads them, never the kind's name).
     assert {k for k, row in ACTIONS.items() if row.kind.resolves_target} == {
-        "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"}
+        "click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll",
+        "focus", "blur", "dispatch_event"}  # v1.3
     assert [k for k, row in ACTIONS.items() if row.kind.ends_run] == ["stop"]
     assert [k for k, row in ACTIONS.items() if row.url_of is not None] == ["navigate", "request"]
     assert [k for k, row in ACTIONS.items() if row.kind.post_phase == "assert"] == ["assert"]

@@ -35,6 +35,7 @@ ActionKind = Literal[
     "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2 (pages)
     "request",  # v1.2 (HTTP steps)
     "set_viewport",  # v1.3 (scroll, viewport, reload)
+    "focus", "blur", "dispatch_event",  # v1.3 (actions)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
@@ -76,6 +77,7 @@ KINDS: dict[str, KindRow] = {
     "advance_clock": _ACTS,  # needs the plan's clock.at (rule CLOCK)
     **dict.fromkeys(sorted(PAGE_KINDS), _ACTS), "request": _ACTS,
     "set_viewport": _ACTS,  # v1.3: resizes the active page (media queries may change what it shows)
+    "focus": _ON_ELEMENT, "blur": _ON_ELEMENT, "dispatch_event": _ON_ELEMENT,  # v1.3
 }
 SIDE_EFFECT_KINDS = frozenset(k for k, row in KINDS.items() if row.side_effect)
 NEVER_RETRIED_KINDS = frozenset(k for k, row in KINDS.items() if not row.retried)
@@ -84,7 +86,8 @@ TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
 NO_TARGET_KINDS = frozenset({"advance_clock", "request", "set_viewport"}) | PAGE_KINDS
 # U1: actions that need exactly one element (when they have a target).
-SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
+SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll",
+                                 "focus", "blur", "dispatch_event"})
 
 Modifier = Literal["Alt", "Control", "ControlOrMeta", "Meta", "Shift"]
 MODIFIERS: tuple[str, ...] = get_args(Modifier)
@@ -121,14 +124,36 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # that any condition kind takes only from v1.3 on, such as cookie's ``absent`` or a number's
 # ``greater_than``: a condition that writes one is v1.3); and named tests of a step for what v1.3
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
-V13_KINDS: frozenset[str] = frozenset({"set_viewport"})
-# viewport: set_viewport's size; bypass_cache: reload's (scroll, viewport, reload).
-V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache"})
+V13_KINDS: frozenset[str] = frozenset({"set_viewport", "focus", "blur", "dispatch_event"})
+# viewport: set_viewport's size; bypass_cache: reload's (scroll, viewport, reload); event, detail, position,
+# delay_ms, force (actions).
+V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", "detail", "position", "delay_ms", "force"})
 V13_CONDITION_KINDS: frozenset[str] = frozenset()
 V13_ARG_KEYS: frozenset[str] = frozenset()
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "scroll_to_place": lambda step: is_place(step.to),  # scroll's `to: bottom` / `{x, y}`
+    "select_list": lambda step: isinstance(step.value, list),  # actions: several options of a multiple select
+    "press_modifier": lambda step: step.kind == "press" and step.key in MODIFIERS,  # actions: a lone modifier
 }
+
+# (v1.3) dispatch_event's events, each of the family whose init keys it takes (Playwright builds a MouseEvent,
+# a KeyboardEvent, a FocusEvent or a plain Event from the event's name: its dispatch_event's ``event_init``).
+DomEvent = Literal["submit", "change", "input", "blur", "focus", "click", "dblclick", "mousedown", "mouseup",
+                   "mouseover", "mouseout", "mouseenter", "mouseleave", "mousemove", "keydown", "keyup", "keypress"]
+_EVENT_KEYS = ("bubbles", "cancelable", "composed")
+_MODIFIER_KEYS = ("altKey", "ctrlKey", "metaKey", "shiftKey")
+EVENT_FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {  # family: (its events, the init keys it takes)
+    "plain": (frozenset({"submit", "change", "input"}), _EVENT_KEYS),
+    "focus": (frozenset({"focus", "blur"}), (*_EVENT_KEYS, "detail")),
+    "mouse": (frozenset({"click", "dblclick", "mousedown", "mouseup", "mouseover", "mouseout", "mouseenter",
+                         "mouseleave", "mousemove"}),
+              (*_EVENT_KEYS, "detail", "button", "buttons", "clientX", "clientY", "screenX", "screenY", *_MODIFIER_KEYS)),
+    "keyboard": (frozenset({"keydown", "keyup", "keypress"}),
+                 (*_EVENT_KEYS, "detail", "key", "code", "location", "repeat", "isComposing", *_MODIFIER_KEYS)),
+}
+EVENT_FAMILY: dict[str, str] = {event: family for family, (events, _keys) in EVENT_FAMILIES.items() for event in events}
+Pixels = Annotated[float, Field(ge=0, le=100_000)]
+_KeyName = Annotated[str, Field(min_length=1, max_length=32)]
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
@@ -147,6 +172,42 @@ StepId = Annotated[str, Field(pattern=STEP_ID_PATTERN)]
 TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
 
 
+class Position(ContractModel):
+    """(v1.3) A point of the element, in CSS pixels from its top-left corner (click's and hover's ``position``)."""
+
+    x: Pixels
+    y: Pixels
+
+
+class EventInit(ContractModel):
+    """(v1.3) dispatch_event's ``detail``: the event-init keys, named as the DOM (and Playwright) name them.
+    Which of them an event takes depends on its family (``EVENT_FAMILIES``: rule EVENT)."""
+
+    bubbles: bool | None = None
+    cancelable: bool | None = None
+    composed: bool | None = None
+    detail: Annotated[int, Field(ge=0, le=1000)] | None = None
+    button: Annotated[int, Field(ge=0, le=4)] | None = None
+    buttons: Annotated[int, Field(ge=0, le=31)] | None = None
+    clientX: float | None = None
+    clientY: float | None = None
+    screenX: float | None = None
+    screenY: float | None = None
+    key: _KeyName | None = None
+    code: _KeyName | None = None
+    location: Annotated[int, Field(ge=0, le=3)] | None = None
+    repeat: bool | None = None
+    isComposing: bool | None = None
+    altKey: bool | None = None
+    ctrlKey: bool | None = None
+    metaKey: bool | None = None
+    shiftKey: bool | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The keys the plan wrote, as Playwright's ``event_init`` takes them."""
+        return {k: getattr(self, k) for k in self.model_fields_set if getattr(self, k) is not None}
+
+
 class ActionSpec(ContractModel):
     """One executable step (ActionSpec v1)."""
 
@@ -160,7 +221,8 @@ class ActionSpec(ContractModel):
     preconditions: Annotated[list[Condition], Field(min_length=1)]
     postconditions: Annotated[list[Condition], Field(min_length=1)]
     timeout_ms: Annotated[int, Field(gt=0, le=3_600_000)]
-    value: InputText | None = None
+    # (v1.3) a list on select only: the options of a multiple select (rule INPUTS).
+    value: InputText | Annotated[list[InputText], Field(min_length=1, max_length=100)] | None = None
     file_ref: Annotated[str, Field(min_length=1)] | Annotated[list[Annotated[str, Field(min_length=1)]], Field(min_length=1)] | None = None
     # v1.1 keys; each belongs to one kind (rule INPUTS), ``key`` has its own grammar (rule KEY).
     key: Annotated[str, Field(min_length=1)] | None = None
@@ -190,6 +252,13 @@ class ActionSpec(ContractModel):
     # v1.3: set_viewport's size (browser.viewport's model); reload's hard reload (the browser's cache bypassed).
     viewport: Viewport | None = None
     bypass_cache: bool | None = None
+    # v1.3 (actions): dispatch_event's ``event`` and ``detail``; click's and hover's ``position``; fill's
+    # ``delay_ms`` (typed key by key); ``force`` on click, fill, check, uncheck (rules INPUTS, EVENT, FORCE).
+    event: DomEvent | None = None
+    detail: EventInit | None = None
+    position: Position | None = None
+    delay_ms: Annotated[int, Field(ge=1, le=1000)] | None = None
+    force: bool | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -312,12 +381,25 @@ def describe_step(step: ActionSpec) -> str:
         return f"switch to {step.page.describe()}"
     if step.kind == "reload" and step.bypass_cache:
         return "reload (bypass cache)"
+    if step.kind == "dispatch_event":  # (v1.3)
+        init = step.detail.given() if step.detail is not None else {}
+        return (f"dispatch {step.event} on {target}"
+                + (f" ({', '.join(f'{k}={v}' for k, v in sorted(init.items()))})" if init else ""))
     text = step.kind.replace("_", " ") if step.kind in PAGE_KINDS else step.kind + (f" {target}" if target else "")
     how = [f"{step.button} button"] if step.button not in (None, "left") else []
     how += [f"{step.click_count} clicks"] if step.click_count not in (None, 1) else []
     how += ["+".join(step.modifiers)] if step.modifiers else []
     how += ["opens a page"] if step.opens else []
+    how += _v13_how(step)
     return text + (f" ({', '.join(how)})" if how else "")
+
+
+def _v13_how(step: ActionSpec) -> list[str]:
+    """(v1.3) What describe_step adds for click's position, select's list, fill's delay and force."""
+    how = [f"at {step.position.x:g},{step.position.y:g}"] if step.position is not None else []
+    how += [f"{len(step.value)} options"] if isinstance(step.value, list) else []
+    how += [f"{step.delay_ms} ms a key"] if step.delay_ms is not None else []
+    return how + (["force"] if step.force else [])
 
 
 class StepDefaults(ContractModel):

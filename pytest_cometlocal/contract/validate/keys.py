@@ -1,7 +1,8 @@
 """The closed grammars of two v1.1 inputs: a ``press`` key (rule KEY) and an aria-snapshot template.
 
 A key is one key name with optional modifiers joined by ``+`` (``Enter``,
-``Shift+Tab``, ``ControlOrMeta+Enter``, ``Control++``). The grammar is closed so
+``Shift+Tab``, ``ControlOrMeta+Enter``, ``Control++``), or (v1.3) a modifier alone
+(``Shift``). The grammar is closed so
 that ``press`` can never become a way to type text key by key, or to carry a
 secret: text goes through ``fill``, which masks it.
 """
@@ -33,6 +34,8 @@ def key_problem(key: str) -> str | None:
     if "${" in key:
         return "a key holds no ${secrets...} or ${vars...} reference: text is typed with fill, not key by key"
     modifiers, name = split_key(key)
+    if not modifiers and name in MODIFIERS:  # (v1.3) a lone modifier: Shift alone (a key down and up)
+        return None
     for modifier in modifiers:
         if modifier not in MODIFIERS:
             return f"{modifier!r} is not a modifier (modifiers: {', '.join(MODIFIERS)})"

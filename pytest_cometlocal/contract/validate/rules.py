@@ -29,6 +29,7 @@ from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.http.rules import check_request
+from pytest_cometlocal.contract.actions.rules import check_v13_actions
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -116,6 +117,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_extension_inputs(step, loc, add)
     check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
+    check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
@@ -206,6 +208,11 @@ _KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
     "page": (frozenset({"switch_page"}), True),  # v1.2
     "viewport": (frozenset({"set_viewport"}), True),  # v1.3
     "bypass_cache": (frozenset({"reload"}), False),  # v1.3
+    "event": (frozenset({"dispatch_event"}), True),  # v1.3 (actions)
+    "detail": (frozenset({"dispatch_event"}), False),  # v1.3
+    "position": (frozenset({"click", "hover"}), False),  # v1.3
+    "delay_ms": (frozenset({"fill"}), False),  # v1.3
+    "force": (frozenset({"click", "fill", "check", "uncheck"}), False),  # v1.3
 }
 
 

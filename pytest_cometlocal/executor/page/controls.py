@@ -56,8 +56,9 @@ def can_set(state: ControlState, checked: bool) -> bool:
     return state.checkable and (checked or state.kind != "radio")
 
 
-def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) -> dict[str, Any]:
+def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int, force: bool = False) -> dict[str, Any]:
     """Make the control ``locator`` resolves to checked (or unchecked); returns what action_executed records.
+    ``force`` (v1.3) is Playwright's click's: no actionability checks on the control or its label.
 
     Raises NotCheckable, CheckedStateNotReached, or what Playwright's click raised.
     """
@@ -67,7 +68,7 @@ def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) ->
         raise NotCheckable(state.described())
     if state.checked == checked:
         return {"checked": checked, "changed": False}
-    via = click_control(locator, deadline)
+    via = click_control(locator, deadline, force)
     seen = [state]
 
     def reached() -> bool:
@@ -79,17 +80,17 @@ def set_checked(page: Page, locator: Locator, checked: bool, timeout_ms: int) ->
     return {"checked": checked, "changed": True, "clicked": via}
 
 
-def click_control(locator: Locator, deadline: float) -> str:
+def click_control(locator: Locator, deadline: float, force: bool = False) -> str:
     """Click the control, or its own label where that takes the pointer; returns which ("control", "label")."""
     chosen = locator.evaluate_handle(POINTER_TARGET_JS, timeout=call_ms(deadline))
     try:
         via = chosen.get_property("via").json_value()
         if via == "control":
-            locator.click(timeout=call_ms(deadline))
+            locator.click(timeout=call_ms(deadline), force=force)
         else:
             label = chosen.get_property("element").as_element()
             assert label is not None, "pointer_target.js gives an element"
-            label.click(timeout=call_ms(deadline))
+            label.click(timeout=call_ms(deadline), force=force)
     finally:
         chosen.dispose()
     return via

@@ -42,6 +42,7 @@ from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
+from pytest_cometlocal.executor.input import element_actions as v13
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_to_place, scroll_until
@@ -91,18 +92,25 @@ class Actions:
     def _click(self, attempt: StepAttempt) -> dict[str, Any]:
         spec = attempt.spec
         options = {key: getattr(spec, key) for key in CLICK_KEYS if getattr(spec, key) is not None}  # v1.1's keys
-        self._locator(attempt).click(timeout=spec.timeout_ms, **options)
-        return {}
+        v13_options = v13.pointer(self, attempt)  # v1.3: position, force
+        self._locator(attempt).click(timeout=spec.timeout_ms, **options, **v13_options)
+        return v13_options
 
     def _fill(self, attempt: StepAttempt) -> dict[str, Any]:
         spec = attempt.spec
-        self._locator(attempt).fill(resolve_secrets(spec.value, self.ctx.settings.secrets), timeout=spec.timeout_ms)
-        return {}
+        text = resolve_secrets(spec.value, self.ctx.settings.secrets)
+        if spec.delay_ms is not None:  # v1.3: key by key
+            return v13.type_slowly(self, attempt, text)
+        self._locator(attempt).fill(text, timeout=spec.timeout_ms, **v13.forced(spec))
+        return v13.forced(spec)
 
     def _select(self, attempt: StepAttempt) -> dict[str, Any]:
         """A native <select> as in v1; a custom dropdown (v1.1) is opened and its one option clicked."""
         spec = attempt.spec
         dropdown = self._dropdown(attempt)
+        if isinstance(spec.value, list):  # v1.3: the options of a <select multiple>
+            return v13.select_list(self, attempt, dropdown,
+                                   [resolve_secrets(v, self.ctx.settings.secrets) for v in spec.value])
         if dropdown.get("kind") != "custom":
             self._locator(attempt).select_option(resolve_secrets(spec.value, self.ctx.settings.secrets),
                                                  timeout=spec.timeout_ms)
@@ -138,8 +146,9 @@ class Actions:
         return {}
 
     def _hover(self, attempt: StepAttempt) -> dict[str, Any]:
-        self._locator(attempt).hover(timeout=attempt.spec.timeout_ms)
-        return {}
+        v13_options = v13.pointer(self, attempt)  # v1.3: position
+        self._locator(attempt).hover(timeout=attempt.spec.timeout_ms, **v13_options)
+        return v13_options
 
     def _drag(self, attempt: StepAttempt) -> dict[str, Any]:
         assert attempt.to_target is not None, "a drag has its `to` resolved with its target"
@@ -157,7 +166,8 @@ class Actions:
         spec = attempt.spec
         args = {"target": self._described(attempt)}
         try:
-            return set_checked(self.ctx.page, self._locator(attempt), checked, spec.timeout_ms)
+            return {**set_checked(self.ctx.page, self._locator(attempt), checked, spec.timeout_ms, bool(spec.force)),
+                    **v13.forced(spec)}
         except NotCheckable as refused:
             seen = refused.observed
             message = ("uncheck cannot uncheck a radio: check another radio of its group" if seen["kind"] == "radio"
@@ -374,6 +384,7 @@ _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
     "switch_page": page_actions.switch_page, "close_page": page_actions.close_page,
     "request": http_client.perform,  # v1.2 (executor/http/client.py)
     "set_viewport": page_view.set_viewport,  # v1.3 (pages/view.py; reload's bypass_cache too)
+    "focus": v13.focus, "blur": v13.blur, "dispatch_event": v13.dispatch_event,  # v1.3 (executor/input/)
 }
 _URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
 ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))
