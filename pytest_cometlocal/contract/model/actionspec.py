@@ -22,6 +22,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.browser_state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
@@ -33,13 +34,16 @@ ActionKind = Literal[
     "advance_clock",  # v1.2 (settings)
     "go_back", "go_forward", "reload", "switch_page", "close_page",  # v1.2 (pages)
     "request",  # v1.2 (HTTP steps)
+    "set_cookie", "clear_cookies", "set_storage_item", "clear_storage",  # v1.3 (state)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
 # (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
 V12_KINDS: frozenset[str] = frozenset({"advance_clock", "request"}) | PAGE_KINDS
-EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
+# (v1.3) Kinds that act on the browser's cookies or the page origin's storage: no target.
+STATE_KINDS = frozenset({"set_cookie", "clear_cookies", "set_storage_item", "clear_storage"})
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS - STATE_KINDS
 
 
 @dataclass(frozen=True)
@@ -73,13 +77,15 @@ KINDS: dict[str, KindRow] = {
     "scroll": _ON_ELEMENT,
     "advance_clock": _ACTS,  # needs the plan's clock.at (rule CLOCK)
     **dict.fromkeys(sorted(PAGE_KINDS), _ACTS), "request": _ACTS,
+    # v1.3 (state): the browser's cookies and storage change, the page does not (no same-state visit counted).
+    **dict.fromkeys(sorted(STATE_KINDS), KindRow(side_effect=False)),
 }
 SIDE_EFFECT_KINDS = frozenset(k for k, row in KINDS.items() if row.side_effect)
 NEVER_RETRIED_KINDS = frozenset(k for k, row in KINDS.items() if not row.retried)
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
-NO_TARGET_KINDS = frozenset({"advance_clock", "request"}) | PAGE_KINDS
+NO_TARGET_KINDS = frozenset({"advance_clock", "request"}) | PAGE_KINDS | STATE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll"})
 
@@ -118,10 +124,10 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # that any condition kind takes only from v1.3 on, such as cookie's ``absent`` or a number's
 # ``greater_than``: a condition that writes one is v1.3); and named tests of a step for what v1.3
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
-V13_KINDS: frozenset[str] = frozenset()
-V13_STEP_KEYS: frozenset[str] = frozenset()
-V13_CONDITION_KINDS: frozenset[str] = frozenset()
-V13_ARG_KEYS: frozenset[str] = frozenset()
+V13_KINDS: frozenset[str] = frozenset() | STATE_KINDS  # state: set_cookie, clear_cookies, set/clear storage
+V13_STEP_KEYS: frozenset[str] = frozenset({"cookie", "area", "key_matches"})  # state
+V13_CONDITION_KINDS: frozenset[str] = frozenset({"cookie_count", "storage_items", "storage_equals"})  # state
+V13_ARG_KEYS: frozenset[str] = frozenset({"absent", *COOKIE_ATTRS})  # state: cookie's, storage_item's
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {}
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
@@ -180,6 +186,11 @@ class ActionSpec(ContractModel):
     # wait_for).
     save: Annotated[dict[SaveName, str], Field(min_length=1)] | None = None
     save_text: SaveName | None = None
+    # v1.3 (state): set_cookie's cookie (clear_cookies' filters); the storage area of set_storage_item and
+    # clear_storage, whose ``key`` is the storage key and ``value`` the item's; clear_storage's key pattern.
+    cookie: CookieSpec | None = None
+    area: Area | None = None
+    key_matches: Annotated[str, Field(min_length=1)] | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -282,6 +293,8 @@ def describe_step(step: ActionSpec) -> str:
         return f"scroll {step.direction or 'down'}" + (f" in {target}" if target else "")
     if step.kind == "request":
         return f"{step.method} {step.url}"
+    if step.kind in STATE_KINDS:
+        return describe_state_step(step)
     if step.kind == "switch_page" and step.page is not None:
         return f"switch to {step.page.describe()}"
     text = step.kind.replace("_", " ") if step.kind in PAGE_KINDS else step.kind + (f" {target}" if target else "")
@@ -290,6 +303,18 @@ def describe_step(step: ActionSpec) -> str:
     how += ["+".join(step.modifiers)] if step.modifiers else []
     how += ["opens a page"] if step.opens else []
     return text + (f" ({', '.join(how)})" if how else "")
+
+
+def describe_state_step(step: ActionSpec) -> str:
+    """(v1.3) ``set cookie theme on /``, ``clear local storage (key_matches ^todo-)``: names, never values."""
+    if step.kind == "set_cookie":
+        return "set cookie " + (step.cookie.describe() if step.cookie else "?")
+    if step.kind == "clear_cookies":
+        return "clear cookies" + (f" ({step.cookie.describe()})" if step.cookie else "")
+    if step.kind == "set_storage_item":
+        return f"set {step.area} storage item {step.key}"
+    which = f" (key {step.key})" if step.key else f" (key_matches {step.key_matches})" if step.key_matches else ""
+    return f"clear {step.area} storage" + which
 
 
 class StepDefaults(ContractModel):

@@ -26,7 +26,8 @@ from pytest_cometlocal.contract.patterns import pattern_problem
 Report = Callable[[Loc, str, str], None]
 
 # The args whose values are compared with page data and so cannot name a secret.
-NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches")}
+NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches"),
+                                              "storage_items": ("every", "some"), "storage_equals": ("equals",)}  # v1.3
 
 
 def cookie_name_problem(name: str) -> str | None:

@@ -41,6 +41,7 @@ from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.http import client as http_client
+from pytest_cometlocal.executor.browser import cookies, storage
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_until
@@ -369,6 +370,9 @@ _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
     "go_back": page_actions.go_back, "go_forward": page_actions.go_forward, "reload": page_actions.reload,
     "switch_page": page_actions.switch_page, "close_page": page_actions.close_page,
     "request": http_client.perform,  # v1.2 (executor/http/client.py)
+    # v1.3: cookies and storage (executor/browser/cookies.py, storage.py); no target.
+    "set_cookie": cookies.set_cookie, "clear_cookies": cookies.clear_cookies,
+    "set_storage_item": storage.set_storage_item, "clear_storage": storage.clear_storage,
 }
 _URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
 ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))
