@@ -11,15 +11,13 @@ was set and its attributes (masked), never its value. Domains compare with a lea
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_cometlocal.contract.allowlist import host_allowed, url_host
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.browser.stored import NAMES_SEEN, same_domain
 
-if TYPE_CHECKING:
-    from pytest_cometlocal.executor.results import StepAttempt
 
 # A cookie's attributes as the plan writes them, and as Playwright's add_cookies takes them.
 _PLAYWRIGHT_NAMES = {"http_only": "httpOnly", "secure": "secure", "same_site": "sameSite"}
@@ -49,7 +47,7 @@ def _page_url(actions: Any) -> str:
     return url if url.startswith(("http://", "https://")) else (actions.ctx.settings.base_url or "")
 
 
-def set_cookie(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
+def set_cookie(actions: Any, attempt: Any) -> dict[str, Any]:
     """One cookie into the context, its host held to the allowlist first."""
     ctx, spec = actions.ctx, attempt.spec.cookie
     secrets, mask = ctx.settings.secrets, ctx.run.redactor.text
@@ -82,7 +80,7 @@ def set_cookie(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
                if getattr(spec, name) is not None}}
 
 
-def clear_cookies(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
+def clear_cookies(actions: Any, attempt: Any) -> dict[str, Any]:
     """The context's cookies that have the name, domain and path asked for (each optional; none: all)."""
     context, spec = actions.ctx.page.context, attempt.spec.cookie
     if spec is None or (spec.name is None and spec.domain is None and spec.path is None):

@@ -27,8 +27,6 @@ from pytest_cometlocal.executor.scripts import load_script
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-    from pytest_cometlocal.executor.results import StepAttempt
-
 # Every item of an area as [key, value] pairs (scripts/storage_items.js).
 STORAGE_ITEMS_JS = load_script(__package__, "storage_items.js")
 # setItem, removeItem of some keys, or clear (scripts/storage_write.js).
@@ -134,7 +132,7 @@ def _same_item(raw: str, want: Any) -> bool:
 STORAGE_EVALUATORS = {"storage_items": _storage_items, "storage_equals": _storage_equals}
 
 
-def _origin(actions: Any, attempt: StepAttempt) -> str:
+def _origin(actions: Any, attempt: Any) -> str:
     """The page's origin, or the step's typed failure: a page on about:blank (or data:) has no storage."""
     url = actions.ctx.page.url
     if url.startswith(("http://", "https://")):
@@ -147,11 +145,11 @@ def _origin(actions: Any, attempt: StepAttempt) -> str:
                                 "no origin: navigate to the application first", failed_conditions=[failed])
 
 
-def _write(actions: Any, attempt: StepAttempt, keys: list[str] | None, value: str | None) -> None:
+def _write(actions: Any, attempt: Any, keys: list[str] | None, value: str | None) -> None:
     actions.ctx.page.evaluate(STORAGE_WRITE_JS, [attempt.spec.area, keys, value])
 
 
-def set_storage_item(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
+def set_storage_item(actions: Any, attempt: Any) -> dict[str, Any]:
     """``key`` set to ``value`` in the page origin's area (either may be a ``${secrets.X}``)."""
     spec, secrets, mask = attempt.spec, actions.ctx.settings.secrets, actions.ctx.run.redactor.text
     _origin(actions, attempt)
@@ -160,7 +158,7 @@ def set_storage_item(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
     return {"area": spec.area, "key": mask(key)}
 
 
-def clear_storage(actions: Any, attempt: StepAttempt) -> dict[str, Any]:
+def clear_storage(actions: Any, attempt: Any) -> dict[str, Any]:
     """The item ``key``, the items whose key ``key_matches`` searches, or (neither) the whole area."""
     spec, mask = attempt.spec, actions.ctx.run.redactor.text
     _origin(actions, attempt)
