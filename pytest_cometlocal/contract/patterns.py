@@ -41,7 +41,7 @@ from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, ResponseHeaderArgs, ResponseJsonArgs, StorageItemArgs,
     TargetPatternArgs,
 )
-from pytest_cometlocal.contract.model.browser_state import ItemCheck, StorageItemsArgs
+from pytest_cometlocal.contract.model.v13.state import ItemCheck, StorageItemsArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc

@@ -85,7 +85,8 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
     assert sorted(expected) == sorted([*(code.value for code in CANONICAL_CODES), "PAGE_UNRESPONSIVE",
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
-                                       *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values()])
+                                       *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
+                                       *V13_STATE_FAILURE_PATHS.values()])
 
 
 # (v1.2) The browser settings' and the clock's failure paths: one negative plan each.
@@ -108,6 +109,30 @@ V1_2_PAGES_FAILURE_PATHS = {"go_back": "PRECONDITION_FAILED", "switch_page": "TA
                             "opens": "POSTCONDITION_FAILED"}
 # (v1.2 audits) An accessibility gate that does not hold (negative/accessibility_violations.actions.yaml).
 V1_2_AUDITS_FAILURE_PATHS = {"accessibility_clean": "POSTCONDITION_FAILED"}
+
+
+# (v1.3) The browser state's failure paths (example_plans/negative/state_*): a cookie for a host outside the
+# allowlist (at run time, and at load against the plan's own allowlist), storage before any page, a
+# storage_items check and a cookie check that do not hold.
+V13_STATE_FAILURE_PATHS = {"set_cookie": "DOMAIN_BLOCKED", "ALLOWLIST": "INVALID_ACTIONSPEC",
+                           "set_storage_item": "PRECONDITION_FAILED", "storage_items": "POSTCONDITION_FAILED",
+                           "cookie": "PRECONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v13_state_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(p.rule for p in plan.problems if p.rule == "ALLOWLIST")
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        if step is None:
+            continue
+        paths = [step.kind, *(c.kind for c in (*step.preconditions, *step.postconditions))]
+        seen.update(p for p in paths if V13_STATE_FAILURE_PATHS.get(p) == expect.error_code
+                    and plan.plan.name.split()[0] in ("cookie", "storage", "every"))
+    assert seen == set(V13_STATE_FAILURE_PATHS)
 
 
 def test_one_negative_example_per_v1_2_pages_failure_path():

@@ -100,9 +100,9 @@ def test_a_key_of_a_step_group_takes_one_character_vars_only(validate, plan_dir:
 CSS_A = '{type: css, selector: "#a"}'
 CSS_B = '{type: css, selector: "#b"}'
 WRONG_KIND = [  # (key, how it is written, a step of a kind it does not belong to, who owns it)
-    ("key", "key: Enter", f"kind: click, target: {CSS_A}", "click", "press"),
-    ("key", "key: Enter", "kind: stop", "stop", "press"),
-    ("key", "key: Enter", f"kind: fill, target: {CSS_A}, value: x", "fill", "press"),
+    ("key", "key: Enter", f"kind: click, target: {CSS_A}", "click", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
+    ("key", "key: Enter", "kind: stop", "stop", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
+    ("key", "key: Enter", f"kind: fill, target: {CSS_A}, value: x", "fill", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
     ("to", f"to: {CSS_B}", f"kind: click, target: {CSS_A}", "click", "drag"),
     ("to", f"to: {CSS_B}", f"kind: hover, target: {CSS_A}", "hover", "drag"),
     ("direction", "direction: up", f"kind: click, target: {CSS_A}", "click", "scroll"),

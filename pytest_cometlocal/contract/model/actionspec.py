@@ -22,7 +22,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.browser_state import COOKIE_ATTRS, Area, CookieSpec
+from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target

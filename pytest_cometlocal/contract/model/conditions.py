@@ -15,7 +15,7 @@ from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.browser_state import (  # v1.2's two, and v1.3's state (browser_state.py)
+from pytest_cometlocal.contract.model.v13.state import (  # v1.2's two, and v1.3's state (v13/state.py)
     CookieArgs, CookieCountArgs, StorageEqualsArgs, StorageItemArgs, StorageItemsArgs,
 )
 from pytest_cometlocal.contract.model.codes import Severity

@@ -28,7 +28,7 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
-from pytest_cometlocal.contract.validate.state_rules import check_state_conditions, check_state_step
+from pytest_cometlocal.contract.validate.checks import check_state_conditions, check_state_step
 from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 

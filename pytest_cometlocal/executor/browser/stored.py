@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract import json_values
-from pytest_cometlocal.contract.model.browser_state import COOKIE_ATTRS
+from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -37,7 +37,7 @@ def storage_item(page: Page, args: Any) -> tuple[bool, dict[str, Any]]:
             raise
         return False, {**shown, "problem": "the page's storage cannot be read: " + str(exc).splitlines()[0][:200]}
     if args.absent:  # (v1.3) holds when there is no such item
-        return raw is None, {**shown, "item": raw}
+        return raw is None, {**shown, "item": raw, **({"problem": "the item exists"} if raw is not None else {})}
     if raw is None:
         return False, {**shown, "item": None, "problem": "no such item in the page's origin"}
     shown["item"] = raw
@@ -64,15 +64,17 @@ def cookie(page: Page, args: Any) -> tuple[bool, dict[str, Any]]:
         cookies = []
     found = [c for c in cookies if c["name"] == args.name]
     if args.absent:  # (v1.3) holds when none is sent
-        return not found, {"value": found[0]["value"] if found else None}
+        return not found, ({"value": found[0]["value"], "problem": "the cookie is sent with the page's URL"} if found
+                           else {"value": None})
     if not found:
         return False, {"value": None, "cookies": [c["name"] for c in cookies[:NAMES_SEEN]]}
     ok, more = json_values.compare(found[0]["value"], args)
     asked = [a for a in COOKIE_ATTRS if getattr(args, a) is not None]
     if asked:  # (v1.3) the attributes it was set with: all of them shown, the ones written compared
         attributes = cookie_attributes(found[0])
-        ok = ok and all(_same(a, attributes[a], getattr(args, a)) for a in asked)
-        more = {**attributes, **more}
+        differ = [a for a in asked if not _same(a, attributes[a], getattr(args, a))]
+        more = {**attributes, **more, **({"problem": f"the cookie's {', '.join(differ)} differ"} if ok and differ else {})}
+        ok = ok and not differ
     return ok, {"value": found[0]["value"], **more}
 
 
