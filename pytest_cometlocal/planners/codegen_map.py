@@ -20,6 +20,7 @@ from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
 from pytest_cometlocal.planners.codegen_http import request_step
 from pytest_cometlocal.planners.codegen_parse import Recorded, Unmapped
+from pytest_cometlocal.planners.codegen_state import storage_script
 from pytest_cometlocal.planners.codegen_steps import action_step, add_rationale, condition_of
 from pytest_cometlocal.planners.codegen_targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
@@ -204,6 +205,8 @@ SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] 
     "advance_clock": _advance,
     "request": _Mapper.request,
     "route": _Mapper.route,
+    "state_step": lambda mapper, call: dict(call.args[0]),  # (v1.3) cookies (codegen_state.py)
+    "evaluate": lambda mapper, call: storage_script(call.args[0] if len(call.args) == 1 else None),  # storage
 }
 
 

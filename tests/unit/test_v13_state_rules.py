@@ -133,3 +133,45 @@ def test_the_state_forms_are_valid_and_v13(validate):
     assert shown[5].startswith("storage_items (area=local, key_matches=^todo-, count=2, every=")
     # The secret stays a reference in the validated step: its value is the executor's only.
     assert steps["c1"].cookie.value == "${secrets.S}" and "x" not in describe_step(steps["s1"])
+
+
+# -- cometlocal import (planners/codegen_state.py): Playwright's cookie and storage calls
+
+
+def test_cookie_and_storage_calls_import_as_state_steps(tmp_path):
+    from tests.planners.test_codegen_import import GOTO, imported
+
+    code, plan = imported(tmp_path, GOTO + """\
+context.add_cookies([{"name": "theme", "value": "dark", "url": "http://127.0.0.1:8000/", "httpOnly": True, "sameSite": "Lax"}, {"name": "b", "value": "2", "domain": "127.0.0.1", "path": "/"}])
+page.context.clear_cookies(name="theme")
+context.clear_cookies()
+page.evaluate("localStorage.clear()")
+page.evaluate("sessionStorage.setItem('k', 'v')")
+page.evaluate('localStorage.removeItem("todo-1")')
+""")
+    assert code == 0
+    steps = [{k: v for k, v in s.items() if k != "id"} for s in plan["steps"][1:]]
+    assert steps == [
+        {"kind": "set_cookie", "cookie": {"name": "theme", "value": "dark", "url": "http://127.0.0.1:8000/",
+                                          "http_only": True, "same_site": "Lax"}},
+        {"kind": "set_cookie", "cookie": {"name": "b", "value": "2", "domain": "127.0.0.1", "path": "/"}},
+        {"kind": "clear_cookies", "cookie": {"name": "theme"}},
+        {"kind": "clear_cookies"},
+        {"kind": "clear_storage", "area": "local"},
+        {"kind": "set_storage_item", "area": "session", "key": "k", "value": "v"},
+        {"kind": "clear_storage", "area": "local", "key": "todo-1"},
+    ]
+
+
+@pytest.mark.parametrize("call, why", [
+    ('context.add_cookies([{"name": "a", "value": "b", "url": "http://127.0.0.1:8000/", "expires": 1999999999}])',
+     "expires= is an absolute time"),
+    ("context.add_cookies(cookies)", "not a literal"),
+    ('page.evaluate("document.title = 1")', "a plan runs no page code"),
+    ('page.evaluate("localStorage.setItem(\'k\')")', "takes 2 argument(s)"),
+])
+def test_a_state_call_that_does_not_map_is_reported(tmp_path, capsys, call, why):
+    from tests.planners.test_codegen_import import GOTO, imported
+
+    code, plan = imported(tmp_path, GOTO + call + "\n")
+    assert code == 1 and plan is None and why in capsys.readouterr().err
