@@ -64,6 +64,12 @@ PROPOSE_DESCRIPTION = (
     " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
     "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
     "holds when the vendored axe-core finds no violation at or above that impact."
+    " State (v1.3, no target): set_cookie (cookie: {name, value, url? | domain?+path?, http_only?, secure?, "
+    "same_site?, expires?: seconds}; host held to the allowlist), clear_cookies (cookie?: {name?, domain?, path?}), "
+    "set_storage_item (area, key, value), clear_storage (area, key? | key_matches?); conditions cookie (absent, "
+    "http_only, secure, domain, path, same_site, expires: session|persistent), storage_item (absent), cookie_count "
+    "(name?, domain?, count), storage_items (area, key_matches, count?, every|some: {pointer?, equals|matches|"
+    "length}), storage_equals (area, equals: {key: value})."
 )
 
 
