@@ -172,7 +172,7 @@ def test_a_state_check_that_does_not_hold_says_what_it_saw(run):
     assert every["failing"]["item"] in ('{"title":"Buy milk","completed":false}', '{"title":"Walk the dog","completed":false}')
     assert some["problem"] == "no item meets the check"
     assert none == {"area": "local", "count": 0, "keys": [], "problem": "no key matches key_matches"}
-    assert failed(r, "storage_item") == [{"area": "local", "item": '{"theme":"light"}'}]
+    assert failed(r, "storage_item") == [{"area": "local", "item": '{"theme":"light"}', "problem": "the item exists"}]
     (session,) = failed(r, "storage_equals")
     assert (session["missing"], session["differ"], session["items"]["tab"]) == (["extra"], ["tab"], "todos")
     assert session["extra"] == ["filters"]
