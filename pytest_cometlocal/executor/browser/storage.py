@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
+from pytest_cometlocal.contract.errors import PatternTimeout
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.patterns import compiled
@@ -169,7 +170,10 @@ def clear_storage(actions: Any, attempt: Any) -> dict[str, Any]:
         cleared = sum(k in present for k in keys)
     elif spec.key_matches is not None:
         pattern = compiled(spec.key_matches)
-        keys = [k for k in present if pattern.search(k)]
+        try:
+            keys = [k for k in present if pattern.search(k)]
+        except PatternTimeout as exc:  # the plan's regex gave up on a key: rule REGEX at it, nothing cleared
+            raise actions.failures.pattern_gave_up(attempt, "execution", "key_matches", exc) from None
         cleared = len(keys)
     else:
         keys, cleared = None, len(present)
