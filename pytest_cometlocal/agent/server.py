@@ -69,6 +69,12 @@ PROPOSE_DESCRIPTION = (
     " Actions (v1.3): focus, blur, dispatch_event (event: submit, change, input, focus, blur, click, mouse or key "
     "events; detail: its init keys); click/hover position {x, y}; select value [a, b]; fill delay_ms; press Shift; "
     "force: true on click, fill, check, uncheck (never on a critical step)."
+    " State (v1.3, no target): set_cookie (cookie: {name, value, url? | domain?+path?, http_only?, secure?, "
+    "same_site?, expires?: seconds}; host held to the allowlist), clear_cookies (cookie?: {name?, domain?, path?}), "
+    "set_storage_item (area, key, value), clear_storage (area, key? | key_matches?); conditions cookie (absent, "
+    "http_only, secure, domain, path, same_site, expires: session|persistent), storage_item (absent), cookie_count "
+    "(name?, domain?, count), storage_items (area, key_matches, count?, every|some: {pointer?, equals|matches|"
+    "length}), storage_equals (area, equals: {key: value})."
 )
 
 

@@ -72,6 +72,10 @@ REASONS: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "element_texts_equal": "the elements' texts differ from the list",
     "storage_item": "the stored value differs",
     "cookie": _cookie,
+    "cookie_count": "another number of cookies",  # v1.3 (state)
+    "storage_items": lambda seen: ("an item does not meet the check" if "failing" in seen
+                                   else "another number of items matches key_matches"),
+    "storage_equals": "the area's items differ",
     "page_count_equals": "another number of pages is open",
     "response_status": "the response has another status",
     "response_json": "the body's value differs",

@@ -20,6 +20,7 @@ from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
 from pytest_cometlocal.planners.codegen_http import request_step
 from pytest_cometlocal.planners.codegen_parse import Recorded, Unmapped
+from pytest_cometlocal.planners.codegen_state import storage_script
 from pytest_cometlocal.planners.codegen_steps import action_step, add_rationale, condition_of
 from pytest_cometlocal.planners.codegen_targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
@@ -180,11 +181,17 @@ _SCROLL_TO = re.compile(r"^\s*(?:\(\)\s*=>\s*)?window\.scrollTo\(\s*(\d+)\s*,\s*
 
 
 def _evaluate(call: Recorded) -> dict[str, Any]:
-    """(v1.3) ``page.evaluate("window.scrollTo(0, document.body.scrollHeight)")``: scroll ``to`` that place."""
-    found = _SCROLL_TO.match(call.args[0]) if len(call.args) == 1 and isinstance(call.args[0], str) else None
+    """(v1.3) The two scripts a step says without code: ``window.scrollTo(0, document.body.scrollHeight)``
+    (scroll ``to`` that place) and a storage call with literal arguments (codegen_state.storage_script)."""
+    script = call.args[0] if len(call.args) == 1 and isinstance(call.args[0], str) else None
+    found = _SCROLL_TO.match(script) if script is not None else None
     if found is None:
-        raise CannotMap("page.evaluate() runs page code, which a plan never does (only window.scrollTo(x, y) "
-                        "to a fixed place maps: scroll with `to`)")
+        try:
+            return storage_script(script)
+        except CannotMap:
+            raise CannotMap("page.evaluate() runs page code, which a plan never does (only window.scrollTo(x, y) "
+                            "to a fixed place maps: scroll with `to`; and localStorage / sessionStorage .clear(), "
+                            ".removeItem('k'), .setItem('k', 'v') with literal arguments)") from None
     x, y = found.groups()
     return {"kind": "scroll", "to": {"x": int(x), "y": int(y) if y.isdigit() else "100%"}}
 
@@ -195,7 +202,7 @@ PAGE_STEPS: dict[str, Callable[[Recorded], dict[str, Any]]] = {
     "go_forward": _no_args("go_forward"),
     "reload": _no_args("reload"),
     "set_viewport_size": _set_viewport,  # v1.3
-    "evaluate": _evaluate,  # v1.3: window.scrollTo to a fixed place only
+    "evaluate": _evaluate,  # v1.3: window.scrollTo to a fixed place, or a storage call
     "switch_page": lambda call: {"kind": "switch_page", "page": {"index": call.args[0]}},
     "close_page": lambda call: {"kind": "close_page"},
 }
@@ -231,6 +238,7 @@ SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] 
     "advance_clock": _advance,
     "request": _Mapper.request,
     "route": _Mapper.route,
+    "state_step": lambda mapper, call: dict(call.args[0]),  # (v1.3) cookies (codegen_state.py)
 }
 
 

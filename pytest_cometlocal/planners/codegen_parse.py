@@ -28,6 +28,7 @@ from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.planners.codegen_http import read_request, read_route, request_call, response_check, route_call
 from pytest_cometlocal.planners.codegen_pages import PageBooks
 from pytest_cometlocal.planners.codegen_settings import clock_at, context_settings, run_for_ms
+from pytest_cometlocal.planners.codegen_state import cookie_calls
 from pytest_cometlocal.planners.errors import CannotMap, NotAScript
 
 # Calls that open or close the browser, context or page: codegen's boilerplate.
@@ -319,6 +320,13 @@ class _Reader:
             self.clock(stmt, value, action)
             return
         read = _size if action == "set_viewport_size" else self.argument  # (v1.3) a {width, height} literal
+        if action in ("add_cookies", "clear_cookies"):  # (v1.3) on the context, or page.context (codegen_state.py)
+            owner = func.value
+            if isinstance(owner, ast.Attribute) and owner.attr == "context" and isinstance(owner.value, ast.Name):
+                owner = owner.value if owner.value.id in self.pages else owner
+            if isinstance(owner, ast.Name):
+                self.cookies(stmt, action, value)
+                return
         try:
             args = tuple(read(a) for a in value.args)
             kwargs = {k.arg: read(k.value) for k in value.keywords if k.arg}
@@ -366,6 +374,16 @@ class _Reader:
             return
         self.out.append(Recorded(stmt.lineno, action, tuple(chain), args, kwargs, check=check,
                                  source=self.src(stmt)))
+
+    def cookies(self, stmt: ast.stmt, action: str, call: ast.Call) -> None:
+        """(v1.3) ``context.add_cookies([...])`` (a step per cookie) or ``context.clear_cookies(...)``."""
+        try:
+            steps = cookie_calls(action, call)
+        except CannotMap as exc:
+            self.unmapped(stmt, str(exc))
+            return
+        self.out.extend(Recorded(stmt.lineno, "state_step", (), (step,), {}, on_page=False, source=self.src(stmt))
+                        for step in steps)
 
     def argument(self, node: ast.AST) -> Any:
         """A literal, or a locator of the main page (``LocatorArg``); _Literal otherwise."""

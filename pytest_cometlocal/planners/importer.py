@@ -27,9 +27,9 @@ from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A step's keys after its target, in the order people write them (the v1.1 keys as the mapping sets them).
-_INPUT_KEYS = ("key", "to", "button", "click_count", "modifiers", "value", "file_ref", "opens", "page",
-               "ms", "method", "url", "headers", "json", "form", "body",  # v1.2: opens, page, ms; a request's
-               "viewport", "event", "detail", "position", "delay_ms", "force")  # v1.3
+_INPUT_KEYS = ("cookie", "area", "key", "key_matches", "to", "button", "click_count", "modifiers", "value", "file_ref",
+               "opens", "page", "ms", "method", "url", "headers", "json", "form", "body",  # v1.2: opens, page, ms; a request's
+               "viewport", "event", "detail", "position", "delay_ms", "force")  # v1.3 (and cookie, area, key_matches)
 _MIN_SUBSTRING = 4  # shorter secret values are only matched whole (a one-letter value is in every word)
 
 

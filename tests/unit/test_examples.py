@@ -86,7 +86,8 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
                                        "TARGET_NOT_FOUND", *V1_1_FAILURE_PATHS.values(),
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
                                        *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
-                                       *V1_3_SCROLL_FAILURE_PATHS.values(), *V1_3_ACTIONS_FAILURE_PATHS.values()])
+                                       *V1_3_SCROLL_FAILURE_PATHS.values(), *V1_3_ACTIONS_FAILURE_PATHS.values(),
+                                       *V13_STATE_FAILURE_PATHS.values()])
 
 
 # (v1.3 actions) A forced critical step, an init key of another family, typing that outlasts its step
@@ -149,6 +150,28 @@ def test_one_negative_example_per_v1_3_scroll_failure_path():
             if step.id == expect.step and step.scroll_place is not None:
                 seen.add(("scroll to a place", expect.error_code))
     assert seen == set(V1_3_SCROLL_FAILURE_PATHS.items())
+# (v1.3) The browser state's failure paths (example_plans/negative/state_*): a cookie for a host outside the
+# allowlist (at run time, and at load against the plan's own allowlist), storage before any page, a
+# storage_items check and a cookie check that do not hold.
+V13_STATE_FAILURE_PATHS = {"set_cookie": "DOMAIN_BLOCKED", "ALLOWLIST": "INVALID_ACTIONSPEC",
+                           "set_storage_item": "PRECONDITION_FAILED", "storage_items": "POSTCONDITION_FAILED",
+                           "cookie": "PRECONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v13_state_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(p.rule for p in plan.problems if p.rule == "ALLOWLIST")
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        if step is None:
+            continue
+        paths = [step.kind, *(c.kind for c in (*step.preconditions, *step.postconditions))]
+        seen.update(p for p in paths if V13_STATE_FAILURE_PATHS.get(p) == expect.error_code
+                    and plan.plan.name.split()[0] in ("cookie", "storage", "every"))
+    assert seen == set(V13_STATE_FAILURE_PATHS)
 
 
 def test_one_negative_example_per_v1_2_pages_failure_path():

@@ -100,12 +100,12 @@ def test_a_key_of_a_step_group_takes_one_character_vars_only(validate, plan_dir:
 CSS_A = '{type: css, selector: "#a"}'
 CSS_B = '{type: css, selector: "#b"}'
 WRONG_KIND = [  # (key, how it is written, a step of a kind it does not belong to, who owns it)
-    ("key", "key: Enter", f"kind: click, target: {CSS_A}", "click", "press"),
-    ("key", "key: Enter", "kind: stop", "stop", "press"),
-    ("key", "key: Enter", f"kind: fill, target: {CSS_A}, value: x", "fill", "press"),
     # (v1.3) scroll takes `to` too (a place), so the message names both owners.
     ("to", f"to: {CSS_B}", f"kind: click, target: {CSS_A}", "click", "drag and scroll"),
     ("to", f"to: {CSS_B}", f"kind: hover, target: {CSS_A}", "hover", "drag and scroll"),
+    ("key", "key: Enter", f"kind: click, target: {CSS_A}", "click", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
+    ("key", "key: Enter", "kind: stop", "stop", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
+    ("key", "key: Enter", f"kind: fill, target: {CSS_A}, value: x", "fill", "clear_storage, press and set_storage_item"),  # (v1.3) the storage key
     ("direction", "direction: up", f"kind: click, target: {CSS_A}", "click", "scroll"),
     ("direction", "direction: up", f"kind: wait_for, target: {CSS_A}", "wait_for", "scroll"),
     ("button", "button: right", f"kind: hover, target: {CSS_A}", "hover", "click"),

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_cometlocal.contract.model.actionspec import (
-    ACTION_KINDS, KINDS, NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS, ActionSpec)
+    ACTION_KINDS, KINDS, NEVER_RETRIED_KINDS, SIDE_EFFECT_KINDS, STATE_KINDS, ActionSpec)
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.plan import Policy
@@ -229,7 +229,8 @@ def test_the_contract_has_one_kinds_table_and_the_executor_reads_it():
     assert not [name for name, value in vars(ActionRow).items() if isinstance(value, property)]
     assert NEVER_RETRIED_KINDS == {k for k, row in KINDS.items() if not row.retried} == {"wait_for", "assert"}
     assert SIDE_EFFECT_KINDS == {k for k, row in KINDS.items() if row.side_effect}
-    assert set(ACTION_KINDS) - SIDE_EFFECT_KINDS == {"wait_for", "assert", "stop"}
+    # (v1.3) the state kinds change the browser's cookies or storage, not the page: no same-state visit counted.
+    assert set(ACTION_KINDS) - SIDE_EFFECT_KINDS == {"wait_for", "assert", "stop", *STATE_KINDS}
 
 
 def test_the_retry_rule_recovers_first_then_retries_then_fails():

@@ -229,6 +229,9 @@ VALID_CONDITIONS = [
     ("accessibility_clean", None, "click"),  # v1.2 (audits)
     ("accessibility_clean", "{disable: [label], impact_at_least: critical}", "click"),
     ("screenshot_matches", "{name: home, mask: [{type: testid, id: clock}], max_diff_ratio: 0.01}", "click"),  # audits
+    ("cookie_count", "{name: session, count: 1}", "click"),  # v1.3 (state; tests/unit/test_v13_state_rules.py)
+    ("storage_items", "{area: local, key_matches: ^todo-, count: 2, every: {pointer: /done, equals: false}}", "click"),
+    ("storage_equals", "{area: session, equals: {tab: todos}}", "click"),
 ]
 
 
@@ -259,13 +262,13 @@ def test_valid_condition(validate, kind, args, step_kind, phase):
 
 
 def test_every_condition_kind_is_covered():
-    from pytest_cometlocal.contract.model.actionspec import V12_CONDITION_KINDS
+    from pytest_cometlocal.contract.model.actionspec import V12_CONDITION_KINDS, V13_CONDITION_KINDS
 
     # (v1.2) The response_* conditions belong to a request's postconditions: test_rules_v12_request.py has them.
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS) - C.RESPONSE_KINDS
-    assert len(C.CONDITION_KINDS) == 34  # with the audits: accessibility_clean, screenshot_matches
+    assert len(C.CONDITION_KINDS) == 37  # with the audits: accessibility_clean, screenshot_matches; v1.3's state
     # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
-    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS) == 17
+    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS - V13_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}
 
 

@@ -76,7 +76,7 @@ def test_the_v13_sets_name_the_action_additions():
     (f"- {{id: s, kind: click, delay_ms: 5, {T}}}", "steps[0].delay_ms", "delay_ms: ^5",
      "'delay_ms' is not used by 'click' (only fill)"),
     (f"- {{id: s, kind: hover, force: true, {T}}}", "steps[0].force", "force: ^true",
-     "'force' is not used by 'hover' (only check and click and fill and uncheck)"),
+     "'force' is not used by 'hover' (only check, click, fill and uncheck)"),
     (f"- {{id: s, kind: fill, value: [a, b], {T}}}", "steps[0].value", "value: ^[",
      "a list of values is select's only (a multiple select); 'fill' takes one"),
     (f"- {{id: s, kind: fill, value: abcdefghij, delay_ms: 200, timeout_ms: 3000, {T}}}", "steps[0].delay_ms",

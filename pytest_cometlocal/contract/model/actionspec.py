@@ -22,6 +22,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
@@ -36,13 +37,16 @@ ActionKind = Literal[
     "request",  # v1.2 (HTTP steps)
     "set_viewport",  # v1.3 (scroll, viewport, reload)
     "focus", "blur", "dispatch_event",  # v1.3 (actions)
+    "set_cookie", "clear_cookies", "set_storage_item", "clear_storage",  # v1.3 (state)
 ]
 ACTION_KINDS: tuple[str, ...] = get_args(ActionKind)
 V1_KINDS = frozenset({"navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"})
 # (v1.2) Kinds that act on the run's pages, not on an element: they take no target.
 PAGE_KINDS = frozenset({"go_back", "go_forward", "reload", "switch_page", "close_page"})
 V12_KINDS: frozenset[str] = frozenset({"advance_clock", "request"}) | PAGE_KINDS
-EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS
+# (v1.3) Kinds that act on the browser's cookies or the page origin's storage: no target.
+STATE_KINDS = frozenset({"set_cookie", "clear_cookies", "set_storage_item", "clear_storage"})
+EXTENSION_KINDS = frozenset(ACTION_KINDS) - V1_KINDS - V12_KINDS - STATE_KINDS
 
 
 @dataclass(frozen=True)
@@ -78,13 +82,15 @@ KINDS: dict[str, KindRow] = {
     **dict.fromkeys(sorted(PAGE_KINDS), _ACTS), "request": _ACTS,
     "set_viewport": _ACTS,  # v1.3: resizes the active page (media queries may change what it shows)
     "focus": _ON_ELEMENT, "blur": _ON_ELEMENT, "dispatch_event": _ON_ELEMENT,  # v1.3
+    # v1.3 (state): the browser's cookies and storage change, the page does not (no same-state visit counted).
+    **dict.fromkeys(sorted(STATE_KINDS), KindRow(side_effect=False)),
 }
 SIDE_EFFECT_KINDS = frozenset(k for k, row in KINDS.items() if row.side_effect)
 NEVER_RETRIED_KINDS = frozenset(k for k, row in KINDS.items() if not row.retried)
 # Kinds whose target may be left out: press acts on what has focus, scroll on the page.
 TARGETLESS_KINDS = frozenset({"assert", "stop", "press", "scroll"})
 # Kinds that never take a target: advance_clock acts on the clock, the page kinds on the active page (rule INPUTS).
-NO_TARGET_KINDS = frozenset({"advance_clock", "request", "set_viewport"}) | PAGE_KINDS
+NO_TARGET_KINDS = frozenset({"advance_clock", "request", "set_viewport"}) | PAGE_KINDS | STATE_KINDS
 # U1: actions that need exactly one element (when they have a target).
 SINGLE_TARGET_KINDS = frozenset({"click", "fill", "select", "upload", "press", "hover", "check", "uncheck", "drag", "scroll",
                                  "focus", "blur", "dispatch_event"})
@@ -124,12 +130,13 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # that any condition kind takes only from v1.3 on, such as cookie's ``absent`` or a number's
 # ``greater_than``: a condition that writes one is v1.3); and named tests of a step for what v1.3
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
-V13_KINDS: frozenset[str] = frozenset({"set_viewport", "focus", "blur", "dispatch_event"})
+V13_KINDS: frozenset[str] = frozenset({"set_viewport", "focus", "blur", "dispatch_event"}) | STATE_KINDS
 # viewport: set_viewport's size; bypass_cache: reload's (scroll, viewport, reload); event, detail, position,
-# delay_ms, force (actions).
-V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", "detail", "position", "delay_ms", "force"})
-V13_CONDITION_KINDS: frozenset[str] = frozenset()
-V13_ARG_KEYS: frozenset[str] = frozenset()
+# delay_ms, force (actions); cookie, area, key_matches (state).
+V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", "detail", "position", "delay_ms", "force",
+                                           "cookie", "area", "key_matches"})
+V13_CONDITION_KINDS: frozenset[str] = frozenset({"cookie_count", "storage_items", "storage_equals"})  # state
+V13_ARG_KEYS: frozenset[str] = frozenset({"absent", *COOKIE_ATTRS})  # state: cookie's, storage_item's
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "scroll_to_place": lambda step: is_place(step.to),  # scroll's `to: bottom` / `{x, y}`
     "select_list": lambda step: isinstance(step.value, list),  # actions: several options of a multiple select
@@ -259,6 +266,11 @@ class ActionSpec(ContractModel):
     position: Position | None = None
     delay_ms: Annotated[int, Field(ge=1, le=1000)] | None = None
     force: bool | None = None
+    # v1.3 (state): set_cookie's cookie (clear_cookies' filters); the storage area of set_storage_item and
+    # clear_storage, whose ``key`` is the storage key and ``value`` the item's; clear_storage's key pattern.
+    cookie: CookieSpec | None = None
+    area: Area | None = None
+    key_matches: Annotated[str, Field(min_length=1)] | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -377,6 +389,8 @@ def describe_step(step: ActionSpec) -> str:
         return f"set viewport {step.viewport.describe()}" if step.viewport is not None else "set viewport"
     if step.kind == "request":
         return f"{step.method} {step.url}"
+    if step.kind in STATE_KINDS:
+        return describe_state_step(step)
     if step.kind == "switch_page" and step.page is not None:
         return f"switch to {step.page.describe()}"
     if step.kind == "reload" and step.bypass_cache:
@@ -400,6 +414,16 @@ def _v13_how(step: ActionSpec) -> list[str]:
     how += [f"{len(step.value)} options"] if isinstance(step.value, list) else []
     how += [f"{step.delay_ms} ms a key"] if step.delay_ms is not None else []
     return how + (["force"] if step.force else [])
+def describe_state_step(step: ActionSpec) -> str:
+    """(v1.3) ``set cookie theme on /``, ``clear local storage (key_matches ^todo-)``: names, never values."""
+    if step.kind == "set_cookie":
+        return "set cookie " + (step.cookie.describe() if step.cookie else "?")
+    if step.kind == "clear_cookies":
+        return "clear cookies" + (f" ({step.cookie.describe()})" if step.cookie else "")
+    if step.kind == "set_storage_item":
+        return f"set {step.area} storage item {step.key}"
+    which = f" (key {step.key})" if step.key else f" (key_matches {step.key_matches})" if step.key_matches else ""
+    return f"clear {step.area} storage" + which
 
 
 class StepDefaults(ContractModel):

@@ -15,6 +15,9 @@ from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.v13.state import (  # v1.2's two, and v1.3's state (v13/state.py)
+    CookieArgs, CookieCountArgs, StorageEqualsArgs, StorageItemArgs, StorageItemsArgs,
+)
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
@@ -109,33 +112,6 @@ def _at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
     given = [n for n in names if n in args.model_fields_set]
     if len(given) > 1:
         raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
-
-
-class StorageItemArgs(ContractModel):  # v1.2
-    area: Literal["local", "session"]
-    key: NonEmpty
-    pointer: str | None = None
-    equals: Any = None
-    matches: str | None = None
-    length: Annotated[int, Field(ge=0)] | None = None
-
-    @model_validator(mode="after")
-    def _one_check(self) -> "StorageItemArgs":
-        _at_most_one(self, ("equals", "matches", "length"))
-        if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
-            raise ValueError("without a pointer, equals compares the item's string: write it as a string")
-        return self
-
-
-class CookieArgs(ContractModel):  # v1.2
-    name: NonEmpty
-    equals: str | None = None
-    matches: str | None = None
-
-    @model_validator(mode="after")
-    def _one_check(self) -> "CookieArgs":
-        _at_most_one(self, ("equals", "matches"))
-        return self
 
 
 HttpStatus = Annotated[int, Field(ge=100, le=599)]
@@ -318,6 +294,21 @@ class Cookie(_Condition):  # v1.2
     args: CookieArgs
 
 
+class CookieCount(_Condition):  # v1.3 (state)
+    kind: Literal["cookie_count"]
+    args: CookieCountArgs
+
+
+class StorageItems(_Condition):  # v1.3 (state)
+    kind: Literal["storage_items"]
+    args: StorageItemsArgs
+
+
+class StorageEquals(_Condition):  # v1.3 (state)
+    kind: Literal["storage_equals"]
+    args: StorageEqualsArgs
+
+
 class PageCountEquals(_Condition):  # v1.2
     kind: Literal["page_count_equals"]
     args: PageCountArgs
@@ -359,6 +350,7 @@ _CONDITION_MODELS = Union[
     ResponseStatus, ResponseJson, ResponseHeader,
     AccessibilityClean,  # audits
     ScreenshotMatches,
+    CookieCount, StorageItems, StorageEquals,  # v1.3 (state)
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 

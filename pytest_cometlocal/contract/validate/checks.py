@@ -1,12 +1,18 @@
 """The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE, SNAPSHOT_NAME, COOKIE_NAME and
-PICTURES_EXTRA (v1.2).
+PICTURES_EXTRA (v1.2); and v1.3's browser state: INPUTS, COOKIE_NAME, URL, REGEX, POINTER and ALLOWLIST.
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
 field: each ``/…/`` entry of ``element_texts_equal`` (rule REGEX). A role target's filter is held to the roles ARIA defines it
 for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
-in a failure. An ``accessibility_clean``'s ``disable`` names rules the vendored
+in a failure.
+
+(v1.3) Which step keys a state kind takes is ``_KEY_KINDS``'s (rules.py); here what is inside them: a
+cookie to set has a name and a value and says where by ``url`` or ``domain``, a cookie filter only
+filters, ``SameSite=None`` needs ``secure`` (browsers drop it otherwise), ``clear_storage`` takes one
+of ``key`` / ``key_matches``. A host the plan's own allowlist leaves out is refused at load (rule
+ALLOWLIST) as at run time (DOMAIN_BLOCKED), before anything is set. An ``accessibility_clean``'s ``disable`` names rules the vendored
 axe-core has (AXE_RULE): a misspelt id would silently disable nothing; its target is
 in the main frame, where its isolated world is (CONDITION_TARGET).
 (v1.3) ``to``'s two shapes on their own kinds (INPUTS, ``check_scroll_to``).
@@ -19,6 +25,8 @@ from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
+from pytest_cometlocal.contract.allowlist import host_allowed, split_url, url_host
+from pytest_cometlocal.contract.model.v13.state import SET_ONLY_COOKIE_KEYS
 from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
@@ -27,7 +35,8 @@ from pytest_cometlocal.contract.patterns import pattern_problem
 Report = Callable[[Loc, str, str], None]
 
 # The args whose values are compared with page data and so cannot name a secret.
-NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches")}
+NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches"),
+                                              "storage_items": ("every", "some"), "storage_equals": ("equals",)}  # v1.3
 
 
 def cookie_name_problem(name: str) -> str | None:
@@ -124,3 +133,69 @@ def check_scroll_to(step: Any, loc: Loc, add: Report) -> None:
                 "the postconditions hold), not both", "INPUTS")
 
 
+# -- (v1.3) browser state
+
+
+def check_state_step(step: Any, loc: Loc, add: Report, allowlist: Iterable[str] | None = None) -> None:
+    """INPUTS, COOKIE_NAME, URL, REGEX, ALLOWLIST for set_cookie, clear_cookies and clear_storage."""
+    kind, cookie = step.kind, step.cookie
+    if cookie is not None and kind in ("set_cookie", "clear_cookies"):
+        cloc = loc + ("cookie",)
+        if kind == "set_cookie":
+            for name in ("name", "value"):
+                if getattr(cookie, name) is None:
+                    add(cloc, f"set_cookie's cookie needs {name!r}", "INPUTS")
+            if cookie.same_site == "None" and not cookie.secure:
+                add(cloc + ("same_site",), "same_site: None needs secure: true (browsers drop such a cookie)",
+                    "INPUTS")
+        else:
+            for name in SET_ONLY_COOKIE_KEYS:
+                if name in cookie.model_fields_set:
+                    add(cloc + (name,), f"{name!r} is not used by clear_cookies (only name, domain and path)",
+                        "INPUTS")
+        if cookie.name is not None and (problem := cookie_name_problem(cookie.name)):
+            add(cloc + ("name",), problem, "COOKIE_NAME")
+        url_problem = None
+        if cookie.url is not None:
+            parts = split_url(SECRET_REFERENCE.sub("SECRET", cookie.url))
+            if isinstance(parts, str):
+                url_problem = parts
+            elif parts.scheme not in ("http", "https") or not parts.netloc:
+                url_problem = "a cookie's url is an absolute http(s) URL"
+            if url_problem:
+                add(cloc + ("url",), url_problem, "URL")
+        host = "" if url_problem else cookie_host(cookie)
+        if kind == "set_cookie" and host and allowlist is not None and not host_allowed(host, tuple(allowlist)):
+            where = cloc + (("url",) if cookie.url is not None else ("domain",))
+            add(where, f"host {host} is outside the plan's allowlist", "ALLOWLIST")
+    if kind == "clear_storage" and step.key is not None and step.key_matches is not None:
+        add(loc + ("key_matches",), "clear_storage takes key or key_matches, not both", "INPUTS")
+    if step.key_matches is not None and (problem := pattern_problem(step.key_matches)):
+        add(loc + ("key_matches",), problem, "REGEX")
+
+
+def cookie_host(cookie: Any) -> str:
+    """The host a cookie to set belongs to: its domain (a leading dot left out) or its url's; '' for
+    neither (the page's URL then) or a host that is a secret."""
+    if cookie.domain is not None:
+        return "" if SECRET_REFERENCE.search(cookie.domain) else cookie.domain.lstrip(".").lower()
+    if cookie.url is not None and not SECRET_REFERENCE.search(cookie.url):
+        return url_host(cookie.url)
+    return ""
+
+
+def check_state_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
+    """POINTER (storage_items' every / some), COOKIE_NAME (cookie_count's name filter)."""
+    for cond, phase, i, _target in conditions:
+        aloc = loc + (phase, i, "args")
+        if cond.kind == "storage_items":
+            for name in ("every", "some"):
+                check = getattr(cond.args, name)
+                if check is not None and check.pointer is not None:
+                    try:
+                        pointer.parse(check.pointer)
+                    except ValueError as exc:
+                        add(aloc + (name, "pointer"), str(exc), "POINTER")
+        elif cond.kind == "cookie_count" and cond.args.name is not None:
+            if problem := cookie_name_problem(cond.args.name):
+                add(aloc + ("name",), problem, "COOKIE_NAME")

@@ -28,6 +28,7 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
+from pytest_cometlocal.contract.validate.checks import check_state_conditions, check_state_step
 from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.actions.rules import check_v13_actions
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
@@ -96,7 +97,8 @@ def _spec(target: Any, loc: Loc) -> _Spec:
     return target, loc, iter_targets(target, loc)
 
 
-def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False) -> None:
+def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | None, in_recovery: bool = False,
+               allowlist: list[str] | None = None) -> None:
     """Every context rule for one ActionSpec.
 
     The step's conditions and the targets inside each target spec are read
@@ -118,6 +120,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
+    check_state_step(step, loc, add, allowlist)  # (v1.3) cookie and storage steps (state_rules.py)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
@@ -125,6 +128,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_role_filters((t for spec in specs for t in spec[2]), add)
     check_conditions(step, loc, add, conditions)
     check_v12_conditions(conditions, loc, add)
+    check_state_conditions(conditions, loc, add)  # (v1.3)
     check_strong_postcondition(step, loc, add)
     if step.metadata:
         try:
@@ -177,11 +181,12 @@ def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | 
 def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | None) -> None:
     """INPUTS, PATH_CONFINEMENT: value for fill/select only, file_ref for upload only, inside uploads_root."""
     kind = step.kind
-    if kind in ("fill", "select"):
+    if kind in ("fill", "select", "set_storage_item"):
         if step.value is None:
             add(loc + ("value",), f"'{kind}' needs a value", "INPUTS")
     elif step.value is not None:
-        add(loc + ("value",), f"'value' is not used by '{kind}' (only fill and select)", "INPUTS")
+        also = ", set_storage_item" if format_version(step) == "v1.3" else ""  # (v1.3) older messages kept
+        add(loc + ("value",), f"'value' is not used by '{kind}' (only fill{also} and select)", "INPUTS")
     if kind == "upload":
         if not step.file_refs:
             add(loc + ("file_ref",), "'upload' needs a file_ref", "INPUTS")
@@ -199,7 +204,8 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
 # Each v1.1 key and the kinds it belongs to (rule INPUTS); a required key is missing otherwise
 # (required by every kind it belongs to, or by those of a set: scroll's `to` is optional, drag's is not).
 _KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
-    "key": (frozenset({"press"}), True),
+    # (v1.3) set_storage_item's and clear_storage's ``key`` is the storage key (rule KEY is press's).
+    "key": (frozenset({"press", "set_storage_item", "clear_storage"}), frozenset({"press", "set_storage_item"})),
     "to": (frozenset({"drag", "scroll"}), frozenset({"drag"})),  # (v1.3) scroll's place (checks.check_scroll_to)
     "direction": (frozenset({"scroll"}), False),
     **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
@@ -213,6 +219,9 @@ _KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
     "position": (frozenset({"click", "hover"}), False),  # v1.3
     "delay_ms": (frozenset({"fill"}), False),  # v1.3
     "force": (frozenset({"click", "fill", "check", "uncheck"}), False),  # v1.3
+    "cookie": (frozenset({"set_cookie", "clear_cookies"}), frozenset({"set_cookie"})),  # v1.3 (state)
+    "area": (frozenset({"set_storage_item", "clear_storage"}), True),  # v1.3 (state)
+    "key_matches": (frozenset({"clear_storage"}), False),  # v1.3 (state)
 }
 
 
@@ -223,10 +232,11 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
     for name, (kinds, required) in _KEY_KINDS.items():
         value = getattr(step, name)
         if kind in kinds:
-            if (required is True or (required is not False and kind in required)) and value is None:
+            if (required if isinstance(required, bool) else kind in required) and value is None:
                 add(loc + (name,), f"'{kind}' needs {name!r}", "INPUTS")
         elif value is not None:
-            owners = " and ".join(sorted(kinds))
+            *others, last = sorted(kinds)
+            owners = f"{', '.join(others)} and {last}" if others else last
             add(loc + (name,), f"{name!r} is not used by '{kind}' (only {owners})", "INPUTS")
     if kind == "press" and step.key is not None:
         problem = key_problem(step.key)
@@ -341,7 +351,7 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
         if step.id in ids:
             add(loc + ("id",), f"step id '{step.id}' is already used", "UNIQUE_ID")
         ids.setdefault(step.id, loc)
-        check_step(step, loc, add, uploads_root=uploads_root, in_recovery=in_recovery)
+        check_step(step, loc, add, uploads_root=uploads_root, in_recovery=in_recovery, allowlist=plan.allowlist)
     for i, code in enumerate(plan.policy.retry_on):
         if code in NOT_RECOVERABLE:
             add(("policy", "retry_on", i), f"{code} cannot be retried", "POLICY")

@@ -1,4 +1,5 @@
-"""What the browser stores for the page, as the v1.2 conditions ``storage_item`` and ``cookie`` read it.
+"""What the browser stores for the page, as the v1.2 conditions ``storage_item`` and ``cookie`` read it
+(and v1.3's ``absent`` and cookie attributes).
 
 One item of the page origin's ``localStorage`` / ``sessionStorage`` (one
 evaluate), or the cookies the context sends with the page's URL; then the JSON
@@ -13,6 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract import json_values
+from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -34,6 +36,8 @@ def storage_item(page: Page, args: Any) -> tuple[bool, dict[str, Any]]:
         if is_crash(exc):
             raise
         return False, {**shown, "problem": "the page's storage cannot be read: " + str(exc).splitlines()[0][:200]}
+    if args.absent:  # (v1.3) holds when there is no such item
+        return raw is None, {**shown, "item": raw, **({"problem": "the item exists"} if raw is not None else {})}
     if raw is None:
         return False, {**shown, "item": None, "problem": "no such item in the page's origin"}
     shown["item"] = raw
@@ -59,7 +63,33 @@ def cookie(page: Page, args: Any) -> tuple[bool, dict[str, Any]]:
             raise
         cookies = []
     found = [c for c in cookies if c["name"] == args.name]
+    if args.absent:  # (v1.3) holds when none is sent
+        return not found, ({"value": found[0]["value"], "problem": "the cookie is sent with the page's URL"} if found
+                           else {"value": None})
     if not found:
         return False, {"value": None, "cookies": [c["name"] for c in cookies[:NAMES_SEEN]]}
     ok, more = json_values.compare(found[0]["value"], args)
+    asked = [a for a in COOKIE_ATTRS if getattr(args, a) is not None]
+    if asked:  # (v1.3) the attributes it was set with: all of them shown, the ones written compared
+        attributes = cookie_attributes(found[0])
+        differ = [a for a in asked if not _same(a, attributes[a], getattr(args, a))]
+        more = {**attributes, **more, **({"problem": f"the cookie's {', '.join(differ)} differ"} if ok and differ else {})}
+        ok = ok and not differ
     return ok, {"value": found[0]["value"], **more}
+
+
+def cookie_attributes(cookie: dict[str, Any]) -> dict[str, Any]:
+    """(v1.3) A cookie's attributes in the plan's words: ``expires`` is ``session`` (none: -1) or ``persistent``."""
+    return {"http_only": cookie["httpOnly"], "secure": cookie["secure"], "domain": cookie["domain"],
+            "path": cookie["path"], "same_site": cookie.get("sameSite"),
+            "expires": "session" if cookie.get("expires", -1) < 0 else "persistent"}
+
+
+def same_domain(a: str, b: str) -> bool:
+    """A cookie's domain as the browser holds it (``.example.com`` for a domain cookie) and as written:
+    the leading dot ignored on both sides, case too."""
+    return a.lstrip(".").lower() == b.lstrip(".").lower()
+
+
+def _same(name: str, seen: Any, wanted: Any) -> bool:
+    return same_domain(seen, wanted) if name == "domain" else seen == wanted

@@ -23,6 +23,8 @@ from pytest_cometlocal.contract.patterns import compiled, gave_up, gave_up_in, m
 from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.browser import stored
+from pytest_cometlocal.executor.browser.cookies import COOKIE_EVALUATORS
+from pytest_cometlocal.executor.browser.storage import STORAGE_EVALUATORS
 from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
@@ -366,6 +368,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "page_count_equals": _page_count_equals,  # v1.2
     **RESPONSE_EVALUATORS,  # v1.2 (executor/http/response_checks.py)
     **AUDIT_EVALUATORS,  # v1.2 (executor/audits/)
+    **COOKIE_EVALUATORS, **STORAGE_EVALUATORS,  # v1.3 (executor/browser/cookies.py, storage.py)
 }
 
 

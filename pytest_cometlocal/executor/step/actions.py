@@ -43,6 +43,7 @@ from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
 from pytest_cometlocal.executor.input import element_actions as v13
+from pytest_cometlocal.executor.browser import cookies, storage
 from pytest_cometlocal.executor.page.controls import set_checked
 from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_to_place, scroll_until
@@ -385,6 +386,9 @@ _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
     "request": http_client.perform,  # v1.2 (executor/http/client.py)
     "set_viewport": page_view.set_viewport,  # v1.3 (pages/view.py; reload's bypass_cache too)
     "focus": v13.focus, "blur": v13.blur, "dispatch_event": v13.dispatch_event,  # v1.3 (executor/input/)
+    # v1.3: cookies and storage (executor/browser/cookies.py, storage.py); no target.
+    "set_cookie": cookies.set_cookie, "clear_cookies": cookies.clear_cookies,
+    "set_storage_item": storage.set_storage_item, "clear_storage": storage.clear_storage,
 }
 _URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
 ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))
