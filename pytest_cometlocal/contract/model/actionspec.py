@@ -120,7 +120,9 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
 V13_KINDS: frozenset[str] = frozenset()
 V13_STEP_KEYS: frozenset[str] = frozenset()
-V13_CONDITION_KINDS: frozenset[str] = frozenset()
+V13_CONDITION_KINDS: frozenset[str] = frozenset({
+    "request_seen",  # traffic (contract/model/traffic.py)
+})
 V13_ARG_KEYS: frozenset[str] = frozenset()
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {}
 

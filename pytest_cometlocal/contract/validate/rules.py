@@ -29,6 +29,7 @@ from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.http.rules import check_request
+from pytest_cometlocal.contract.http.seen_rules import check_seen
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -115,6 +116,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_inputs(step, loc, add, uploads_root)
     check_extension_inputs(step, loc, add)
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
+    check_seen(step, loc, add)  # (v1.3) request_seen's url glob and pointers
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
