@@ -115,6 +115,8 @@ class _Mapper:
             return
         if call.action == "download_started" and not self.last_mapped:
             raise CannotMap("the action that starts the download was not imported, so neither is its check")
+        if call.action == "request_seen" and not self.last_mapped:
+            raise CannotMap("the action that sends the request was not imported, so neither is its check")
         condition, rationale = condition_of(call, self.relative)
         if not self.out.steps or self.after_gap:
             # Not the step before a statement left out: the author puts its replacement before this assert.

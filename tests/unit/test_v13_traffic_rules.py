@@ -165,3 +165,30 @@ def test_a_look_ahead_leaves_request_seen_to_the_step():
     look = Look(exchange(0))
     look.traffic.provisional = True
     assert seen(look, url="**/api/notes")[0] is False and look.written == []
+
+
+def test_expect_response_and_expect_request_around_one_action_import_as_request_seen(tmp_path):
+    """``cometlocal import``: the wait around one action becomes that action's request_seen; a regex or
+    predicate wait is reported, its body imported."""
+    import yaml
+
+    from pytest_cometlocal.planners.codegen_map import map_calls
+    from pytest_cometlocal.planners.codegen_parse import read_script
+    from pytest_cometlocal.planners.importer import build_plan
+    from pytest_cometlocal.planners.plan_yaml import dump_plan
+
+    from tests.planners.test_codegen_import import script as recording
+
+    script = recording(tmp_path, 'page.goto("http://127.0.0.1:3000/v13/traffic")\n'
+                       'with page.expect_response("**/v13/api/notes") as info:\n'
+                       '    page.get_by_role("button", name="Save note").click()\n'
+                       'with page.expect_request("http://127.0.0.1:3000/v13/api/slow"):\n'
+                       '    page.get_by_role("button", name="Load feeds").click()\n'
+                       'with page.expect_response(lambda r: r.ok):\n'
+                       '    page.get_by_role("button", name="Buy").click()\n')
+    mapped = map_calls(read_script(script.read_text(), str(script)))
+    plan = yaml.safe_load(dump_plan(build_plan(mapped, "rec", {}, str(script))[0]))
+    seen = [[c for c in s.get("postconditions", []) if c["kind"] == "request_seen"] for s in plan["steps"]]
+    assert seen[1:] == [[{"kind": "request_seen", "args": {"url": "**/v13/api/notes"}}],
+                        [{"kind": "request_seen", "args": {"url": "**/v13/api/slow"}}], []]
+    assert [u.line for u in mapped.unmapped] == [14]  # the predicate's wait (line 6 of run()), reported
