@@ -64,6 +64,9 @@ PROPOSE_DESCRIPTION = (
     " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
     "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
     "holds when the vendored axe-core finds no violation at or above that impact."
+    " (v1.3) Condition request_seen (url: a glob of the whole URL or {pattern}, method?, since: an earlier step id?, "
+    "count?: 0 = none sent, request_json/request_header/request_body, response_status/response_json/response_header) "
+    "checks the requests the page itself sent since the step began; routes' respond takes delay_ms (0-60000)."
 )
 
 
