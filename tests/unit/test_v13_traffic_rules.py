@@ -96,6 +96,13 @@ def test_a_glob_means_what_it_means_to_a_route(glob: str, url: str, matches: boo
     assert (re.match(glob_regex(glob), url) is not None) is matches
 
 
+def test_the_glob_is_playwrights_own_where_this_playwright_has_it():
+    """Parity with the Playwright routes use (its private helper, when this version has it at this place)."""
+    helper = pytest.importorskip("playwright._impl.isomorphic.url_match")
+    for glob in ("**/api/notes", "http://h/{a,b}.json", "**/x\\*", "https://a.b/**/c?d=1", "a**b", "x,y", "/**/x"):
+        assert glob_regex(glob) == helper.glob_to_regex_pattern(glob), glob
+
+
 class Look:
     """A CheckContext's part request_seen reads: the window (hand-made exchanges), nothing masked."""
 
