@@ -199,3 +199,15 @@ def test_expect_response_and_expect_request_around_one_action_import_as_request_
     assert seen[1:] == [[{"kind": "request_seen", "args": {"url": "**/v13/api/notes"}}],
                         [{"kind": "request_seen", "args": {"url": "**/v13/api/slow"}}], []]
     assert [u.line for u in mapped.unmapped] == [14]  # the predicate's wait (line 6 of run()), reported
+
+
+def test_since_in_a_step_group_names_the_groups_own_step_by_its_expanded_id(validate, plan_dir):
+    (plan_dir / "plans" / "groups").mkdir()
+    (plan_dir / "plans" / "groups" / "save.steps.yaml").write_text(
+        "steps:\n  - {id: fill, kind: fill, target: {type: label, text: Title, exact: true}, value: x}\n"
+        "  - id: click\n    kind: click\n    target: {type: role, role: button, name: Save, exact: true}\n"
+        "    postconditions: [{kind: request_seen, args: {url: '**/api/notes', since: fill}}]\n", encoding="utf-8")
+    text = plan("- {id: open, kind: navigate, target: {type: url, url: /x}}\n- {use: groups/save.steps.yaml, id: note}\n"
+                "- {id: after, kind: assert, postconditions: [{kind: request_seen, args: {url: '**/x', since: note.fill}}]}\n")
+    steps = only_valid(validate(text)).plan.steps
+    assert [s.postconditions[-1].args.since for s in steps[2:]] == ["note.fill", "note.fill"]
