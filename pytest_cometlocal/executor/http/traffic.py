@@ -6,9 +6,11 @@ page/events.py's listeners hand every request of the context to ``TrafficLog``
 finished or failed. Nothing here asks the browser anything while a listener
 runs: the request's headers, its body and the response's body are read later,
 by the condition, once, and only for the requests its filters keep
-(``Exchange.read``). A request the network guard refused carries the guard's
-``X-Cometlocal-Blocked`` header (HTTP) or failed at the tunnel (HTTPS): it is
-marked ``blocked``, never taken for an answer.
+(``Exchange.read``). A request the network guard refused is marked
+``blocked`` when it ends, never taken for an answer: its 403 carries the
+guard's ``X-Cometlocal-Blocked`` header, or (a beacon's answer comes without
+headers) the guard's own list names it; an HTTPS request fails at the tunnel
+the guard refused for its host.
 """
 
 from __future__ import annotations
