@@ -187,7 +187,7 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
         if problem is None:
             passing.append((exchange, rows[-1]))
     counts = {"seen": len(matching), "passed": len(passing), "in_flight": in_flight}
-    if args.count is None:
+    if not args.counted:
         hit = next((row for exchange, row in passing if exchange.answered), None)
         if hit is not None:
             return True, {"request": hit, **counts}
@@ -195,7 +195,7 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
                else f"{in_flight} matching request(s) still in flight" if in_flight
                else "no matching request was answered and passed every check")
         return False, {"problem": why, **counts, "requests": rows[:OBSERVED_REQUESTS]}
-    wanted = args.count
+    wanted = args.count  # (the numbers slice's keys would stand here instead: traffic.COUNT_KEYS)
     if not in_flight and len(passing) == wanted:
         return True, {"count": wanted, **counts}
     observed: dict[str, Any] = {"count": wanted, **counts, "requests": rows[:OBSERVED_REQUESTS]}
