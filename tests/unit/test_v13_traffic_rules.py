@@ -211,3 +211,28 @@ def test_since_in_a_step_group_names_the_groups_own_step_by_its_expanded_id(vali
                 "- {id: after, kind: assert, postconditions: [{kind: request_seen, args: {url: '**/x', since: note.fill}}]}\n")
     steps = only_valid(validate(text)).plan.steps
     assert [s.postconditions[-1].args.since for s in steps[2:]] == ["note.fill", "note.fill"]
+
+
+def test_the_demo_notes_api_answers_201_with_the_id_and_400_without_a_title():
+    """The demo portal's /v13/api/notes, as the page's fetch meets it (no browser)."""
+    import json as _json
+    import urllib.error
+    import urllib.request
+
+    from pytest_cometlocal.demo.portal import DemoPortal
+
+    def post(portal: DemoPortal, body: object) -> tuple[int, dict, dict]:
+        request = urllib.request.Request(portal.url + "/v13/api/notes", data=_json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"}, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=5) as answer:
+                return answer.status, dict(answer.headers), _json.loads(answer.read())
+        except urllib.error.HTTPError as exc:
+            return exc.code, dict(exc.headers), _json.loads(exc.read())
+
+    with DemoPortal() as portal:
+        status, headers, note = post(portal, {"title": "Groceries", "token": "t"})
+        assert status == 201 and note["title"] == "Groceries" and headers["X-Note-Id"] == str(note["id"])
+        assert post(portal, {"title": " "})[::2] == (400, {"error": "a note needs a title"})
+        with urllib.request.urlopen(portal.url + "/v13/traffic", timeout=5) as page:
+            assert "analytics.outside.example/collect" in page.read().decode()
