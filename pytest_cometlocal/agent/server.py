@@ -75,6 +75,9 @@ PROPOSE_DESCRIPTION = (
     "http_only, secure, domain, path, same_site, expires: session|persistent), storage_item (absent), cookie_count "
     "(name?, domain?, count), storage_items (area, key_matches, count?, every|some: {pointer?, equals|matches|"
     "length}), storage_equals (area, equals: {key: value})."
+    " (v1.3) Condition request_seen (url: a glob of the whole URL or {pattern}, method?, since: an earlier step id?, "
+    "count?: 0 = none sent, request_json/request_header/request_body, response_status/response_json/response_header) "
+    "checks the requests the page itself sent since the step began; routes' respond takes delay_ms (0-60000)."
 )
 
 

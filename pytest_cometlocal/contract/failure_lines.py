@@ -82,6 +82,7 @@ REASONS: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "response_header": "the header's value differs",
     "accessibility_clean": _audit,
     "screenshot_matches": _picture,
+    "request_seen": "no request the page sent matched and passed its checks",  # v1.3 (observed.problem says more)
 }
 # Kinds whose target must match one element: a count other than one is the reason.
 _ONE = frozenset({"element_visible", "element_enabled", "element_clickable", "element_text_contains",

@@ -43,6 +43,7 @@ from pytest_cometlocal.contract.model.conditions import (
 )
 from pytest_cometlocal.contract.model.v13.state import ItemCheck, StorageItemsArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
+from pytest_cometlocal.contract.model.traffic import RequestBodyArgs
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
 
@@ -74,6 +75,8 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     ResponseHeaderArgs: ("matches",),  # (v1.2) response_header
     StorageItemsArgs: ("key_matches",),  # (v1.3) storage_items
     ItemCheck: ("matches",),  # (v1.3) storage_items' every / some
+    ResponseHeaderArgs: ("matches",),  # (v1.2) response_header (and v1.3 request_seen's request_header)
+    RequestBodyArgs: ("matches",),    # (v1.3) request_seen's request_body
 }
 
 

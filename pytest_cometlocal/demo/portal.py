@@ -61,6 +61,7 @@ from pytest_cometlocal.demo.todomvc import TODOMVC_PAGES
 from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
 from pytest_cometlocal.demo.v13_scroll import V13_SCROLL_ROUTES
 from pytest_cometlocal.demo.v13_state import V13_STATE_PAGES
+from pytest_cometlocal.demo.v13_traffic import V13_TRAFFIC_ROUTES
 
 __all__ = ["DemoPortal", "main"]
 
@@ -718,6 +719,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in ACCESSIBILITY_PAGES.items()},  # audits
     **V13_SCROLL_ROUTES,  # v1.3: scroll to a place, set_viewport, reload bypass_cache (v13_scroll.py)
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V13_STATE_PAGES.items()},  # v1.3 state
+    **V13_TRAFFIC_ROUTES,  # v1.3 traffic (v13_traffic.py): request_seen, delay_ms
 }
 
 

@@ -392,7 +392,7 @@ class Executor:
         if halt is not None:
             raise self.failures.halt(attempt, halt)
         policy.count_step()
-        attempt.marks = self.ctx.events.mark()
+        attempt.marks = self.ctx.events.mark(attempt.spec.id)
 
     def _stopped(self, attempt: StepAttempt) -> Stop:
         """A ``stop`` step: its preconditions, then the run ends here (when the policy allows it)."""

@@ -239,3 +239,16 @@ def request_step(call: Recorded, url: str) -> dict[str, Any]:
     if sum(k in step for k in ("json", "form", "body")) > 1:
         raise CannotMap("a request with more than one of data= and form= does not map (rule BODY)")
     return step
+
+
+def traffic_wait(call: ast.AST, name: str, page: str | None) -> tuple[str] | None:
+    """(v1.3) ``page.expect_response(URL)`` / ``page.expect_request(URL)`` (one literal glob or URL, on the
+    page) around one action: ``(URL,)``, which becomes that action's ``request_seen`` (codegen_steps);
+    anything else (a regex, a predicate, a timeout, another page): None, reported as a wait."""
+    if name not in ("expect_request", "expect_response") or not isinstance(call, ast.Call):
+        return None
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not (isinstance(owner, ast.Name) and owner.id == page) or len(call.args) != 1 or call.keywords:
+        return None
+    url = call.args[0]
+    return (url.value,) if isinstance(url, ast.Constant) and isinstance(url.value, str) and url.value else None

@@ -116,6 +116,8 @@ class _Mapper:
             return
         if call.action == "download_started" and not self.last_mapped:
             raise CannotMap("the action that starts the download was not imported, so neither is its check")
+        if call.action == "request_seen" and not self.last_mapped:
+            raise CannotMap("the action that sends the request was not imported, so neither is its check")
         condition, rationale = condition_of(call, self.relative)
         if not self.out.steps or self.after_gap:
             # Not the step before a statement left out: the author puts its replacement before this assert.
@@ -184,14 +186,13 @@ def _evaluate(call: Recorded) -> dict[str, Any]:
     """(v1.3) The two scripts a step says without code: ``window.scrollTo(0, document.body.scrollHeight)``
     (scroll ``to`` that place) and a storage call with literal arguments (codegen_state.storage_script)."""
     script = call.args[0] if len(call.args) == 1 and isinstance(call.args[0], str) else None
+    if script is not None and re.match(r"\s*(?:window\.)?(?:local|session)Storage\.", script):
+        return storage_script(script)  # its own reasons: a call it does not take, a wrong argument count
     found = _SCROLL_TO.match(script) if script is not None else None
     if found is None:
-        try:
-            return storage_script(script)
-        except CannotMap:
-            raise CannotMap("page.evaluate() runs page code, which a plan never does (only window.scrollTo(x, y) "
-                            "to a fixed place maps: scroll with `to`; and localStorage / sessionStorage .clear(), "
-                            ".removeItem('k'), .setItem('k', 'v') with literal arguments)") from None
+        raise CannotMap("page.evaluate() does not map: a plan runs no page code (only window.scrollTo(x, y) to a "
+                        "fixed place maps, as scroll with `to`; and localStorage / sessionStorage .clear(), "
+                        ".removeItem('k'), .setItem('k', 'v') with literal arguments)")
     x, y = found.groups()
     return {"kind": "scroll", "to": {"x": int(x), "y": int(y) if y.isdigit() else "100%"}}
 

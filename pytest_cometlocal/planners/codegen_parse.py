@@ -25,7 +25,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
-from pytest_cometlocal.planners.codegen_http import read_request, read_route, request_call, response_check, route_call
+from pytest_cometlocal.planners.codegen_http import (
+    read_request, read_route, request_call, response_check, route_call, traffic_wait)
 from pytest_cometlocal.planners.codegen_pages import PageBooks
 from pytest_cometlocal.planners.codegen_settings import clock_at, context_settings, run_for_ms
 from pytest_cometlocal.planners.codegen_state import cookie_calls
@@ -163,6 +164,9 @@ class _Reader:
                 continue
             if name == "expect_download" and len(stmt.items) == 1 and self.download_block(stmt, item):
                 return
+            seen = traffic_wait(call, name, self.main_page)  # (v1.3) expect_request / expect_response
+            if seen is not None and len(stmt.items) == 1 and self.download_block(stmt, item, "request_seen", seen):
+                return
             if name == "expect_popup" and len(stmt.items) == 1 and self.popup_block(stmt, item):
                 return
             # expect_popup / expect_navigation / a download around several statements: no v1 step waits so.
@@ -170,12 +174,14 @@ class _Reader:
                                 "its body is imported, the wait is not")
         self.block(stmt.body)
 
-    def download_block(self, stmt: ast.With | ast.AsyncWith, item: ast.withitem) -> bool:
-        """``with page.expect_download() as d:`` around one action: the action, then its download check."""
+    def download_block(self, stmt: ast.With | ast.AsyncWith, item: ast.withitem, check: str = "download_started",
+                       args: tuple[Any, ...] = ()) -> bool:
+        """``with page.expect_download() as d:`` around one action: the action, then its download check;
+        (v1.3) ``with page.expect_response(URL)`` (or ``expect_request``): the action, then its request_seen."""
         call = item.context_expr
         on_page = isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
             isinstance(call.func.value, ast.Name) and call.func.value.id == self.main_page
-        if not on_page or call.args or len(stmt.body) != 1:
+        if not on_page or (call.args and not args) or len(stmt.body) != 1:
             return False
         before = len(self.out)
         self.block(stmt.body)
@@ -183,8 +189,8 @@ class _Reader:
         if len(added) != 1 or not isinstance(added[0], Recorded) or added[0].check:
             del self.out[before:]  # reported as a wait, its body again as it reads on its own
             return False
-        self.out.append(Recorded(stmt.lineno, "download_started", (), (), {}, check=True, source=self.src(call)))
-        if isinstance(item.optional_vars, ast.Name):
+        self.out.append(Recorded(stmt.lineno, check, (), args, {}, check=True, source=self.src(call)))
+        if check == "download_started" and isinstance(item.optional_vars, ast.Name):
             self.downloads.add(item.optional_vars.id)
         return True
 

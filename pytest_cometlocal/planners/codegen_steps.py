@@ -354,6 +354,14 @@ def _url(args: tuple[Any, ...], relative: Callable[[str], str]) -> dict[str, Any
     return None
 
 
+def _seen(url: str, relative: Callable[[str], str]) -> dict[str, Any]:
+    """(v1.3) The request a ``with page.expect_response(URL)`` waited for: a URL of the recorded origin
+    becomes ``**/path`` (a glob reads the whole URL; the plan's base URL is another origin)."""
+    local = relative(url)
+    glob = "**" + local if local.startswith("/") else url
+    return {"kind": "request_seen", "args": {"url": no_reference(glob)}}
+
+
 def _title(args: tuple[Any, ...], relative: Callable[[str], str]) -> dict[str, Any] | None:
     if args and isinstance(args[0], str):
         return {"kind": "title_contains", "args": {"text": no_reference(args[0])}}
@@ -365,6 +373,7 @@ PAGE_CHECKS: dict[str, Callable[[tuple[Any, ...], Callable[[str], str]], dict[st
     "to_have_url": _url,
     "to_have_title": _title,
     "download_started": lambda args, relative: {"kind": "download_started"},
+    "request_seen": lambda args, relative: _seen(args[0], relative),  # (v1.3) expect_response / expect_request
 }
 # (v1.2) The page's checks that read keyword arguments: (args, kwargs).
 PAGE_KW_CHECKS: dict[str, Callable[[tuple[Any, ...], dict[str, Any]], dict[str, Any] | None]] = {

@@ -30,8 +30,8 @@ page.evaluate("window.scrollTo(10, 250);")""")
 
 @pytest.mark.parametrize("call, reason", [
     ('page.set_viewport_size({"width": 0, "height": 844})', "set_viewport_size() maps with a literal {width, height}"),
-    ('page.evaluate("document.title = 1")', "page.evaluate() runs page code, which a plan never does"),
-    ('page.evaluate("window.scrollBy(0, 500)")', "page.evaluate() runs page code"),
+    ('page.evaluate("document.title = 1")', "page.evaluate() does not map: a plan runs no page code"),
+    ('page.evaluate("window.scrollBy(0, 500)")', "only window.scrollTo(x, y) to a fixed place maps"),
     ("page.mouse.wheel(0, 500)", "page.mouse.wheel() does not map: a plan acts on elements"),
     ('page.get_by_test_id("grid").scroll_into_view_if_needed()',
      "scroll_into_view_if_needed() does not map: every step scrolls its element into view itself"),

@@ -87,7 +87,7 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
                                        *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
                                        *V1_3_SCROLL_FAILURE_PATHS.values(), *V1_3_ACTIONS_FAILURE_PATHS.values(),
-                                       *V13_STATE_FAILURE_PATHS.values()])
+                                       *V13_STATE_FAILURE_PATHS.values(), *V13_TRAFFIC_FAILURE_PATHS.values()])
 
 
 # (v1.3 actions) A forced critical step, an init key of another family, typing that outlasts its step
@@ -218,6 +218,24 @@ def test_one_negative_example_per_v1_2_checks_failure_path():
         conditions = [] if step is None else step.preconditions + step.postconditions
         seen.update(c.kind for c in conditions if V1_2_CHECKS_FAILURE_PATHS.get(c.kind) == expect.error_code)
     assert seen == set(V1_2_CHECKS_FAILURE_PATHS)
+
+
+# (v1.3 traffic) request_seen not holding after the action (a beacon sent: count 0) and before it, and rule SINCE.
+V13_TRAFFIC_FAILURE_PATHS = {"post": "POSTCONDITION_FAILED", "pre": "PRECONDITION_FAILED", "SINCE": "INVALID_ACTIONSPEC"}
+
+
+def test_one_negative_example_per_v13_traffic_failure_path():
+    seen = set()
+    for plan in _plans(EXAMPLES / "negative"):
+        if isinstance(plan, InvalidPlan):
+            seen.update(p.rule for p in plan.problems if p.rule == "SINCE")
+            continue
+        expect = plan.plan.expect
+        step = next((s for s in plan.plan.all_steps() if expect is not None and s.id == expect.step), None)
+        for phase, conditions in (("pre", step.preconditions if step else []), ("post", step.postconditions if step else [])):
+            if any(c.kind == "request_seen" for c in conditions) and V13_TRAFFIC_FAILURE_PATHS[phase] == expect.error_code:
+                seen.add(phase)
+    assert seen == set(V13_TRAFFIC_FAILURE_PATHS)
 
 
 def test_the_readme_names_the_demo_s_item_count():

@@ -226,6 +226,7 @@ VALID_CONDITIONS = [
     ("storage_item", "{area: local, key: todos, pointer: /0, length: 2}", "click"),
     ("cookie", "{name: session}", "click"),
     ("page_count_equals", "{count: 2}", "click"),  # v1.2 (pages)
+    ("request_seen", "{url: '**/api/notes', method: POST, count: 1}", "click"),  # v1.3 (traffic)
     ("accessibility_clean", None, "click"),  # v1.2 (audits)
     ("accessibility_clean", "{disable: [label], impact_at_least: critical}", "click"),
     ("screenshot_matches", "{name: home, mask: [{type: testid, id: clock}], max_diff_ratio: 0.01}", "click"),  # audits
@@ -266,7 +267,7 @@ def test_every_condition_kind_is_covered():
 
     # (v1.2) The response_* conditions belong to a request's postconditions: test_rules_v12_request.py has them.
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS) - C.RESPONSE_KINDS
-    assert len(C.CONDITION_KINDS) == 37  # with the audits: accessibility_clean, screenshot_matches; v1.3's state
+    assert len(C.CONDITION_KINDS) == 38  # with the audits; v1.3's state (3) and request_seen
     # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
     assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS - V13_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}

@@ -315,11 +315,13 @@ class GroupExpander:
                 add(("steps",), f"step groups expand to more than {MAX_EXPANDED_STEPS} steps", "GROUP", tree=group)
             return []
         nodes: list[Any] = []
+        local = {node["id"] for node in expanded if isinstance(node, YDict) and isinstance(node.get("id"), str)}
         for node in expanded:
             if isinstance(defaults, YDict):
                 merge_defaults(node, defaults)
             if isinstance(node, YDict) and isinstance(node.get("id"), str):
                 node["id"] = f"{prefix}.{node['id']}"
+                _prefix_since(node, local, prefix)
             nodes.append(node)
         if save is not None and nodes:
             self.result.saves.append((nodes[-1], save))
@@ -371,3 +373,13 @@ def _var_names(node: Any) -> set[str]:
             stack.extend(current)
     return names
 
+
+
+def _prefix_since(node: YDict, local: set[str], prefix: str) -> None:
+    """(v1.3) A request_seen's ``since`` naming a step of the same group names it by its expanded id, as the
+    group's steps get theirs (``<use id>.<id>``); one naming a step outside the group is left as written."""
+    for phase in ("preconditions", "postconditions"):
+        for cond in node.get(phase) or ():
+            args = cond.get("args") if isinstance(cond, YDict) and cond.get("kind") == "request_seen" else None
+            if isinstance(args, YDict) and isinstance(args.get("since"), str) and args["since"] in local:
+                args["since"] = f"{prefix}.{args['since']}"

@@ -135,7 +135,10 @@ V13_KINDS: frozenset[str] = frozenset({"set_viewport", "focus", "blur", "dispatc
 # delay_ms, force (actions); cookie, area, key_matches (state).
 V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", "detail", "position", "delay_ms", "force",
                                            "cookie", "area", "key_matches"})
-V13_CONDITION_KINDS: frozenset[str] = frozenset({"cookie_count", "storage_items", "storage_equals"})  # state
+V13_CONDITION_KINDS: frozenset[str] = frozenset({
+    "cookie_count", "storage_items", "storage_equals",  # state
+    "request_seen",  # traffic (contract/model/traffic.py)
+})
 V13_ARG_KEYS: frozenset[str] = frozenset({"absent", *COOKIE_ATTRS})  # state: cookie's, storage_item's
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "scroll_to_place": lambda step: is_place(step.to),  # scroll's `to: bottom` / `{x, y}`

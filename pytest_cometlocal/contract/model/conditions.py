@@ -20,6 +20,11 @@ from pytest_cometlocal.contract.model.v13.state import (  # v1.2's two, and v1.3
 )
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
+# (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
+from pytest_cometlocal.contract.model.traffic import (  # noqa: F401 (HttpStatus: for importers)
+    HttpStatus, RequestSeen, ResponseHeaderArgs, ResponseJsonArgs, ResponseStatusArgs, at_most_one,
+    describe_request_seen,
+)
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 
@@ -107,43 +112,7 @@ class TextsArgs(ContractModel):  # v1.2: the target is required, the list may be
     texts: list[str]
 
 
-def _at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
-    """``equals: null`` is a value, so what was written is read from ``model_fields_set``."""
-    given = [n for n in names if n in args.model_fields_set]
-    if len(given) > 1:
-        raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
-
-
-HttpStatus = Annotated[int, Field(ge=100, le=599)]
-
-
-class ResponseStatusArgs(ContractModel):  # v1.2: a code, or a list of the codes that hold
-    status: HttpStatus | Annotated[list[HttpStatus], Field(min_length=1)]
-
-
-class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names in the response's body
-    pointer: str
-    equals: Any = None
-    matches: str | None = None
-    length: Annotated[int, Field(ge=0)] | None = None
-
-    @model_validator(mode="after")
-    def _one_check(self) -> "ResponseJsonArgs":
-        given = [n for n in ("equals", "matches", "length") if n in self.model_fields_set]
-        if len(given) != 1:
-            raise ValueError("exactly one of equals, matches, length" + (f" (got {', '.join(given)})" if given else ""))
-        return self
-
-
-class ResponseHeaderArgs(ContractModel):  # v1.2: a header of the response (its name in any case)
-    name: NonEmpty
-    equals: str | None = None
-    matches: str | None = None
-
-    @model_validator(mode="after")
-    def _one_check(self) -> "ResponseHeaderArgs":
-        _at_most_one(self, ("equals", "matches"))
-        return self
+_at_most_one = at_most_one
 
 
 class PageCountArgs(ContractModel):  # v1.2
@@ -351,6 +320,7 @@ _CONDITION_MODELS = Union[
     AccessibilityClean,  # audits
     ScreenshotMatches,
     CookieCount, StorageItems, StorageEquals,  # v1.3 (state)
+    RequestSeen,  # v1.3 (contract/model/traffic.py)
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -406,6 +376,8 @@ def describe_condition(condition: "Condition", step_target: "TargetSpec | None" 
     An element condition without its own target names the step's; a long or
     multi-line argument (an aria snapshot) is cut short.
     """
+    if condition.kind == "request_seen":  # (v1.3) its filters and checks read as one request
+        return describe_request_seen(condition.args)
     args = condition.args.model_dump(mode="json", exclude_none=True)
     target = getattr(condition.args, "target", None)
     if target is None and condition.kind in ELEMENT_KINDS:

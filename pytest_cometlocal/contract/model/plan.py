@@ -18,6 +18,7 @@ from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
 from pytest_cometlocal.contract.model.targets import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
+from pytest_cometlocal.contract.model.traffic import UrlPattern  # a route's url: {pattern: REGEX}
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]
@@ -162,12 +163,8 @@ RouteMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"
 MAX_ROUTE_FILE_BYTES = 1_048_576
 # The body kinds of ``respond``: at most one (rule ROUTE).
 BODY_KINDS: tuple[str, ...] = ("json", "body", "file")
-
-
-class UrlPattern(ContractModel):
-    """``url: {pattern: REGEX}``: a Python regular expression searched in the request's full URL (rule REGEX)."""
-
-    pattern: NonEmpty
+# (v1.3) The longest a route may hold its answer back (``respond.delay_ms``): a minute.
+MAX_ROUTE_DELAY_MS = 60_000
 
 
 class RouteResponse(ContractModel):
@@ -178,6 +175,8 @@ class RouteResponse(ContractModel):
     body: str | None = None
     file: NonEmpty | None = None
     headers: dict[NonEmpty, str] = {}
+    # (v1.3) the answer is sent this long after the request came (the page waits; nothing else does)
+    delay_ms: Annotated[int, Field(ge=0, le=MAX_ROUTE_DELAY_MS)] | None = None
 
     def given(self) -> list[str]:
         """The body kinds written (``json: null`` counts: it is the JSON ``null``)."""
@@ -209,6 +208,8 @@ class Route(ContractModel):
             out["answer"] = next(iter(self.respond.given()), "empty")
             if self.respond.file is not None:
                 out["file"] = self.respond.file
+            if self.respond.delay_ms:
+                out["delay_ms"] = self.respond.delay_ms
         return out
 
 

@@ -31,6 +31,7 @@ from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.validate.checks import check_state_conditions, check_state_step
 from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.actions.rules import check_v13_actions
+from pytest_cometlocal.contract.http.seen_rules import check_seen
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 
 Report = Callable[[Loc, str, str], None]
@@ -121,6 +122,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
     check_state_step(step, loc, add, allowlist)  # (v1.3) cookie and storage steps (state_rules.py)
+    check_seen(step, loc, add)  # (v1.3) request_seen's url glob and pointers
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]

@@ -47,6 +47,7 @@ from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in
 from pytest_cometlocal.contract.validate.settings_rules import check_routes, setting_marks
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
 from pytest_cometlocal.contract.http.saved import check_saved  # (v1.2) rule SAVED
+from pytest_cometlocal.contract.http.seen_rules import check_since  # (v1.3) rule SINCE
 from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.contract.load.tree_edits import interpolate_in_place, merge_defaults
 
@@ -239,6 +240,7 @@ class _PlanValidation:
         if plan.routes:  # (v1.2) a suite route's file is relative to the suite config's folder
             self.route_files = check_routes(plan.routes, col.reporter(), self.route_folder)
         check_saved(plan, col.reporter(), self.uses_saved or bool(self.expansion and self.expansion.uses_saved))
+        check_since(plan, col.reporter())
         self.saves = storage_saves(plan, self.expansion)
         if plan.storage_state is not None and plan.storage_state in {name for _step, name in self.saves}:
             col.add(("storage_state",), f"the plan saves storage state '{plan.storage_state}' itself, so it cannot "

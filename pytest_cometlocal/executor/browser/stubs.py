@@ -51,11 +51,11 @@ class _Answer:
         else:
             self.pattern = compiled(route.url.pattern)
             self.matcher = self._matches
-        self.status, self.headers, self.body = 200, {}, b""
+        self.status, self.headers, self.body, self.delay_ms = 200, {}, b"", 0
         respond = route.respond
         if respond is None:
             return
-        self.status = respond.status
+        self.status, self.delay_ms = respond.status, respond.delay_ms or 0  # delay_ms: at most 60 s (the model's)
         self.headers = {name: resolve_secrets(value, secrets) for name, value in respond.headers.items()}
         given = respond.given()
         content_type = None
@@ -79,6 +79,23 @@ class _Answer:
         except PatternTimeout as exc:
             self.gave_up = exc
             return False
+
+
+def _held(request: PwRequest, delay_ms: int) -> None:
+    """(v1.3) ``respond.delay_ms``: wait before the answer without holding anything else up.
+
+    Under Playwright's sync API a route handler runs in a greenlet of its own; a
+    sync call made there (the frame's ``wait_for_timeout``) hands control back to
+    the event loop until its timer fires, so the executor, the other requests
+    and the other routes' handlers go on meanwhile. ``time.sleep`` would stop
+    that loop, and with it the executor and every page. A request with no frame
+    (a service worker's) is answered without the delay: there is nothing to wait on.
+    """
+    try:
+        frame = request.frame
+    except Exception:
+        return
+    frame.wait_for_timeout(delay_ms)
 
 
 def _filled(value: Any, secrets: Mapping[str, str]) -> Any:
@@ -131,8 +148,10 @@ class Stubs:
                 self._record(answer, request)
                 if answer.route.abort:
                     route.abort("blockedbyclient")
-                else:
-                    route.fulfill(status=answer.status, headers=answer.headers, body=answer.body)
+                    return
+                if answer.delay_ms:
+                    _held(request, answer.delay_ms)
+                route.fulfill(status=answer.status, headers=answer.headers, body=answer.body)
             except Exception:  # the page or the context went away meanwhile: nothing left to answer
                 pass
 
@@ -145,7 +164,8 @@ class Stubs:
             return
         self.records.append({"route": answer.index, "method": request.method, "url": request.url,
                              "answer": "aborted" if answer.route.abort else "answered",
-                             **({} if answer.route.abort else {"status": answer.status})})
+                             **({} if answer.route.abort else {"status": answer.status}),
+                             **({"delay_ms": answer.delay_ms} if answer.delay_ms and not answer.route.abort else {})})
 
     def gave_up(self) -> tuple[str, PatternTimeout] | None:
         """(key path, why) of the first route whose regex gave up on a request's URL, once (then None)."""

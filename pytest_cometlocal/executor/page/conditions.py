@@ -26,6 +26,7 @@ from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.browser.cookies import COOKIE_EVALUATORS
 from pytest_cometlocal.executor.browser.storage import STORAGE_EVALUATORS
 from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
+from pytest_cometlocal.executor.http.seen import SEEN_EVALUATORS, TrafficLook, decided
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
@@ -77,6 +78,7 @@ class CheckContext:
     mask_text: Callable[[str], str] = lambda s: s  # page text as it may be recorded (Redactor.text)
     response: HttpResponse | None = None  # (v1.2) a request step's last response (the response_* conditions')
     audit: AuditLook | None = None  # (v1.2) what the audit conditions need beside the page (executor/audits)
+    traffic: TrafficLook | None = None  # (v1.3) the page's requests request_seen reads (executor/http/seen.py)
     # The title the step's one read between two steps saw (docs/executor.md, "One step"): poll's first
     # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
     title: str | None = None
@@ -369,6 +371,7 @@ EVALUATORS: dict[str, Evaluator] = {
     **RESPONSE_EVALUATORS,  # v1.2 (executor/http/response_checks.py)
     **AUDIT_EVALUATORS,  # v1.2 (executor/audits/)
     **COOKIE_EVALUATORS, **STORAGE_EVALUATORS,  # v1.3 (executor/browser/cookies.py, storage.py)
+    **SEEN_EVALUATORS,  # v1.3 (executor/http/seen.py)
 }
 
 
@@ -389,7 +392,8 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
             results = {id(r.condition): r for r in check_once(required, ctx, phase)}
             ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
             if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
-                    or any(gave_up_in(r.observed) for r in results.values()) or time.monotonic() >= deadline:
+                    or any(gave_up_in(r.observed) or decided(r.observed) for r in results.values()) \
+                    or time.monotonic() >= deadline:
                 break  # (v1.2) a response does not change: one look decides a response_* condition; and a
                 # pattern that gave up decides its condition (a step that cannot pass, found in bounded time)
             pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))

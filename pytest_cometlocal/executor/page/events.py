@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pytest_cometlocal.executor.http.traffic import Exchange, TrafficLog
+
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Download, Page, Response
@@ -93,6 +95,8 @@ class PageEvents:
         self.upload: tuple[int, float] | None = None  # the last upload action: (len(sent) before it, when it ended)
         self.crashed = False
         self._blocked_reported = 0
+        self.traffic = TrafficLog(guard)  # (v1.3) every request followed to its end: request_seen's (http/traffic.py)
+        self.step_marks: dict[str, Marks] = {}  # (v1.3) each step's marks when it began (request_seen's since)
         context.on("request", self._on_request)
         context.on("requestfinished", self._on_request_finished)
         context.on("requestfailed", self._on_request_failed)
@@ -100,9 +104,17 @@ class PageEvents:
         self._attach(page)
         context.on("page", self._attach)
 
-    def mark(self) -> Marks:
-        return Marks(len(self.requests), len(self.doc_statuses), len(self.downloads),
-                     len(self.guard.blocked) if self.guard else 0, len(self.sent))
+    def mark(self, step_id: str | None = None) -> Marks:
+        """The counts now; ``step_id``: a step begins (its attempt's marks), kept for a later ``since``."""
+        marks = Marks(len(self.requests), len(self.doc_statuses), len(self.downloads),
+                      len(self.guard.blocked) if self.guard else 0, len(self.sent))
+        if step_id is not None:
+            self.step_marks[step_id] = marks
+        return marks
+
+    def exchanges_since(self, marks: Marks) -> list[Exchange]:
+        """(v1.3) The requests started since ``marks``, each with its end once it came (request_seen)."""
+        return self.traffic.since(marks.requests)
 
     def note_upload(self, sent_before: int) -> None:
         """An upload action set its files: the requests with a body started since ``sent_before`` are its own."""
@@ -161,6 +173,7 @@ class PageEvents:
             # A popup's first navigation is issued before its frame exists.
             main = navigation
         self.requests.append(SeenRequest(request.url, navigation, main))
+        self.traffic.started(request)  # the same order as ``requests``: one Marks index cuts both
         if request.method not in BODILESS:
             sent = SentRequest(request.method, request.url)
             self.sent.append(sent)
@@ -168,12 +181,14 @@ class PageEvents:
 
     def _on_request_finished(self, request: PlaywrightRequest) -> None:
         self.network.ended()
+        self.traffic.ended(request)
         sent = self._open.pop(request, None)
         if sent is not None:
             sent.ended = time.monotonic()
 
     def _on_request_failed(self, request: PlaywrightRequest) -> None:
         self.network.ended()
+        self.traffic.ended(request, request.failure or "failed")
         sent = self._open.pop(request, None)
         if sent is not None:
             sent.ended = time.monotonic()
@@ -183,6 +198,7 @@ class PageEvents:
             self.doc_statuses.append((request.url, 401))
 
     def _on_response(self, response: Response) -> None:
+        self.traffic.answered(response)
         try:
             request = response.request
             sent = self._open.get(request)

@@ -26,6 +26,7 @@ from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
 from pytest_cometlocal.executor.step.journal import StepJournal
 from pytest_cometlocal.executor.step.observer import Observer, profile_row
 from pytest_cometlocal.executor.http.saved import SavedValues
+from pytest_cometlocal.executor.http.seen import traffic_look
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
 
 if TYPE_CHECKING:
@@ -101,6 +102,7 @@ class StepContext:
             mask_text=self.run.redactor.text,
             response=attempt.response,
             audit=self._audit_look(attempt),
+            traffic=traffic_look(self.events, self.run, attempt),  # (v1.3) request_seen
         )
 
     def _audit_look(self, attempt: StepAttempt) -> AuditLook:
