@@ -41,6 +41,7 @@ from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, ResponseHeaderArgs, ResponseJsonArgs, StorageItemArgs,
     TargetPatternArgs,
 )
+from pytest_cometlocal.contract.model.element_looks import CssArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
@@ -71,6 +72,7 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     UrlPattern: ("pattern",),         # (v1.2) a route's url: {pattern: REGEX}
     ResponseJsonArgs: ("matches",),   # (v1.2) response_json
     ResponseHeaderArgs: ("matches",),  # (v1.2) response_header
+    CssArgs: ("matches",),  # (v1.3) element_css
 }
 
 

@@ -120,8 +120,12 @@ V12_CONDITION_KINDS: frozenset[str] = frozenset({
 # widened in an older key (a list of values on select, a position on scroll's ``to``).
 V13_KINDS: frozenset[str] = frozenset()
 V13_STEP_KEYS: frozenset[str] = frozenset()
-V13_CONDITION_KINDS: frozenset[str] = frozenset()
-V13_ARG_KEYS: frozenset[str] = frozenset()
+V13_CONDITION_KINDS: frozenset[str] = frozenset({
+    "element_css", "element_in_viewport", "element_html_contains",  # element checks (model/element_looks.py)
+})
+V13_ARG_KEYS: frozenset[str] = frozenset({
+    "greater_than", "less_than", "between", "one_of",  # numbers (model/numbers.py)
+})
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {}
 
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"

@@ -16,6 +16,8 @@ from pydantic import Field, model_validator
 from pytest_cometlocal.contract.model.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
+from pytest_cometlocal.contract.model.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
+from pytest_cometlocal.contract.model.numbers import NumberChecks, number_keys
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -46,20 +48,23 @@ class CountArgs(ContractModel):
     count: Annotated[int, Field(ge=0)]
 
 
-class TargetTextArgs(ContractModel):
+class TargetTextArgs(NumberChecks):  # (v1.3) text, or the number keys (contract/model/numbers.py)
+    COMPARED, COMPARISON_REQUIRED = ("text",), True
     target: TargetSpec | None = None
-    text: str
+    text: str | None = None
 
 
-class AttrArgs(ContractModel):
+class AttrArgs(NumberChecks):
+    COMPARED, COMPARISON_REQUIRED = ("value",), True
     target: TargetSpec | None = None
     attr: NonEmpty
-    value: str
+    value: str | None = None
 
 
-class ValueArgs(ContractModel):
+class ValueArgs(NumberChecks):
+    COMPARED, COMPARISON_REQUIRED = ("value",), True
     target: TargetSpec | None = None
-    value: str
+    value: str | None = None
 
 
 class DownloadArgs(ContractModel):
@@ -111,7 +116,8 @@ def _at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
         raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
 
 
-class StorageItemArgs(ContractModel):  # v1.2
+class StorageItemArgs(NumberChecks):  # v1.2
+    COMPARED = ("equals", "matches", "length")
     area: Literal["local", "session"]
     key: NonEmpty
     pointer: str | None = None
@@ -127,7 +133,8 @@ class StorageItemArgs(ContractModel):  # v1.2
         return self
 
 
-class CookieArgs(ContractModel):  # v1.2
+class CookieArgs(NumberChecks):  # v1.2
+    COMPARED = ("equals", "matches")
     name: NonEmpty
     equals: str | None = None
     matches: str | None = None
@@ -145,7 +152,8 @@ class ResponseStatusArgs(ContractModel):  # v1.2: a code, or a list of the codes
     status: HttpStatus | Annotated[list[HttpStatus], Field(min_length=1)]
 
 
-class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names in the response's body
+class ResponseJsonArgs(NumberChecks):  # v1.2: the value a JSON Pointer names in the response's body
+    COMPARED = ("equals", "matches", "length")
     pointer: str
     equals: Any = None
     matches: str | None = None
@@ -154,12 +162,14 @@ class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names i
     @model_validator(mode="after")
     def _one_check(self) -> "ResponseJsonArgs":
         given = [n for n in ("equals", "matches", "length") if n in self.model_fields_set]
-        if len(given) != 1:
-            raise ValueError("exactly one of equals, matches, length" + (f" (got {', '.join(given)})" if given else ""))
+        if len(given) > 1 or not (given or number_keys(self)):  # (v1.3) or number keys (rule NUMBER)
+            raise ValueError("exactly one of equals, matches, length (or v1.3's number keys)"
+                             + (f" (got {', '.join(given)})" if given else ""))
         return self
 
 
-class ResponseHeaderArgs(ContractModel):  # v1.2: a header of the response (its name in any case)
+class ResponseHeaderArgs(NumberChecks):  # v1.2: a header of the response (its name in any case)
+    COMPARED = ("equals", "matches")
     name: NonEmpty
     equals: str | None = None
     matches: str | None = None
@@ -359,6 +369,7 @@ _CONDITION_MODELS = Union[
     ResponseStatus, ResponseJson, ResponseHeader,
     AccessibilityClean,  # audits
     ScreenshotMatches,
+    ElementCss, ElementInViewport, ElementHtmlContains,  # v1.3 (element_looks.py)
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -391,6 +402,7 @@ ELEMENT_KINDS = frozenset({
     "element_checked", "element_focused",
     "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
     "element_attr_matches", "element_texts_equal",
+    "element_css", "element_in_viewport", "element_html_contains",  # v1.3
 })
 
 # U5: a critical step needs at least one of these (with a non-warning severity).

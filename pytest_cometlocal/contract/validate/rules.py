@@ -25,6 +25,7 @@ from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.checks import check_role_filters, check_v12_conditions
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
+from pytest_cometlocal.contract.validate.numbers_rules import check_numbers
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
@@ -122,6 +123,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_role_filters((t for spec in specs for t in spec[2]), add)
     check_conditions(step, loc, add, conditions)
     check_v12_conditions(conditions, loc, add)
+    check_numbers(conditions, loc, add)  # (v1.3) rule NUMBER
     check_strong_postcondition(step, loc, add)
     if step.metadata:
         try:
