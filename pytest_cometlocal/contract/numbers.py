@@ -28,6 +28,7 @@ API::
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -67,10 +68,8 @@ def bound_problem(key: str, bound: Any) -> str | None:
 
 
 def _text_of(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    from pytest_cometlocal.contract.json_values import as_text  # json_values imports this module
-    return as_text(value)
+    """A value's string form, as json_values.as_text (which imports this module) gives it."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def compare_number(value: Any, args: Any) -> tuple[bool, dict[str, Any]]:

@@ -58,6 +58,7 @@ from pytest_cometlocal.demo.audit_pages import AUDIT_PAGES
 from pytest_cometlocal.demo import v12_http
 from pytest_cometlocal.demo.todomvc import TODOMVC_PAGES
 from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
+from pytest_cometlocal.demo.v13_numbers import V13_NUMBERS_ROUTES
 
 __all__ = ["DemoPortal", "main"]
 
@@ -712,6 +713,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in v12_http.PAGES_HTTP.items()},  # v1.2
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in TODOMVC_PAGES.items()},  # todomvc.py
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in ACCESSIBILITY_PAGES.items()},  # audits
+    **V13_NUMBERS_ROUTES,  # v1.3 numbers and element checks (v13_numbers.py)
 }
 
 

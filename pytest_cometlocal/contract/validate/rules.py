@@ -23,9 +23,8 @@ from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.validate.checks import check_role_filters, check_v12_conditions
+from pytest_cometlocal.contract.validate.checks import check_numbers, check_role_filters, check_v12_conditions
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
-from pytest_cometlocal.contract.validate.numbers_rules import check_numbers
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
