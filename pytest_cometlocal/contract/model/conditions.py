@@ -17,7 +17,7 @@ from pytest_cometlocal.contract.model.audits import AccessibilityArgs, Screensho
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
-from pytest_cometlocal.contract.model.numbers import NumberChecks, number_keys
+from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks, number_keys
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -427,6 +427,7 @@ def describe_condition(condition: "Condition", step_target: "TargetSpec | None" 
     multi-line argument (an aria snapshot) is cut short.
     """
     args = condition.args.model_dump(mode="json", exclude_none=True)
+    args = dict(sorted(args.items(), key=lambda kv: kv[0] in NUMBER_KEYS))  # (v1.3) the kind's own keys first
     target = getattr(condition.args, "target", None)
     if target is None and condition.kind in ELEMENT_KINDS:
         target = step_target
