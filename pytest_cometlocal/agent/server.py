@@ -64,6 +64,10 @@ PROPOSE_DESCRIPTION = (
     " Audits (v1.2): condition accessibility_clean (target? default the page; rules: wcag2a, wcag2aa, wcag21aa, "
     "best-practice; disable: axe rule ids; impact_at_least: minor, moderate, serious or critical, default serious) "
     "holds when the vendored axe-core finds no violation at or above that impact."
+    " (v1.3) Numbers: greater_than, less_than, between [lo, hi], one_of [...] instead of text/value/equals on "
+    "element_text_contains, element_value_equals, element_attr_equals, storage_item, cookie, response_json, "
+    "response_header; conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
+    "element_html_contains (text)."
 )
 
 

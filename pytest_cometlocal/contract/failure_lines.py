@@ -78,11 +78,15 @@ REASONS: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "response_header": "the header's value differs",
     "accessibility_clean": _audit,
     "screenshot_matches": _picture,
+    "element_css": "the computed style has another value",  # v1.3
+    "element_in_viewport": "the element is not in the viewport (or less of it than the ratio)",
+    "element_html_contains": "the element's inner HTML does not contain the text",
 }
 # Kinds whose target must match one element: a count other than one is the reason.
 _ONE = frozenset({"element_visible", "element_enabled", "element_clickable", "element_text_contains",
                   "element_attr_equals", "element_value_equals", "element_checked", "element_focused",
-                  "element_text_matches", "element_value_contains", "element_value_matches", "element_attr_matches"})
+                  "element_text_matches", "element_value_contains", "element_value_matches", "element_attr_matches",
+                  "element_css", "element_in_viewport", "element_html_contains"})
 
 
 def reason_of(kind: str, observed: Any) -> str:

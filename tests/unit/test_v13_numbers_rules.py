@@ -112,8 +112,8 @@ def _one(condition: str) -> str:
      "steps[0].postconditions[0].args.less_than", None),
     ("{kind: cookie, args: {name: n, one_of: [1, '${secrets.pw}']}}", "^'${secrets", "INTERPOLATION",
      "steps[0].postconditions[0].args.one_of[1]", None),
-    ("{kind: element_text_contains, args: {}}", "^{}", "SCHEMA", "steps[0].postconditions[0].args",
-     "element_text_contains needs 'text', or (v1.3) a number check: greater_than, less_than, between, one_of"),
+    ("{kind: element_text_contains, args: {}}", "^{}", "SCHEMA", "steps[0].postconditions[0].args.text",
+     "required key 'text' is missing (or, v1.3, a number check: greater_than, less_than, between, one_of)"),
     ("{kind: element_css, args: {property: backgroundColor, equals: x}}", "^backgroundColor", "SCHEMA",
      "steps[0].postconditions[0].args.property", None),
     ("{kind: element_css, args: {property: color, matches: '('}}", "^'('", "REGEX",
@@ -164,3 +164,35 @@ def test_a_whole_saved_reference_keeps_the_json_type_where_any_value_is_taken(va
     assert eq.equals == 7 and (num.greater_than, num.one_of) == (4.5, ["x", 7])
     assert header.equals == "7"  # a header is text
     assert store.values == {"id": "7", "price": "4.5", "name": "x", "st": "201", "loc": "/api/7"}
+
+
+GO = {"type": "testid", "id": "go"}
+
+
+@pytest.mark.parametrize("check, condition", [
+    ('expect(page.get_by_test_id("go")).to_have_css("color", "rgb(255, 0, 0)")',
+     {"kind": "element_css", "args": {"target": GO, "property": "color", "equals": "rgb(255, 0, 0)"}}),
+    ('expect(page.get_by_test_id("go")).to_have_css("background-color", re.compile("^rgb"))',
+     {"kind": "element_css", "args": {"target": GO, "property": "background-color", "matches": "^rgb"}}),
+    ('expect(page.get_by_test_id("go")).to_be_in_viewport()', {"kind": "element_in_viewport", "args": {"target": GO}}),
+    ('expect(page.get_by_test_id("go")).to_be_in_viewport(ratio=0.5)',
+     {"kind": "element_in_viewport", "args": {"target": GO, "ratio": 0.5}}),
+])
+def test_the_look_checks_are_imported(tmp_path, check, condition):
+    from tests.planners.test_codegen_import import GOTO, imported
+
+    code, plan = imported(tmp_path, GOTO + 'page.get_by_test_id("go").click()\n' + check)
+    assert code == 0, plan
+    assert plan["steps"][-1]["postconditions"][-1] == condition
+
+
+@pytest.mark.parametrize("call", [
+    'expect(page.get_by_test_id("go")).to_have_css("backgroundColor", "red")',
+    'expect(page.get_by_test_id("go")).to_be_in_viewport(ratio=2)',
+])
+def test_a_look_check_the_plan_cannot_say_is_reported(tmp_path, capsys, call):
+    from tests.planners.test_codegen_import import GOTO, imported
+
+    code, plan = imported(tmp_path, GOTO + 'page.get_by_test_id("go").click()\n' + call)
+    assert code == 1 and plan is None
+    assert "not imported: expect(locator)." in capsys.readouterr().err

@@ -122,9 +122,9 @@ def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add
         if own and keys:
             add(aloc + (keys[0],), f"{cond.kind} takes {own[0]} or number checks ({', '.join(NUMBER_KEYS)}), "
                 "not both", "NUMBER")
-        elif args.COMPARISON_REQUIRED and not own and not keys:
-            add(aloc, f"{cond.kind} needs {args.COMPARED[0]!r}, or (v1.3) a number check: "
-                f"{', '.join(NUMBER_KEYS)}", "SCHEMA")
+        elif args.COMPARISON_REQUIRED and not own and not keys:  # the key v1.2's model required, as it said it
+            add(aloc + (args.COMPARED[0],), f"required key {args.COMPARED[0]!r} is missing (or, v1.3, a number "
+                f"check: {', '.join(NUMBER_KEYS)})", "SCHEMA")
         for key in keys:
             written = getattr(args, key)
             entries = written if isinstance(written, list) else [written]
