@@ -229,6 +229,9 @@ VALID_CONDITIONS = [
     ("accessibility_clean", None, "click"),  # v1.2 (audits)
     ("accessibility_clean", "{disable: [label], impact_at_least: critical}", "click"),
     ("screenshot_matches", "{name: home, mask: [{type: testid, id: clock}], max_diff_ratio: 0.01}", "click"),  # audits
+    ("element_css", "{property: color, equals: 'rgb(0, 0, 0)'}", "click"),  # v1.3 (element checks)
+    ("element_in_viewport", None, "click"),
+    ("element_html_contains", "{text: <b>}", "click"),
 ]
 
 
@@ -263,9 +266,11 @@ def test_every_condition_kind_is_covered():
 
     # (v1.2) The response_* conditions belong to a request's postconditions: test_rules_v12_request.py has them.
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS) - C.RESPONSE_KINDS
-    assert len(C.CONDITION_KINDS) == 34  # with the audits: accessibility_clean, screenshot_matches
+    from pytest_cometlocal.contract.model.actionspec import V13_CONDITION_KINDS
+
+    assert len(C.CONDITION_KINDS) == 34 + len(V13_CONDITION_KINDS)  # with the audits: accessibility_clean, screenshot_matches
     # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
-    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS) == 17
+    assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS - V13_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}
 
 
