@@ -196,3 +196,13 @@ def test_a_look_check_the_plan_cannot_say_is_reported(tmp_path, capsys, call):
     code, plan = imported(tmp_path, GOTO + 'page.get_by_test_id("go").click()\n' + call)
     assert code == 1 and plan is None
     assert "not imported: expect(locator)." in capsys.readouterr().err
+
+
+def test_a_failed_number_check_says_which_in_its_line():
+    from pytest_cometlocal.contract.failure_lines import reason_of
+
+    assert reason_of("cookie", {"value": "5", "failed_checks": ["greater_than"]}) == \
+        "the number is not greater than the bound"
+    assert reason_of("element_text_contains", {"count": 1, "text": "N/A", "problem": "the value is not a number"}) == \
+        "the value is not a number"
+    assert reason_of("element_css", {"count": 2}) == "the target matches 2 elements, not one"
