@@ -206,3 +206,10 @@ def test_a_failed_number_check_says_which_in_its_line():
     assert reason_of("element_text_contains", {"count": 1, "text": "N/A", "problem": "the value is not a number"}) == \
         "the value is not a number"
     assert reason_of("element_css", {"count": 2}) == "the target matches 2 elements, not one"
+
+
+def test_the_mcp_propose_description_names_the_number_keys_and_element_checks():
+    from pytest_cometlocal.agent.server import PROPOSE_DESCRIPTION
+
+    assert all(name in PROPOSE_DESCRIPTION for name in (*NUMBER_KEYS, "element_css", "element_in_viewport",
+                                                        "element_html_contains"))
