@@ -37,10 +37,12 @@ class NumberChecks(ContractModel):
     # Fields where a whole "${saved.X}" takes the saved JSON value, not its text (executor/http/saved.py).
     TYPED_SAVED: ClassVar[frozenset[str]] = frozenset(NUMBER_KEYS)
 
-    greater_than: Bound | None = None
-    less_than: Bound | None = None
-    between: Annotated[list[Bound], Field(min_length=2, max_length=2)] | None = None
-    one_of: Annotated[list[Bound], Field(min_length=1)] | None = None
+    greater_than: Bound | None = Field(None, description="(v1.3) the value, read as a number, is above this")
+    less_than: Bound | None = Field(None, description="(v1.3) the value, read as a number, is below this")
+    between: Annotated[list[Bound], Field(min_length=2, max_length=2)] | None = Field(
+        None, description="(v1.3) [low, high]: the value, read as a number, is from low to high (both included)")
+    one_of: Annotated[list[Bound], Field(min_length=1)] | None = Field(
+        None, description="(v1.3) the value is one of these: a number compares numbers, a string the text exactly")
 
 
 def number_keys(args: Any) -> list[str]:
