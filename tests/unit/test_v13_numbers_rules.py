@@ -127,6 +127,12 @@ def test_a_number_or_element_check_mistake_is_located_at_its_key(validate, condi
     only(only_problems(validate(text, env={"PW": "x"})), rule, key, line, col, message)
 
 
+def test_an_element_check_without_a_target_on_a_step_without_one_is_condition_target(validate):
+    text = plan("- {id: s, kind: assert, postconditions: [{kind: element_in_viewport}]}\n")
+    only(only_problems(validate(text)), "CONDITION_TARGET", "steps[0].postconditions[0]",
+         mark_at(text, "element_in_viewport")[0])
+
+
 def test_a_bound_from_vars_must_be_a_number_at_load(validate):
     text = plan(_one("{kind: element_text_contains, args: {greater_than: \"${vars.n}\"}}"), extra="vars: {n: many}\n")
     only(only_problems(validate(text)), "NUMBER", "steps[0].postconditions[0].args.greater_than",
