@@ -78,6 +78,10 @@ PROPOSE_DESCRIPTION = (
     " (v1.3) Condition request_seen (url: a glob of the whole URL or {pattern}, method?, since: an earlier step id?, "
     "count?: 0 = none sent, request_json/request_header/request_body, response_status/response_json/response_header) "
     "checks the requests the page itself sent since the step began; routes' respond takes delay_ms (0-60000)."
+    " (v1.3) Numbers: greater_than, less_than, between [lo, hi], one_of [...] instead of text/value/equals on "
+    "element_text_contains, element_value_equals, element_attr_equals, storage_item, cookie, response_json, "
+    "response_header; conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
+    "element_html_contains (text)."
 )
 
 

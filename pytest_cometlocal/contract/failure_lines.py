@@ -83,11 +83,18 @@ REASONS: dict[str, str | Callable[[dict[str, Any]], str]] = {
     "accessibility_clean": _audit,
     "screenshot_matches": _picture,
     "request_seen": "no request the page sent matched and passed its checks",  # v1.3 (observed.problem says more)
+    "element_css": "the computed style has another value",  # v1.3
+    "element_in_viewport": "the element is not in the viewport (or less of it than the ratio)",
+    "element_html_contains": "the element's inner HTML does not contain the text",
 }
+# (v1.3) A number check that did not hold, in words.
+_NUMBER_WORDS = {"greater_than": "greater than the bound", "less_than": "less than the bound",
+                 "between": "between the bounds", "one_of": "one of the values"}
 # Kinds whose target must match one element: a count other than one is the reason.
 _ONE = frozenset({"element_visible", "element_enabled", "element_clickable", "element_text_contains",
                   "element_attr_equals", "element_value_equals", "element_checked", "element_focused",
-                  "element_text_matches", "element_value_contains", "element_value_matches", "element_attr_matches"})
+                  "element_text_matches", "element_value_contains", "element_value_matches", "element_attr_matches",
+                  "element_css", "element_in_viewport", "element_html_contains"})
 
 
 def reason_of(kind: str, observed: Any) -> str:
@@ -98,6 +105,8 @@ def reason_of(kind: str, observed: Any) -> str:
     count = seen.get("count")
     if isinstance(count, int) and kind in _ONE and count != 1:
         return "the target matches nothing" if count == 0 else f"the target matches {count} elements, not one"
+    if isinstance(seen.get("failed_checks"), list):  # (v1.3) number keys (contract/numbers.py)
+        return "the number is not " + " and not ".join(_NUMBER_WORDS.get(k, k) for k in seen["failed_checks"])
     row = REASONS.get(kind, "it did not hold")
     return row(seen) if callable(row) else row
 

@@ -13,6 +13,8 @@ import json
 import re
 from typing import Any
 
+from pytest_cometlocal.contract.model.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled
 
 _BAD_ESCAPE = re.compile(r"~(?![01])")
@@ -78,7 +80,10 @@ def as_text(value: Any) -> str:
 
 def compare(value: Any, args: Any) -> tuple[bool, dict[str, Any]]:
     """``equals`` / ``matches`` / ``length`` of ``args`` (whichever was written; none: it holds) on
-    ``value``; and what to add to ``observed``."""
+    ``value``; and what to add to ``observed``. (v1.3) The number keys instead, when written
+    (contract/numbers.py)."""
+    if number_keys(args):
+        return compare_number(value, args)
     if "equals" in args.model_fields_set:
         return json_equal(value, args.equals), {}
     if getattr(args, "matches", None) is not None:

@@ -42,6 +42,7 @@ from pytest_cometlocal.contract.model.conditions import (
     TargetPatternArgs,
 )
 from pytest_cometlocal.contract.model.v13.state import ItemCheck, StorageItemsArgs
+from pytest_cometlocal.contract.model.element_looks import CssArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.traffic import RequestBodyArgs
 from pytest_cometlocal.contract.model.targets import PageSpec
@@ -72,11 +73,11 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     CookieArgs: ("matches",),         # (v1.2) cookie
     UrlPattern: ("pattern",),         # (v1.2) a route's url: {pattern: REGEX}
     ResponseJsonArgs: ("matches",),   # (v1.2) response_json
-    ResponseHeaderArgs: ("matches",),  # (v1.2) response_header
     StorageItemsArgs: ("key_matches",),  # (v1.3) storage_items
     ItemCheck: ("matches",),  # (v1.3) storage_items' every / some
     ResponseHeaderArgs: ("matches",),  # (v1.2) response_header (and v1.3 request_seen's request_header)
     RequestBodyArgs: ("matches",),    # (v1.3) request_seen's request_body
+    CssArgs: ("matches",),  # (v1.3) element_css
 }
 
 

@@ -62,6 +62,7 @@ from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
 from pytest_cometlocal.demo.v13_scroll import V13_SCROLL_ROUTES
 from pytest_cometlocal.demo.v13_state import V13_STATE_PAGES
 from pytest_cometlocal.demo.v13_traffic import V13_TRAFFIC_ROUTES
+from pytest_cometlocal.demo.v13_numbers import V13_NUMBERS_ROUTES
 
 __all__ = ["DemoPortal", "main"]
 
@@ -720,6 +721,7 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **V13_SCROLL_ROUTES,  # v1.3: scroll to a place, set_viewport, reload bypass_cache (v13_scroll.py)
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V13_STATE_PAGES.items()},  # v1.3 state
     **V13_TRAFFIC_ROUTES,  # v1.3 traffic (v13_traffic.py): request_seen, delay_ms
+    **V13_NUMBERS_ROUTES,  # v1.3 numbers and element checks (v13_numbers.py)
 }
 
 

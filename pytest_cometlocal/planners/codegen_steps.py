@@ -22,6 +22,7 @@ from pytest_cometlocal.contract.model.actionspec import MODIFIERS
 from pytest_cometlocal.contract.model.audits import snapshot_name_problem
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
 from pytest_cometlocal.planners.codegen_input import dispatched, forced, pointer, select_value, typed
+from pytest_cometlocal.planners.codegen_looks import LOOK_CHECKS
 from pytest_cometlocal.planners.codegen_parse import LocatorArg, Recorded
 from pytest_cometlocal.planners.codegen_targets import no_reference, target_of
 from pytest_cometlocal.planners.errors import CannotMap
@@ -342,6 +343,7 @@ CHECKS: dict[str, ConditionRow] = {
     "to_be_hidden": _state("element_hidden"),  # v1.2
     "to_have_class": _class,  # v1.2
     "to_have_screenshot": _screenshot,  # v1.2
+    **LOOK_CHECKS,  # v1.3: to_have_css, to_be_in_viewport (codegen_looks.py)
 }
 
 

@@ -87,7 +87,8 @@ def test_one_negative_example_per_canonical_code_and_page_unresponsive():
                                        *V1_2_CHECKS_FAILURE_PATHS.values(), *V12_SETTINGS_FAILURE_PATHS.values(),
                                        *V1_2_PAGES_FAILURE_PATHS.values(), *V1_2_AUDITS_FAILURE_PATHS.values(),
                                        *V1_3_SCROLL_FAILURE_PATHS.values(), *V1_3_ACTIONS_FAILURE_PATHS.values(),
-                                       *V13_STATE_FAILURE_PATHS.values(), *V13_TRAFFIC_FAILURE_PATHS.values()])
+                                       *V13_STATE_FAILURE_PATHS.values(), *V13_TRAFFIC_FAILURE_PATHS.values(),
+                                       *V1_3_NUMBERS_FAILURE_PATHS.values()])
 
 
 # (v1.3 actions) A forced critical step, an init key of another family, typing that outlasts its step
@@ -205,6 +206,27 @@ def test_one_negative_example_per_v1_1_failure_path():
 V1_2_CHECKS_FAILURE_PATHS = {"storage_item": "POSTCONDITION_FAILED", "element_hidden": "PRECONDITION_FAILED",
                              "ROLE_FILTER": "INVALID_ACTIONSPEC", "POINTER": "INVALID_ACTIONSPEC",
                              "REGEX": "INVALID_ACTIONSPEC"}
+
+
+# (v1.3 numbers and element checks) One negative plan per failure path, by its file's name.
+V1_3_NUMBERS_FAILURE_PATHS = {"numbers_not_a_number": "POSTCONDITION_FAILED", "numbers_out_of_range": "PRECONDITION_FAILED",
+                              "numbers_bound_invalid": "INVALID_ACTIONSPEC", "looks_css": "POSTCONDITION_FAILED",
+                              "looks_in_viewport": "POSTCONDITION_FAILED", "looks_html": "POSTCONDITION_FAILED"}
+
+
+def test_one_negative_example_per_v1_3_numbers_failure_path():
+    for name, code in V1_3_NUMBERS_FAILURE_PATHS.items():
+        (plan,) = _plans_of(EXAMPLES / "negative" / f"{name}.actions.yaml")
+        expect = plan.expect if isinstance(plan, InvalidPlan) else plan.plan.expect
+        assert expect.error_code == code, name
+        if isinstance(plan, InvalidPlan):
+            assert [p.rule for p in plan.problems] == ["NUMBER"]
+
+
+def _plans_of(path: Path):
+    configs = SuiteConfigFinder(EXAMPLES.parent)
+    ctx = ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}, suite_config=configs.for_plan(path))
+    return validate_path(path, ctx)
 
 
 def test_one_negative_example_per_v1_2_checks_failure_path():

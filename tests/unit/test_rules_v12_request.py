@@ -153,11 +153,15 @@ def _response(body: bytes = b'{"id": "d3", "n": 7, "items": [{"x": 1}]}', status
     return HttpResponse("http://h/api", status, [("content-type", "application/json"), ("Location", "/api/d3")], body)
 
 
-def test_saves_take_pointer_status_header_as_text():
+def test_saves_take_pointer_status_header_as_json_values():
+    """(v1.3) A saved value keeps its JSON type (the status a number); its text is what a longer string gets."""
     values, missing = saves.take(_response(), {"id": "/id", "n": "/n", "st": "status", "loc": "header:location",
                                                "items": "/items"})
     assert missing is None
-    assert values == {"id": "d3", "n": "7", "st": "201", "loc": "/api/d3", "items": '[{"x":1}]'}
+    assert values == {"id": "d3", "n": 7, "st": 201, "loc": "/api/d3", "items": [{"x": 1}]}
+    store = SavedValues()
+    store.keep(values)
+    assert store.values == {"id": "d3", "n": "7", "st": "201", "loc": "/api/d3", "items": '[{"x":1}]'}
 
 
 @pytest.mark.parametrize("body, save, kind, problem", [

@@ -233,6 +233,9 @@ VALID_CONDITIONS = [
     ("cookie_count", "{name: session, count: 1}", "click"),  # v1.3 (state; tests/unit/test_v13_state_rules.py)
     ("storage_items", "{area: local, key_matches: ^todo-, count: 2, every: {pointer: /done, equals: false}}", "click"),
     ("storage_equals", "{area: session, equals: {tab: todos}}", "click"),
+    ("element_css", "{property: color, equals: 'rgb(0, 0, 0)'}", "click"),  # v1.3 (element checks)
+    ("element_in_viewport", None, "click"),
+    ("element_html_contains", "{text: <b>}", "click"),
 ]
 
 
@@ -267,7 +270,9 @@ def test_every_condition_kind_is_covered():
 
     # (v1.2) The response_* conditions belong to a request's postconditions: test_rules_v12_request.py has them.
     assert {c[0] for c in VALID_CONDITIONS} == set(C.CONDITION_KINDS) - C.RESPONSE_KINDS
-    assert len(C.CONDITION_KINDS) == 38  # with the audits; v1.3's state (3) and request_seen
+    from pytest_cometlocal.contract.model.actionspec import V13_CONDITION_KINDS
+
+    assert len(C.CONDITION_KINDS) == 34 + len(V13_CONDITION_KINDS)  # with the audits: accessibility_clean, screenshot_matches
     # v1's 17 kinds, the three v1.1 adds, and v1.2's nine (tests/unit/test_rules_v12_checks.py; page_count_equals).
     assert len(set(C.CONDITION_KINDS) - C.EXTENSION_CONDITION_KINDS - V12_CONDITION_KINDS - V13_CONDITION_KINDS) == 17
     assert C.EXTENSION_CONDITION_KINDS == {"element_checked", "element_focused", "aria_snapshot_matches"}

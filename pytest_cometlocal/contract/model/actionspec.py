@@ -138,8 +138,12 @@ V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", 
 V13_CONDITION_KINDS: frozenset[str] = frozenset({
     "cookie_count", "storage_items", "storage_equals",  # state
     "request_seen",  # traffic (contract/model/traffic.py)
+    "element_css", "element_in_viewport", "element_html_contains",  # element checks (model/element_looks.py)
 })
-V13_ARG_KEYS: frozenset[str] = frozenset({"absent", *COOKIE_ATTRS})  # state: cookie's, storage_item's
+V13_ARG_KEYS: frozenset[str] = frozenset({
+    "absent", *COOKIE_ATTRS,  # state: cookie's, storage_item's
+    "greater_than", "less_than", "between", "one_of",  # numbers (model/numbers.py)
+})
 V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "scroll_to_place": lambda step: is_place(step.to),  # scroll's `to: bottom` / `{x, y}`
     "select_list": lambda step: isinstance(step.value, list),  # actions: several options of a multiple select

@@ -19,6 +19,8 @@ from pytest_cometlocal.contract.model.v13.state import (  # v1.2's two, and v1.3
     CookieArgs, CookieCountArgs, StorageEqualsArgs, StorageItemArgs, StorageItemsArgs,
 )
 from pytest_cometlocal.contract.model.codes import Severity
+from pytest_cometlocal.contract.model.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
+from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks, number_keys  # noqa: F401
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 # (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
 from pytest_cometlocal.contract.model.traffic import (  # noqa: F401 (HttpStatus: for importers)
@@ -54,20 +56,23 @@ class CountArgs(ContractModel):
     count: Annotated[int, Field(ge=0)]
 
 
-class TargetTextArgs(ContractModel):
+class TargetTextArgs(NumberChecks):  # (v1.3) text, or the number keys (contract/model/numbers.py)
+    COMPARED, COMPARISON_REQUIRED = ("text",), True
     target: TargetSpec | None = None
-    text: str
+    text: str | None = None
 
 
-class AttrArgs(ContractModel):
+class AttrArgs(NumberChecks):
+    COMPARED, COMPARISON_REQUIRED = ("value",), True
     target: TargetSpec | None = None
     attr: NonEmpty
-    value: str
+    value: str | None = None
 
 
-class ValueArgs(ContractModel):
+class ValueArgs(NumberChecks):
+    COMPARED, COMPARISON_REQUIRED = ("value",), True
     target: TargetSpec | None = None
-    value: str
+    value: str | None = None
 
 
 class DownloadArgs(ContractModel):
@@ -321,6 +326,7 @@ _CONDITION_MODELS = Union[
     ScreenshotMatches,
     CookieCount, StorageItems, StorageEquals,  # v1.3 (state)
     RequestSeen,  # v1.3 (contract/model/traffic.py)
+    ElementCss, ElementInViewport, ElementHtmlContains,  # v1.3 (element_looks.py)
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
 
@@ -353,6 +359,7 @@ ELEMENT_KINDS = frozenset({
     "element_checked", "element_focused",
     "element_hidden", "element_text_matches", "element_value_contains", "element_value_matches",
     "element_attr_matches", "element_texts_equal",
+    "element_css", "element_in_viewport", "element_html_contains",  # v1.3
 })
 
 # U5: a critical step needs at least one of these (with a non-warning severity).
@@ -379,6 +386,7 @@ def describe_condition(condition: "Condition", step_target: "TargetSpec | None" 
     if condition.kind == "request_seen":  # (v1.3) its filters and checks read as one request
         return describe_request_seen(condition.args)
     args = condition.args.model_dump(mode="json", exclude_none=True)
+    args = dict(sorted(args.items(), key=lambda kv: kv[0] in NUMBER_KEYS))  # (v1.3) the kind's own keys first
     target = getattr(condition.args, "target", None)
     if target is None and condition.kind in ELEMENT_KINDS:
         target = step_target

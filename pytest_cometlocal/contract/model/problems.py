@@ -31,8 +31,8 @@ class SourceMark(NamedTuple):
     via: tuple[str, ...] = ()
 
 
-# (v1.2) Long enough for "unknown kind ...; expected one of:" to list every condition kind whole.
-MAX_MESSAGE = 800
+# (v1.2) Long enough for "unknown kind ...; expected one of:" to list every condition kind whole (v1.3's too).
+MAX_MESSAGE = 1000
 # Characters that would break a problem's one line: C0/C1 controls, DEL, line and paragraph separators.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 

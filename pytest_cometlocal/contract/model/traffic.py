@@ -24,6 +24,7 @@ from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
+from pytest_cometlocal.contract.model.numbers import NumberChecks, number_keys
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 HttpStatus = Annotated[int, Field(ge=100, le=599)]
@@ -58,7 +59,8 @@ class ResponseStatusArgs(ContractModel):  # v1.2: a code, or a list of the codes
     status: HttpStatus | Annotated[list[HttpStatus], Field(min_length=1)]
 
 
-class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names in the response's body
+class ResponseJsonArgs(NumberChecks):  # v1.2: the value a JSON Pointer names in the response's body
+    COMPARED = ("equals", "matches", "length")
     pointer: str
     equals: Any = None
     matches: str | None = None
@@ -66,11 +68,15 @@ class ResponseJsonArgs(ContractModel):  # v1.2: the value a JSON Pointer names i
 
     @model_validator(mode="after")
     def _one_check(self) -> "ResponseJsonArgs":
-        exactly_one(self, ("equals", "matches", "length"))
+        given = [n for n in ("equals", "matches", "length") if n in self.model_fields_set]
+        if len(given) > 1 or not (given or number_keys(self)):  # (v1.3) or number keys (rule NUMBER)
+            raise ValueError("exactly one of equals, matches, length (or v1.3's number keys)"
+                             + (f" (got {', '.join(given)})" if given else ""))
         return self
 
 
-class ResponseHeaderArgs(ContractModel):  # v1.2: a header of the response (its name in any case)
+class ResponseHeaderArgs(NumberChecks):  # v1.2: a header of the response (its name in any case)
+    COMPARED = ("equals", "matches")
     name: NonEmpty
     equals: str | None = None
     matches: str | None = None

@@ -1,5 +1,6 @@
 """The v1.2 checks' context rules: REGEX, POINTER, ROLE_FILTER, INTERPOLATION AXE_RULE, SNAPSHOT_NAME, COOKIE_NAME and
-PICTURES_EXTRA (v1.2); and v1.3's browser state: INPUTS, COOKIE_NAME, URL, REGEX, POINTER and ALLOWLIST.
+PICTURES_EXTRA (v1.2); v1.3's browser state: INPUTS, COOKIE_NAME, URL, REGEX, POINTER and ALLOWLIST; and
+(v1.3) NUMBER, the number keys' (``check_numbers``).
 
 A v1.2 condition's plain pattern args are rows of ``patterns.REGEX_FIELDS``,
 compiled with every other pattern of the plan; here only what is not a plain
@@ -27,6 +28,8 @@ from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
 from pytest_cometlocal.contract.allowlist import host_allowed, split_url, url_host
 from pytest_cometlocal.contract.model.v13.state import SET_ONLY_COOKIE_KEYS
+from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks, number_keys
+from pytest_cometlocal.contract.numbers import bound_problem, read_number
 from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
@@ -199,3 +202,41 @@ def check_state_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc:
         elif cond.kind == "cookie_count" and cond.args.name is not None:
             if problem := cookie_name_problem(cond.args.name):
                 add(aloc + ("name",), problem, "COOKIE_NAME")
+
+def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
+    """(v1.3) NUMBER, for each condition whose args take the number keys (contract/model/numbers.py), located
+    at the key: a kind's own comparison key and a number key are not written together (which would decide?);
+    a kind that needs a comparison (element_text_contains' text, element_value_equals' and
+    element_attr_equals' value) has one of them (SCHEMA, as the missing key was before v1.3); each bound is a
+    number, a number's text (``${vars.X}`` is text by then) or a whole ``"${saved.X}"`` (read at run time;
+    not a number then fails the condition with that reason), one_of also takes strings (compared exactly);
+    between's low is not above its high; no number key names a secret (INTERPOLATION: it is compared with
+    page data, which a failure shows)."""
+    for cond, phase, i, _target in conditions:
+        args = cond.args
+        if not isinstance(args, NumberChecks):
+            continue
+        aloc = loc + (phase, i, "args")
+        own = [k for k in args.COMPARED if k in args.model_fields_set]
+        keys = number_keys(args)
+        if own and keys:
+            add(aloc + (keys[0],), f"{cond.kind} takes {own[0]} or number checks ({', '.join(NUMBER_KEYS)}), "
+                "not both", "NUMBER")
+        elif args.COMPARISON_REQUIRED and not own and not keys:  # the key v1.2's model required, as it said it
+            add(aloc + (args.COMPARED[0],), f"required key {args.COMPARED[0]!r} is missing (or, v1.3, a number "
+                f"check: {', '.join(NUMBER_KEYS)})", "SCHEMA")
+        for key in keys:
+            written = getattr(args, key)
+            entries = written if isinstance(written, list) else [written]
+            for j, bound in enumerate(entries):
+                where = aloc + (key,) + ((j,) if isinstance(written, list) else ())
+                if isinstance(bound, str) and SECRET_REFERENCE.search(bound):
+                    add(where, f"{cond.kind}'s {key} cannot name a secret: it is compared with page data, "
+                        "which a failure shows", "INTERPOLATION")
+                elif problem := bound_problem(key, bound):
+                    add(where, problem, "NUMBER")
+            if key == "between":
+                low, high = (read_number(b) for b in written)
+                if low is not None and high is not None and low > high:
+                    add(aloc + (key,), f"between's low ({written[0]}) is above its high ({written[1]}): "
+                        "nothing is between them", "NUMBER")

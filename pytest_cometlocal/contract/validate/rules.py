@@ -23,7 +23,8 @@ from pytest_cometlocal.contract.load.paths import confine
 from pytest_cometlocal.contract.errors import ConfinementError
 from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.validate.checks import check_role_filters, check_scroll_to, check_v12_conditions
+from pytest_cometlocal.contract.validate.checks import (
+    check_numbers, check_role_filters, check_scroll_to, check_v12_conditions)
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
@@ -131,6 +132,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_conditions(step, loc, add, conditions)
     check_v12_conditions(conditions, loc, add)
     check_state_conditions(conditions, loc, add)  # (v1.3)
+    check_numbers(conditions, loc, add)  # (v1.3) rule NUMBER
     check_strong_postcondition(step, loc, add)
     if step.metadata:
         try:

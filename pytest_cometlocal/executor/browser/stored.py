@@ -50,6 +50,8 @@ def storage_item(page: Page, args: Any) -> tuple[bool, dict[str, Any]]:
         if value is json_values.MISSING:
             return False, {**shown, "problem": "the pointer names nothing in the item"}
         shown["value"] = json_values.as_text(value)
+    elif "equals" in args.model_fields_set and not isinstance(args.equals, str):
+        args = args.model_copy(update={"equals": json_values.as_text(args.equals)})  # (v1.3) a saved number, as text
     ok, more = json_values.compare(value, args)
     return ok, {**shown, **more}
 

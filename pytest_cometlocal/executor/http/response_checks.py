@@ -13,6 +13,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract import json_values
+from pytest_cometlocal.contract.model.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import observed
 
@@ -56,6 +58,7 @@ def _response_json(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[b
     if "equals" in args.model_fields_set and isinstance(args.equals, str):
         args = args.model_copy(update={"equals": ctx.resolve_text(args.equals)})
     ok, more = json_values.compare(value, args)
+    more = {k: ctx.mask_text(v) if isinstance(v, str) else v for k, v in more.items()}  # (v1.3) a saved bound
     shown = {"value": ctx.mask_text(json_values.as_text(value))[:VALUE_LIMIT], **more}
     return ok, shown if ok else observed(response, ctx.mask_text, **shown)
 
@@ -66,8 +69,11 @@ def _response_header(cond: Condition, ctx: ResponseContext, phase: str) -> tuple
         return False, observed(None, ctx.mask_text)
     value = response.header(cond.args.name)
     args = cond.args
+    more: dict[str, Any] = {}
     if value is None:
         ok = False
+    elif number_keys(args):  # (v1.3) the header's value read as a number (contract/numbers.py)
+        ok, more = compare_number(value, args)
     elif args.equals is not None:
         ok = value == ctx.resolve_text(args.equals)
     elif args.matches is not None:
@@ -76,7 +82,9 @@ def _response_header(cond: Condition, ctx: ResponseContext, phase: str) -> tuple
         ok = True
     if ok:
         return True, {"value": ctx.mask_text(value)}
-    return False, observed(response, ctx.mask_text, **({"problem": "no such header"} if value is None else {}))
+    more = {"value": ctx.mask_text(value), **{k: ctx.mask_text(v) if isinstance(v, str) else v
+                                              for k, v in more.items()}} if more else more
+    return False, observed(response, ctx.mask_text, **({"problem": "no such header"} if value is None else more))
 
 
 # One row per response condition kind (contract/model/conditions.py RESPONSE_KINDS).

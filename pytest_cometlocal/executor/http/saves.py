@@ -3,8 +3,9 @@ assert or wait_for (checkpoints.py calls ``keep_saves``).
 
 A ``save`` entry is NAME -> ``status``, ``header:NAME`` or a JSON Pointer into
 the body (rule SAVE_POINTER, contract/http/rules.py, checks the form at load
-time). A value is saved as text (a number or an object as compact JSON), as
-``${saved.NAME}`` puts it into a string. One that is not there is
+time). A value is saved as the JSON value it is (v1.3: the status a number),
+and as text (a number or an object as compact JSON), as ``${saved.NAME}``
+puts it into a longer string (executor/http/saved.py). One that is not there is
 POSTCONDITION_FAILED on this step, its failed condition the one a check on it
 would be (``response_json`` for a pointer, ``response_header`` for a header)
 with the response it looked at. ``save_text`` stores the target's text as
@@ -38,12 +39,12 @@ class Missing:
     problem: str
 
 
-def take(response: Any, save: dict[str, str]) -> tuple[dict[str, str], Missing | None]:
-    """The saved values (NAME -> text), or the first source that names nothing."""
-    values: dict[str, str] = {}
+def take(response: Any, save: dict[str, str]) -> tuple[dict[str, Any], Missing | None]:
+    """The saved values (NAME -> JSON value), or the first source that names nothing."""
+    values: dict[str, Any] = {}
     for name, source in save.items():
         if source == "status":
-            values[name] = str(response.status)
+            values[name] = response.status
         elif source.startswith(HEADER_PREFIX):
             header = source[len(HEADER_PREFIX):]
             value = response.header(header)
@@ -56,7 +57,7 @@ def take(response: Any, save: dict[str, str]) -> tuple[dict[str, str], Missing |
             if value is json_values.MISSING:
                 problem = "the body is not JSON" if document is json_values.MISSING else "the pointer names nothing in the body"
                 return values, Missing(name, "response_json", {"pointer": source}, problem)
-            values[name] = json_values.as_text(value)
+            values[name] = value
     return values, None
 
 
@@ -67,7 +68,7 @@ def keep_saves(failures: Any, attempt: Any, target_text: Callable[[], str]) -> N
     """
     ctx, spec = failures.ctx, attempt.spec
     mask = ctx.run.redactor.text
-    values: dict[str, str] = {}
+    values: dict[str, Any] = {}
     if spec.save and attempt.response is not None:
         values, missing = take(attempt.response, spec.save)
         if missing is not None:
@@ -87,4 +88,4 @@ def keep_saves(failures: Any, attempt: Any, target_text: Callable[[], str]) -> N
     ctx.saved.keep(values)
     # Masked as text before the trace encodes it: a secret inside a saved JSON text is escaped once there,
     # and would be escaped twice in the trace line, where no mask would know it.
-    attempt.saved = {name: mask(value) for name, value in values.items()}
+    attempt.saved = {name: mask(json_values.as_text(value)) for name, value in values.items()}

@@ -31,9 +31,11 @@ from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
 from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
 from pytest_cometlocal.executor.page.texts import (
-    COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_text, element_texts_equal,
-    element_value, first_lines, normalize, seen, shown_texts, shown_values)
+    COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_texts_equal, first_lines, normalize, seen,
+    shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
+from pytest_cometlocal.executor.page.looks import LOOK_CHECKS  # v1.3
+from pytest_cometlocal.executor.page.numbers import NUMBER_CHECKS, NUMBER_COUNTED  # v1.3 (text, value, attr)
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
 
@@ -250,23 +252,6 @@ def _clickable(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, An
     return bool(hit.get("clear")), {"count": 1, **hit}
 
 
-def _text_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    """As ``toContainText``: the element's text and the wanted text both normalized (page/texts.py; counted)."""
-    count, content = element_text(locator)
-    ok = count == 1 and normalize(ctx.resolve_text(args.text)) in content
-    return ok, {"count": count, "text": seen(content, ctx.mask_text)}
-
-
-def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    value = locator.get_attribute(args.attr, timeout=1000)
-    return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
-
-
-def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
-    count, value = element_value(locator)
-    return count == 1 and value == ctx.resolve_text(args.value), {"count": count, "value": value}
-
-
 def _checked(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
     """(v1.1) None (no checked state: neither a checkbox or radio nor aria-checked) never holds."""
     checked = locator.evaluate(CHECKED_STATE_JS, timeout=1000)["checked"]  # the state check/uncheck read
@@ -351,9 +336,7 @@ EVALUATORS: dict[str, Evaluator] = {
     "element_enabled": _on_element(_enabled),
     "element_clickable": _on_element(_clickable),
     "element_count_equals": _element_count_equals,
-    "element_text_contains": _on_element(_text_contains, counted=True),
-    "element_attr_equals": _on_element(_attr_equals),
-    "element_value_equals": _on_element(_value_equals, counted=True),
+    **{kind: _on_element(check, kind in NUMBER_COUNTED) for kind, check in {**NUMBER_CHECKS, **LOOK_CHECKS}.items()},
     "network_idle": _network_idle,
     "no_blocking_overlay": _no_overlay,
     "toast_contains": _toast_contains,

@@ -16,6 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Area = Literal["local", "session"]
@@ -43,7 +44,8 @@ def _absent_alone(args: ContractModel, checks: tuple[str, ...]) -> None:
         raise ValueError(f"absent: true cannot go with {', '.join(given)} (an absent item has nothing to check)")
 
 
-class StorageItemArgs(ContractModel):  # v1.2; absent v1.3
+class StorageItemArgs(NumberChecks):  # v1.2; absent and the number keys v1.3
+    COMPARED = ("equals", "matches", "length")
     area: Area
     key: NonEmpty
     pointer: str | None = None
@@ -55,13 +57,14 @@ class StorageItemArgs(ContractModel):  # v1.2; absent v1.3
     @model_validator(mode="after")
     def _one_check(self) -> "StorageItemArgs":
         _at_most_one(self, ("equals", "matches", "length"))
-        _absent_alone(self, ("pointer", "equals", "matches", "length"))
+        _absent_alone(self, ("pointer", "equals", "matches", "length", *NUMBER_KEYS))
         if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
             raise ValueError("without a pointer, equals compares the item's string: write it as a string")
         return self
 
 
-class CookieArgs(ContractModel):  # v1.2; absent and the attributes v1.3
+class CookieArgs(NumberChecks):  # v1.2; absent, the attributes and the number keys v1.3
+    COMPARED = ("equals", "matches")
     name: NonEmpty
     equals: str | None = None
     matches: str | None = None
@@ -76,7 +79,7 @@ class CookieArgs(ContractModel):  # v1.2; absent and the attributes v1.3
     @model_validator(mode="after")
     def _one_check(self) -> "CookieArgs":
         _at_most_one(self, ("equals", "matches"))
-        _absent_alone(self, ("equals", "matches", *COOKIE_ATTRS))
+        _absent_alone(self, ("equals", "matches", *COOKIE_ATTRS, *NUMBER_KEYS))
         return self
 
 
