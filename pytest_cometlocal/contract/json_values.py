@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from pytest_cometlocal.contract.model.numbers import number_keys
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled
 

@@ -1,5 +1,5 @@
 """(v1.3) Reading a value as a number, and the number checks (``greater_than``, ``less_than``, ``between``,
-``one_of``) of contract/model/numbers.py.
+``one_of``) of contract/model/checks/numbers.py.
 
 Pure logic, shared by every condition that takes the number keys: the element
 text / value / attribute checks, storage_item, cookie, response_json and
@@ -34,7 +34,7 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from pytest_cometlocal.contract.model.numbers import number_keys
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
 
 NUMBER_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 NOT_A_NUMBER = "the value is not a number"

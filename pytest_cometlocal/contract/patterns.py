@@ -41,10 +41,10 @@ from pytest_cometlocal.contract.model.conditions import (
     AttrPatternArgs, CookieArgs, DownloadArgs, PatternArgs, ResponseHeaderArgs, ResponseJsonArgs, StorageItemArgs,
     TargetPatternArgs,
 )
-from pytest_cometlocal.contract.model.v13.state import ItemCheck, StorageItemsArgs
-from pytest_cometlocal.contract.model.element_looks import CssArgs
+from pytest_cometlocal.contract.model.checks.browser_state import ItemCheck, StorageItemsArgs
+from pytest_cometlocal.contract.model.checks.element_looks import CssArgs
 from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
-from pytest_cometlocal.contract.model.traffic import RequestBodyArgs
+from pytest_cometlocal.contract.model.checks.traffic import RequestBodyArgs
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
 

@@ -50,19 +50,18 @@ from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from pytest_cometlocal.demo import variants
-from pytest_cometlocal.demo.v12_checks import V12_CHECKS_PAGES
-from pytest_cometlocal.demo.v13_actions import V13_ACTIONS_PAGES
-from pytest_cometlocal.demo.v12_settings import V12_SETTINGS_PAGES
-from pytest_cometlocal.demo.widgets import WIDGET_PAGES
-from pytest_cometlocal.demo.v12_pages import PAGES_V12
-from pytest_cometlocal.demo.audit_pages import AUDIT_PAGES
-from pytest_cometlocal.demo import v12_http
-from pytest_cometlocal.demo.todomvc import TODOMVC_PAGES
-from pytest_cometlocal.demo.accessibility import ACCESSIBILITY_PAGES
-from pytest_cometlocal.demo.v13_scroll import V13_SCROLL_ROUTES
-from pytest_cometlocal.demo.v13_state import V13_STATE_PAGES
-from pytest_cometlocal.demo.v13_traffic import V13_TRAFFIC_ROUTES
-from pytest_cometlocal.demo.v13_numbers import V13_NUMBERS_ROUTES
+from pytest_cometlocal.demo.pages.v12_checks import V12_CHECKS_PAGES
+from pytest_cometlocal.demo.pages.v13_actions import V13_ACTIONS_PAGES
+from pytest_cometlocal.demo.pages.v12_settings import V12_SETTINGS_PAGES
+from pytest_cometlocal.demo.pages.widgets import WIDGET_PAGES
+from pytest_cometlocal.demo.pages.v12_pages import PAGES_V12
+from pytest_cometlocal.demo.pages.audit_pages import ACCESSIBILITY_PAGES, AUDIT_PAGES
+from pytest_cometlocal.demo.pages import v12_http
+from pytest_cometlocal.demo.pages.todomvc import TODOMVC_PAGES
+from pytest_cometlocal.demo.pages.v13_scroll import V13_SCROLL_ROUTES
+from pytest_cometlocal.demo.pages.v13_state import V13_STATE_PAGES
+from pytest_cometlocal.demo.pages.v13_traffic import V13_TRAFFIC_ROUTES
+from pytest_cometlocal.demo.pages.v13_numbers import V13_NUMBERS_ROUTES
 
 __all__ = ["DemoPortal", "main"]
 

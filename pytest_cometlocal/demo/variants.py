@@ -10,14 +10,14 @@ one with ``DemoPortal(variant=...)``, ``python -m pytest_cometlocal.demo.portal
 --variant renamed``, or, for the example suite (example_plans/conftest.py),
 the environment variable ``COMETLOCAL_DEMO_VARIANT``. The ``visual`` variant is
 a visual regression for ``screenshot_matches``: the checkout's button moved and
-recoloured (demo/audit_pages.py).
+recoloured (demo/pages/audit_pages.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_cometlocal.demo.audit_pages import PAY_BUTTON, PAY_BUTTON_REGRESSED
+from pytest_cometlocal.demo.pages.audit_pages import PAY_BUTTON, PAY_BUTTON_REGRESSED
 
 __all__ = ["ENV", "VARIANTS", "Change", "apply", "check"]
 

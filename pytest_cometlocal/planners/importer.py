@@ -2,7 +2,7 @@
 
 The recording proposes; this writes the proposal in the plan format and the
 validator decides, as for any plan: a plan that would not validate is never
-written. The script is read (``codegen_parse``), never run. Secrets named with
+written. The script is read (``codegen.parse``), never run. Secrets named with
 ``--secret NAME=ENVVAR`` replace the literals equal to that variable's value by
 ``${secrets.NAME}``; no secret value is written to the file or printed.
 """
@@ -20,8 +20,8 @@ from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidationContext
 from pytest_cometlocal.contract.validate.validator import validate_text
 from pytest_cometlocal.executor.runfolder.redactor import Redactor
-from pytest_cometlocal.planners.codegen_map import Mapped, map_calls, risky, strings
-from pytest_cometlocal.planners.codegen_parse import Unmapped, read_script
+from pytest_cometlocal.planners.codegen.map import Mapped, map_calls, risky, strings
+from pytest_cometlocal.planners.codegen.parse import Unmapped, read_script
 from pytest_cometlocal.planners.errors import ImportFailed, NotAScript
 from pytest_cometlocal.planners.plan_yaml import DEFAULTS, dump_plan
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.model.audits import UPDATE_SNAPSHOTS
+from pytest_cometlocal.contract.model.checks.audits import UPDATE_SNAPSHOTS
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.runs.errors import RunFolderError
 from pytest_cometlocal.runs.reader import read_evidence

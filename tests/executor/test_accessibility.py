@@ -20,7 +20,7 @@ from tests.support import Run, opened, run_text, served_pages
 pytestmark = pytest.mark.browser
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
-KNOWN = {"label": "critical", "color-contrast": "serious"}  # demo/accessibility.py's two violations
+KNOWN = {"label": "critical", "color-contrast": "serious"}  # demo/pages/audit_pages.py's two violations
 
 
 def example(path: str) -> str:

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from pytest_cometlocal.demo import v12_http
+from pytest_cometlocal.demo.pages import v12_http
 from tests.support import plan
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from pytest_cometlocal.executor.browser.channels import page_script
-from pytest_cometlocal.executor.page import conditions, controls, dropdowns, locators, observation, screenshots, texts
+from pytest_cometlocal.executor.page import conditions, controls, locators, observation, screenshots, texts
 from pytest_cometlocal.executor.suggest import listing, suggester
 
 pytestmark = pytest.mark.browser
@@ -41,7 +41,7 @@ BUILT = {
     "AMONG_JS": listing.AMONG_JS,
     "CHECKED_STATE_JS": controls.CHECKED_STATE_JS,
     "POINTER_TARGET_JS": controls.POINTER_TARGET_JS,
-    "DROPDOWN_KIND_JS": dropdowns.DROPDOWN_KIND_JS,
+    "DROPDOWN_KIND_JS": controls.DROPDOWN_KIND_JS,
 }
 # The parse error of a script, or null.
 PARSE = "(src) => { try { new Function(src); return null; } catch (e) { return e.name + ': ' + e.message; } }"

@@ -1,7 +1,7 @@
 """The v1.3 actions in a real Chromium: focus, blur, dispatch_event, click's and hover's position, select's
 list, fill's delay_ms, a lone modifier, and force.
 
-Against the demo portal's /v13/actions page (pytest_cometlocal/demo/v13_actions.py), served here on
+Against the demo portal's /v13/actions page (pytest_cometlocal/demo/pages/v13_actions.py), served here on
 127.0.0.1: each outcome is read from what the page's own listeners wrote (a status line, through a
 postcondition). Each plan passes its v1.3 steps and then ends on one failure path, whose typed error
 (code, stage, failed condition) is asserted; ``action_executed`` records what the step did (``force``,
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.demo.v13_actions import V13_ACTIONS_PAGES
+from pytest_cometlocal.demo.pages.v13_actions import V13_ACTIONS_PAGES
 from pytest_cometlocal.runs.show import show_run
 from tests.support import Run, plan, run_text, served_pages
 

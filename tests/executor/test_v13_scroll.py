@@ -1,6 +1,6 @@
 """(v1.3) scroll to a place, set_viewport mid-plan, reload with bypass_cache, in a real Chromium.
 
-Against the demo portal's v1.3 pages (pytest_cometlocal/demo/v13_scroll.py): a page and a grid that write
+Against the demo portal's v1.3 pages (pytest_cometlocal/demo/pages/v13_scroll.py): a page and a grid that write
 their own scroll position into the page, a responsive page, and a page whose script is served with
 ``Cache-Control: max-age`` (the portal counts its servings). The example plan runs as written; the
 failure paths are typed and name what did not scroll.
@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_cometlocal.demo import v13_scroll
+from pytest_cometlocal.demo.pages import v13_scroll
 from tests.support import Run, opened
 
 pytestmark = pytest.mark.browser

@@ -1,4 +1,4 @@
-"""v1.3's browser state in a real Chromium, against the portal's /v13/state pages (demo/v13_state.py).
+"""v1.3's browser state in a real Chromium, against the portal's /v13/state pages (demo/pages/v13_state.py).
 
 The per-record store (one localStorage key per to-do, generated ids) is counted and checked by
 ``storage_items``; the storage and cookie steps change what the checks then see; a secret set as

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_cometlocal.planners.codegen_http import OK_STATUSES
-from pytest_cometlocal.planners.codegen_map import map_calls
-from pytest_cometlocal.planners.codegen_parse import read_script
+from pytest_cometlocal.planners.codegen.http import OK_STATUSES
+from pytest_cometlocal.planners.codegen.map import map_calls
+from pytest_cometlocal.planners.codegen.parse import read_script
 from pytest_cometlocal.planners.importer import build_plan
 from pytest_cometlocal.planners.plan_yaml import dump_plan
 from tests.planners.test_codegen_import import GOTO, imported, script

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_cometlocal.contract.model import audits
+from pytest_cometlocal.contract.model.checks import audits
 from pytest_cometlocal.contract.model.actionspec import format_version
 from pytest_cometlocal.contract.model.conditions import describe_condition
 from pytest_cometlocal.contract.model.schema import plan_json_schema

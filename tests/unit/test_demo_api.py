@@ -1,4 +1,4 @@
-"""(v1.2) The demo portal's JSON API (demo/v12_http.py) over plain HTTP: sign-in, CRUD, errors, bounds.
+"""(v1.2) The demo portal's JSON API (demo/pages/v12_http.py) over plain HTTP: sign-in, CRUD, errors, bounds.
 
 tests/executor/test_demo_http_pages.py drives its pages (/docs/<id>, /shop, /feed) in Chromium.
 """
@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from pytest_cometlocal.demo import DemoPortal
-from pytest_cometlocal.demo import v12_http
+from pytest_cometlocal.demo.pages import v12_http
 from tests.unit.test_demo_portal import fetch, title_of
 
 JSON_HEADERS = {"Content-Type": "application/json"}

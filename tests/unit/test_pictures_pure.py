@@ -15,7 +15,7 @@ import pytest
 from PIL import Image
 
 from pytest_cometlocal.contract.model.actionspec import format_version
-from pytest_cometlocal.contract.model.audits import snapshot_name_problem, snapshots_dir
+from pytest_cometlocal.contract.model.checks.audits import snapshot_name_problem, snapshots_dir
 from pytest_cometlocal.executor.audits.baselines import Baselines, PictureSet
 from pytest_cometlocal.executor.audits.picture_compare import MASK_COLOUR, compare, decode
 from pytest_cometlocal.plugin.reporting.allure_report import picture_sets
@@ -113,7 +113,7 @@ def check(args: str) -> str:
 
 def test_without_the_pictures_extra_screenshot_matches_is_refused_at_load(validate, monkeypatch):
     """Pillow and numpy are the optional extra ``pictures``: a plan that needs them says so at its args."""
-    from pytest_cometlocal.contract.model import audits
+    from pytest_cometlocal.contract.model.checks import audits
 
     text = check("{name: home}")
     assert audits.pictures_missing() == [] and only_valid(validate(text))

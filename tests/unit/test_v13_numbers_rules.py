@@ -12,7 +12,7 @@ import pytest
 from pytest_cometlocal.contract.json_values import compare
 from pytest_cometlocal.contract.model.actionspec import V13_ARG_KEYS, V13_CONDITION_KINDS, format_version
 from pytest_cometlocal.contract.model.conditions import ELEMENT_KINDS, CookieArgs, describe_condition
-from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 from pytest_cometlocal.contract.numbers import compare_number, read_number
 from pytest_cometlocal.executor.http import saves
 from pytest_cometlocal.executor.http.saved import SavedValues

@@ -135,7 +135,7 @@ def test_the_state_forms_are_valid_and_v13(validate):
     assert steps["c1"].cookie.value == "${secrets.S}" and "x" not in describe_step(steps["s1"])
 
 
-# -- cometlocal import (planners/codegen_state.py): Playwright's cookie and storage calls
+# -- cometlocal import (planners/codegen/state.py): Playwright's cookie and storage calls
 
 
 def test_cookie_and_storage_calls_import_as_state_steps(tmp_path):

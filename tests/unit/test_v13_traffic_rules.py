@@ -11,7 +11,7 @@ import pytest
 
 from pytest_cometlocal.contract.model.actionspec import V13_CONDITION_KINDS, format_version
 from pytest_cometlocal.contract.model.conditions import describe_condition
-from pytest_cometlocal.contract.model.traffic import glob_regex
+from pytest_cometlocal.contract.model.checks.traffic import glob_regex
 from pytest_cometlocal.executor.http.seen import TrafficLook, decided, request_seen
 from pytest_cometlocal.executor.http.traffic import Exchange
 from tests.support import mark_at, only, only_problems, only_valid, plan
@@ -134,7 +134,7 @@ def exchange(number: int, url: str = "http://h/api/notes", *, done: bool = True,
 
 
 def seen(ctx: Look, **args) -> tuple[bool, dict]:
-    from pytest_cometlocal.contract.model.traffic import RequestSeen
+    from pytest_cometlocal.contract.model.checks.traffic import RequestSeen
     return request_seen(RequestSeen.model_validate({"kind": "request_seen", "args": args}), ctx, "post")
 
 
@@ -179,8 +179,8 @@ def test_expect_response_and_expect_request_around_one_action_import_as_request_
     predicate wait is reported, its body imported."""
     import yaml
 
-    from pytest_cometlocal.planners.codegen_map import map_calls
-    from pytest_cometlocal.planners.codegen_parse import read_script
+    from pytest_cometlocal.planners.codegen.map import map_calls
+    from pytest_cometlocal.planners.codegen.parse import read_script
     from pytest_cometlocal.planners.importer import build_plan
     from pytest_cometlocal.planners.plan_yaml import dump_plan
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.model.traffic import glob_regex
+from pytest_cometlocal.contract.model.checks.traffic import glob_regex
 
 Report = Callable[[Loc, str, str], None]
 PHASES = ("preconditions", "postconditions")

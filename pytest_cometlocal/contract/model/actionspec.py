@@ -22,7 +22,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS, Area, CookieSpec
+from pytest_cometlocal.contract.model.checks.browser_state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
@@ -137,7 +137,7 @@ V13_STEP_KEYS: frozenset[str] = frozenset({"viewport", "bypass_cache", "event", 
                                            "cookie", "area", "key_matches"})
 V13_CONDITION_KINDS: frozenset[str] = frozenset({
     "cookie_count", "storage_items", "storage_equals",  # state
-    "request_seen",  # traffic (contract/model/traffic.py)
+    "request_seen",  # traffic (contract/model/checks/traffic.py)
     "element_css", "element_in_viewport", "element_html_contains",  # element checks (model/element_looks.py)
 })
 V13_ARG_KEYS: frozenset[str] = frozenset({

@@ -1,5 +1,5 @@
 """Condition v1: the 17 checks a step can require before or after it acts (20 with v1.1's,
-34 with v1.2's, and the audits of contract/model/audits.py).
+34 with v1.2's, and the audits of contract/model/checks/audits.py).
 
 Each kind is its own model (discriminated on ``kind``) with its own ``args``
 model, so an argument that does not belong to a kind is an unknown key, not a
@@ -13,17 +13,17 @@ from typing import Annotated, Any, Literal, Union, get_args
 
 from pydantic import Field, model_validator
 
-from pytest_cometlocal.contract.model.audits import AccessibilityArgs, ScreenshotMatchesArgs
+from pytest_cometlocal.contract.model.checks.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.v13.state import (  # v1.2's two, and v1.3's state (v13/state.py)
+from pytest_cometlocal.contract.model.checks.browser_state import (  # v1.2's two, and v1.3's state (v13/state.py)
     CookieArgs, CookieCountArgs, StorageEqualsArgs, StorageItemArgs, StorageItemsArgs,
 )
 from pytest_cometlocal.contract.model.codes import Severity
-from pytest_cometlocal.contract.model.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
-from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks, number_keys  # noqa: F401
+from pytest_cometlocal.contract.model.checks.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks, number_keys  # noqa: F401
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 # (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
-from pytest_cometlocal.contract.model.traffic import (  # noqa: F401 (HttpStatus: for importers)
+from pytest_cometlocal.contract.model.checks.traffic import (  # noqa: F401 (HttpStatus: for importers)
     HttpStatus, RequestSeen, ResponseHeaderArgs, ResponseJsonArgs, ResponseStatusArgs, at_most_one,
     describe_request_seen,
 )
@@ -56,7 +56,7 @@ class CountArgs(ContractModel):
     count: Annotated[int, Field(ge=0)]
 
 
-class TargetTextArgs(NumberChecks):  # (v1.3) text, or the number keys (contract/model/numbers.py)
+class TargetTextArgs(NumberChecks):  # (v1.3) text, or the number keys (contract/model/checks/numbers.py)
     COMPARED, COMPARISON_REQUIRED = ("text",), True
     target: TargetSpec | None = None
     text: str | None = None
@@ -303,7 +303,7 @@ class ResponseHeader(_Condition):  # v1.2 (request)
     args: ResponseHeaderArgs
 
 
-class AccessibilityClean(_Condition):  # v1.2 (audits: contract/model/audits.py)
+class AccessibilityClean(_Condition):  # v1.2 (audits: contract/model/checks/audits.py)
     kind: Literal["accessibility_clean"]
     args: AccessibilityArgs = AccessibilityArgs()
 
@@ -325,7 +325,7 @@ _CONDITION_MODELS = Union[
     AccessibilityClean,  # audits
     ScreenshotMatches,
     CookieCount, StorageItems, StorageEquals,  # v1.3 (state)
-    RequestSeen,  # v1.3 (contract/model/traffic.py)
+    RequestSeen,  # v1.3 (contract/model/checks/traffic.py)
     ElementCss, ElementInViewport, ElementHtmlContains,  # v1.3 (element_looks.py)
 ]
 Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]

@@ -18,7 +18,7 @@ from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
 from pytest_cometlocal.contract.model.targets import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
-from pytest_cometlocal.contract.model.traffic import UrlPattern  # a route's url: {pattern: REGEX}
+from pytest_cometlocal.contract.model.checks.traffic import UrlPattern  # a route's url: {pattern: REGEX}
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 PlanTag = Annotated[str, Field(pattern=TAG_PATTERN)]

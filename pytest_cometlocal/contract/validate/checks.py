@@ -27,10 +27,10 @@ from typing import Any, Callable, Iterable
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract import json_values as pointer
 from pytest_cometlocal.contract.allowlist import host_allowed, split_url, url_host
-from pytest_cometlocal.contract.model.v13.state import SET_ONLY_COOKIE_KEYS
-from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks, number_keys
+from pytest_cometlocal.contract.model.checks.browser_state import SET_ONLY_COOKIE_KEYS
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks, number_keys
 from pytest_cometlocal.contract.numbers import bound_problem, read_number
-from pytest_cometlocal.contract.model.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
+from pytest_cometlocal.contract.model.checks.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.contract.patterns import pattern_problem
@@ -204,7 +204,7 @@ def check_state_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc:
                 add(aloc + ("name",), problem, "COOKIE_NAME")
 
 def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
-    """(v1.3) NUMBER, for each condition whose args take the number keys (contract/model/numbers.py), located
+    """(v1.3) NUMBER, for each condition whose args take the number keys (contract/model/checks/numbers.py), located
     at the key: a kind's own comparison key and a number key are not written together (which would decide?);
     a kind that needs a comparison (element_text_contains' text, element_value_equals' and
     element_attr_equals' value) has one of them (SCHEMA, as the missing key was before v1.3); each bound is a

@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from pydantic import TypeAdapter, ValidationError
 
-from pytest_cometlocal.contract.model.audits import snapshots_dir
+from pytest_cometlocal.contract.model.checks.audits import snapshots_dir
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
 from pytest_cometlocal.contract.validate.group_expansion import expand_groups, storage_saves

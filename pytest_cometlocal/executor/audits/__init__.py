@@ -1,5 +1,5 @@
 """How the audit conditions look at the page: a picture against its reviewed baseline,
-the page against accessibility rules (contract: ``contract/model/audits.py``).
+the page against accessibility rules (contract: ``contract/model/checks/audits.py``).
 
 One row per kind in ``EVALUATORS``, merged into ``executor/page/conditions.py``'s
 table. This room never imports ``executor/page`` (that would be a circle): an

@@ -23,7 +23,7 @@ from importlib.resources import files
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
-from pytest_cometlocal.contract.model.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
+from pytest_cometlocal.contract.model.checks.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
 

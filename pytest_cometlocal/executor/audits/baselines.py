@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
-from pytest_cometlocal.contract.model.audits import baseline_file
+from pytest_cometlocal.contract.model.checks.audits import baseline_file
 from pytest_cometlocal.contract.model.records import EvidenceRef
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract import json_values
-from pytest_cometlocal.contract.model.v13.state import COOKIE_ATTRS
+from pytest_cometlocal.contract.model.checks.browser_state import COOKIE_ATTRS
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.scripts import load_script
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract import json_values
-from pytest_cometlocal.contract.model.numbers import number_keys
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import observed

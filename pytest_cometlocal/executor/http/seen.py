@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract import json_values
-from pytest_cometlocal.contract.model.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
+from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import evidence_document
 
@@ -216,5 +216,5 @@ def decided(observed: Any) -> bool:
     return isinstance(observed, dict) and observed.get("final") is True
 
 
-# One row per traffic condition kind (contract/model/traffic.py).
+# One row per traffic condition kind (contract/model/checks/traffic.py).
 SEEN_EVALUATORS = {"request_seen": request_seen}

@@ -35,7 +35,7 @@ from pytest_cometlocal.executor.page.texts import (
     shown_texts, shown_values)
 from pytest_cometlocal.executor.page.upload_check import upload_completed
 from pytest_cometlocal.executor.page.looks import LOOK_CHECKS  # v1.3
-from pytest_cometlocal.executor.page.numbers import NUMBER_CHECKS, NUMBER_COUNTED  # v1.3 (text, value, attr)
+from pytest_cometlocal.executor.page.texts import NUMBER_CHECKS, NUMBER_COUNTED  # v1.3 (text, value, attr)
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
 

@@ -3,6 +3,10 @@
 (v1.2) Also the checks that read an element's text, value or attribute and
 compare it (``ELEMENT_CHECKS``: rows of page/conditions.py's ``EVALUATORS``),
 and ``element_texts_equal``, the texts of all of a target's matches in order.
+(v1.3) And v1's ``element_text_contains``, ``element_value_equals`` and
+``element_attr_equals`` (``NUMBER_CHECKS``), which take the number keys
+(contract/model/checks/numbers.py) instead of their comparison key: the text, value or
+attribute read as a number (contract/numbers.py's ``compare_number``).
 
 ``element_text_contains``, ``toast_contains`` and ``upload_completed``'s
 ``text`` read an element's text as ``toHaveText`` / ``toContainText`` do
@@ -18,6 +22,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.validate.checks import list_entry_pattern
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.errors import is_crash
@@ -228,3 +234,49 @@ def aria_snapshot_matches(cond: Condition, ctx: CheckContext, phase: str) -> tup
         return False, gone
     actual, truncated = aria_cut(snapshot, ctx.mask_text, marked=True)
     return False, {"count": 1, "actual": actual, **({"truncated": True} if truncated else {})}
+
+
+# -- (v1.3) v1's text, value and attribute checks, with the number keys
+
+
+def _numbers(value: str | None, args: Any, ctx: CheckContext) -> tuple[bool, dict[str, Any]]:
+    """The number keys on a text read from the page (an absent attribute is not a number)."""
+    ok, more = compare_number(value, args) if value is not None else (False, {"problem": "the attribute is absent"})
+    return ok, shown_values(more, ctx.mask_text)
+
+
+def _text_contains(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    """As ``toContainText``: the element's text and the wanted text both normalized (page/texts.py; counted).
+    (v1.3) Or the whole text, normalized, read as a number."""
+    count, content = element_text(locator)
+    if number_keys(args):
+        ok, more = _numbers(content, args, ctx) if count == 1 else (False, {})
+        return ok, {"count": count, "text": seen(content, ctx.mask_text), **more}
+    ok = count == 1 and normalize(ctx.resolve_text(args.text)) in content
+    return ok, {"count": count, "text": seen(content, ctx.mask_text)}
+
+
+def _attr_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    value = locator.get_attribute(args.attr, timeout=1000)
+    if number_keys(args):
+        ok, more = _numbers(value, args, ctx)
+        return ok, {"count": 1, "attr": args.attr, "value": None if value is None else seen(value, ctx.mask_text),
+                    **more}
+    return value == ctx.resolve_text(args.value), {"count": 1, "value": value}
+
+
+def _value_equals(locator: Locator, args: Any, ctx: CheckContext) -> tuple[bool, Any]:
+    count, value = element_value(locator)
+    if number_keys(args):
+        ok, more = _numbers(value, args, ctx) if count == 1 else (False, {})
+        return ok, {"count": count, "value": seen(value, ctx.mask_text), **more}
+    return count == 1 and value == ctx.resolve_text(args.value), {"count": count, "value": value}
+
+
+NUMBER_CHECKS: dict[str, Callable[[Locator, Any, CheckContext], tuple[bool, Any]]] = {
+    "element_text_contains": _text_contains,
+    "element_attr_equals": _attr_equals,
+    "element_value_equals": _value_equals,
+}
+# Those that count their element in their own look (page/conditions.py's _on_element ``counted``).
+NUMBER_COUNTED = frozenset({"element_text_contains", "element_value_equals"})

@@ -12,7 +12,7 @@ code. Files to upload are inspected first (confined to uploads_root,
 hashed); downloads are saved into the evidence, each given ``timeout_ms`` to
 finish, named and masked (or withheld) as runfolder/downloads.py decides.
 What ``check``/``uncheck`` and ``select`` on a custom dropdown do in the
-page is in page/controls.py and page/dropdowns.py; here their outcomes
+page is in page/controls.py; here their outcomes
 become the step's typed errors.
 """
 
@@ -45,7 +45,7 @@ from pytest_cometlocal.executor.http import client as http_client
 from pytest_cometlocal.executor.input import element_actions as v13
 from pytest_cometlocal.executor.browser import cookies, storage
 from pytest_cometlocal.executor.page.controls import set_checked
-from pytest_cometlocal.executor.page.dropdowns import choose_option, dropdown_kind
+from pytest_cometlocal.executor.page.controls import choose_option, dropdown_kind
 from pytest_cometlocal.executor.page.scrolling import scroll_to_place, scroll_until
 from pytest_cometlocal.executor.page.settle import stop_loading
 from pytest_cometlocal.executor.results import StepAttempt

@@ -1,4 +1,4 @@
-// The control an element stands for (page/controls.py, page/dropdowns.py): a <label>, or an element inside one
+// The control an element stands for (page/controls.py, page/controls.py): a <label>, or an element inside one
 // that is no field and has no role of its own, stands for the label's control (as Playwright's check and
 // select_option retarget); any other element stands for itself.
 (el) => {

@@ -1,4 +1,4 @@
-// What kind of dropdown a select step's target is (page/dropdowns.py): "native" for a <select> (or a label of
+// What kind of dropdown a select step's target is (page/controls.py): "native" for a <select> (or a label of
 // one), "custom" for an element with role combobox or listbox, or a button with aria-haspopup; "other" else.
 // A native one says whether it is a <select multiple> (v1.3: select with a list of values).
 (el) => {

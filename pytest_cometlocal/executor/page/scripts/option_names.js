@@ -1,4 +1,4 @@
-// The names of the options a custom dropdown shows (page/dropdowns.py), for details.options_seen: at most
+// The names of the options a custom dropdown shows (page/controls.py), for details.options_seen: at most
 // `limit`, each its aria-label, else the text of its aria-labelledby, else its text, whitespace normalized.
 (els, limit) => {
   const norm = (s) => (s || "").replace(/\s+/g, " ").trim();

@@ -4,7 +4,7 @@
 form) writes a flat list of statements on one ``page``: ``page.goto(...)``,
 ``page.get_by_role(...).click()``, ``expect(...).to_have_url(...)``. This
 module turns them into neutral ``Recorded`` calls, the locator chain spelled
-out link by link, and leaves the meaning to ``codegen_map``. What is plainly
+out link by link, and leaves the meaning to ``codegen.map``. What is plainly
 set-up or tear-down (imports, launch, new_context, new_page, close, the
 ``sync_playwright()`` block, the call of ``run``) is skipped without a word;
 everything else that is not a call on the page is ``Unmapped`` with its line.
@@ -13,9 +13,8 @@ One ``with`` block is read as a step: ``with page.expect_download() as d:``
 around a single action is that action with a ``download_started`` check (a
 plan checks a download the same way), and ``download = d.value`` after it is
 part of the idiom. Other waits (``expect_popup``, ...) are reported.
-(v1.2) ``new_context``'s settings and ``page.clock`` calls are read by
-``codegen_settings``; ``page.request.*``, ``page.route(...)`` and checks of a
-response by ``codegen_http``.
+(v1.2) ``new_context``'s settings and ``page.clock`` by ``codegen.settings``;
+``page.request.*``, ``page.route(...)`` and checks of a response by ``codegen.http``.
 """
 
 from __future__ import annotations
@@ -25,11 +24,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
-from pytest_cometlocal.planners.codegen_http import (
+from pytest_cometlocal.planners.codegen.http import (
     read_request, read_route, request_call, response_check, route_call, traffic_wait)
-from pytest_cometlocal.planners.codegen_pages import PageBooks
-from pytest_cometlocal.planners.codegen_settings import clock_at, context_settings, run_for_ms
-from pytest_cometlocal.planners.codegen_state import cookie_calls
+from pytest_cometlocal.planners.codegen.pages import PageBooks
+from pytest_cometlocal.planners.codegen.settings import clock_at, context_settings, run_for_ms
+from pytest_cometlocal.planners.codegen.state import cookie_calls, on_context
 from pytest_cometlocal.planners.errors import CannotMap, NotAScript
 
 # Calls that open or close the browser, context or page: codegen's boilerplate.
@@ -265,7 +264,7 @@ class _Reader:
         self.out.append(recorded)
 
     def http(self, stmt: ast.stmt) -> bool:
-        """(v1.2) A request, a route or a check of a response (``codegen_http``): recorded or reported."""
+        """(v1.2) A request, a route or a check of a response (``codegen.http``): recorded or reported."""
         value = stmt if isinstance(stmt, ast.Assert) else getattr(stmt, "value", None)
         owners = self.pages | self.contexts
         try:
@@ -326,13 +325,9 @@ class _Reader:
             self.clock(stmt, value, action)
             return
         read = _size if action == "set_viewport_size" else self.argument  # (v1.3) a {width, height} literal
-        if action in ("add_cookies", "clear_cookies"):  # (v1.3) on the context, or page.context (codegen_state.py)
-            owner = func.value
-            if isinstance(owner, ast.Attribute) and owner.attr == "context" and isinstance(owner.value, ast.Name):
-                owner = owner.value if owner.value.id in self.pages else owner
-            if isinstance(owner, ast.Name):
-                self.cookies(stmt, action, value)
-                return
+        if action in ("add_cookies", "clear_cookies") and on_context(func.value, self.pages):  # (v1.3) state.py
+            self.cookies(stmt, action, value)
+            return
         try:
             args = tuple(read(a) for a in value.args)
             kwargs = {k.arg: read(k.value) for k in value.keywords if k.arg}

@@ -24,7 +24,7 @@ from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
-from pytest_cometlocal.contract.model.numbers import NumberChecks, number_keys
+from pytest_cometlocal.contract.model.checks.numbers import NumberChecks, number_keys
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 HttpStatus = Annotated[int, Field(ge=100, le=599)]

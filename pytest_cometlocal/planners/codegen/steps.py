@@ -19,12 +19,12 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.actionspec import MODIFIERS
-from pytest_cometlocal.contract.model.audits import snapshot_name_problem
+from pytest_cometlocal.contract.model.checks.audits import snapshot_name_problem
 from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
-from pytest_cometlocal.planners.codegen_input import dispatched, forced, pointer, select_value, typed
-from pytest_cometlocal.planners.codegen_looks import LOOK_CHECKS
-from pytest_cometlocal.planners.codegen_parse import LocatorArg, Recorded
-from pytest_cometlocal.planners.codegen_targets import no_reference, target_of
+from pytest_cometlocal.planners.codegen.input import dispatched, forced, pointer, select_value, typed
+from pytest_cometlocal.planners.codegen.looks import LOOK_CHECKS
+from pytest_cometlocal.planners.codegen.parse import LocatorArg, Recorded
+from pytest_cometlocal.planners.codegen.targets import no_reference, target_of
 from pytest_cometlocal.planners.errors import CannotMap
 
 # Focus moves: the next step's target says where the author went, so nothing is lost.
@@ -167,7 +167,7 @@ ACTIONS: dict[str, Callable[[Recorded], Step | None]] = {
     "uncheck": lambda call: _on_target(call, "uncheck", **forced(call)),
     "set_checked": _set_checked,
     "drag_to": _drag,
-    # v1.3 (codegen_input.py)
+    # v1.3 (codegen/input.py)
     "focus": lambda call: _on_target(call, "focus"),
     "blur": lambda call: _on_target(call, "blur"),
     "dispatch_event": lambda call: _on_target(call, "dispatch_event", **dispatched(call)),
@@ -343,7 +343,7 @@ CHECKS: dict[str, ConditionRow] = {
     "to_be_hidden": _state("element_hidden"),  # v1.2
     "to_have_class": _class,  # v1.2
     "to_have_screenshot": _screenshot,  # v1.2
-    **LOOK_CHECKS,  # v1.3: to_have_css, to_be_in_viewport (codegen_looks.py)
+    **LOOK_CHECKS,  # v1.3: to_have_css, to_be_in_viewport (codegen/looks.py)
 }
 
 

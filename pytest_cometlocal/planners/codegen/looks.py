@@ -1,4 +1,4 @@
-"""(v1.3) What ``expect(locator)``'s look checks become: rows of codegen_steps.py's ``CHECKS``.
+"""(v1.3) What ``expect(locator)``'s look checks become: rows of codegen/steps.py's ``CHECKS``.
 
 ``to_have_css("color", "rgb(255, 0, 0)")`` is ``element_css`` with ``equals``
 (a ``re.compile(...)`` value: ``matches``, searched as Playwright searches it);
@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pytest_cometlocal.contract.model.element_looks import CSS_PROPERTY
-from pytest_cometlocal.planners.codegen_targets import no_reference
+from pytest_cometlocal.contract.model.checks.element_looks import CSS_PROPERTY
+from pytest_cometlocal.planners.codegen.targets import no_reference
 
 _OPTIONS = frozenset({"timeout"})  # keyword arguments that do not change what is checked
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.numbers import NUMBER_KEYS, NumberChecks
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 Area = Literal["local", "session"]

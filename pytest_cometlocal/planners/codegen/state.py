@@ -72,3 +72,10 @@ def storage_script(script: Any) -> dict[str, Any]:
     if call == "removeItem":
         return {"kind": "clear_storage", "area": area, "key": given[0]}
     return {"kind": "set_storage_item", "area": area, "key": given[0], "value": given[1]}
+
+
+def on_context(owner: ast.AST, pages: Any) -> bool:
+    """Whether a call's owner is a browser context: a name (``context``), or ``page.context``."""
+    if isinstance(owner, ast.Attribute) and owner.attr == "context" and isinstance(owner.value, ast.Name):
+        owner = owner.value if owner.value.id in pages else owner
+    return isinstance(owner, ast.Name)

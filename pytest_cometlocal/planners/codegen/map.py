@@ -1,8 +1,8 @@
 """Recorded codegen calls -> plan steps (plain dicts with the plan file's keys).
 
 Each mapping keeps what the recording meant, in the plan format's words:
-locators become targets (``codegen_targets``), actions become steps and
-``expect`` checks conditions (``codegen_steps``, a row per Playwright method);
+locators become targets (``codegen.targets``), actions become steps and
+``expect`` checks conditions (``codegen.steps``, a row per Playwright method);
 a check becomes a postcondition of the step before it (an ``assert`` step when
 there is none). What has no equivalent is reported with its line, never
 guessed: a key outside the plan's key grammar, a descendant locator inside a
@@ -18,11 +18,11 @@ from urllib.parse import urlsplit
 
 from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.contract.model.actionspec import CLICK_KEYS
-from pytest_cometlocal.planners.codegen_http import request_step
-from pytest_cometlocal.planners.codegen_parse import Recorded, Unmapped
-from pytest_cometlocal.planners.codegen_state import storage_script
-from pytest_cometlocal.planners.codegen_steps import action_step, add_rationale, condition_of
-from pytest_cometlocal.planners.codegen_targets import no_reference
+from pytest_cometlocal.planners.codegen.http import request_step
+from pytest_cometlocal.planners.codegen.parse import Recorded, Unmapped
+from pytest_cometlocal.planners.codegen.state import storage_script
+from pytest_cometlocal.planners.codegen.steps import action_step, add_rationale, condition_of
+from pytest_cometlocal.planners.codegen.targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
 
 _CLICK_KEYS = frozenset((*CLICK_KEYS, "position", "force"))  # (v1.3) a click at a point, or forced, is kept
@@ -184,7 +184,7 @@ _SCROLL_TO = re.compile(r"^\s*(?:\(\)\s*=>\s*)?window\.scrollTo\(\s*(\d+)\s*,\s*
 
 def _evaluate(call: Recorded) -> dict[str, Any]:
     """(v1.3) The two scripts a step says without code: ``window.scrollTo(0, document.body.scrollHeight)``
-    (scroll ``to`` that place) and a storage call with literal arguments (codegen_state.storage_script)."""
+    (scroll ``to`` that place) and a storage call with literal arguments (codegen.state.storage_script)."""
     script = call.args[0] if len(call.args) == 1 and isinstance(call.args[0], str) else None
     if script is not None and re.match(r"\s*(?:window\.)?(?:local|session)Storage\.", script):
         return storage_script(script)  # its own reasons: a call it does not take, a wrong argument count
@@ -197,7 +197,7 @@ def _evaluate(call: Recorded) -> dict[str, Any]:
     return {"kind": "scroll", "to": {"x": int(x), "y": int(y) if y.isdigit() else "100%"}}
 
 
-# (v1.2) A row per call on the page itself (and per step the reader adds as it follows the pages: codegen_pages.py).
+# (v1.2) A row per call on the page itself (and per step the reader adds as it follows the pages: codegen/pages.py).
 PAGE_STEPS: dict[str, Callable[[Recorded], dict[str, Any]]] = {
     "go_back": _no_args("go_back"),
     "go_forward": _no_args("go_forward"),
@@ -231,7 +231,7 @@ def _advance(mapper: _Mapper, call: Recorded) -> dict[str, Any]:
     return {"kind": "advance_clock", "ms": call.args[0]}
 
 
-# (v1.2) A row per recorded setting, clock or HTTP call (codegen_settings.py, codegen_http.py): plan keys
+# (v1.2) A row per recorded setting, clock or HTTP call (codegen/settings.py, codegen/http.py): plan keys
 # (browser:, clock:, routes:), or a step.
 SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] = {
     "browser_settings": _browser,
@@ -239,7 +239,7 @@ SETTINGS_CALLS: dict[str, Callable[[_Mapper, Recorded], dict[str, Any] | None]] 
     "advance_clock": _advance,
     "request": _Mapper.request,
     "route": _Mapper.route,
-    "state_step": lambda mapper, call: dict(call.args[0]),  # (v1.3) cookies (codegen_state.py)
+    "state_step": lambda mapper, call: dict(call.args[0]),  # (v1.3) cookies (codegen/state.py)
 }
 
 

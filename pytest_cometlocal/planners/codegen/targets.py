@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
-from pytest_cometlocal.planners.codegen_parse import Link
+from pytest_cometlocal.planners.codegen.parse import Link
 from pytest_cometlocal.planners.errors import CannotMap
 
 def _css_string(text: str) -> str:

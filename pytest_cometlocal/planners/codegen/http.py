@@ -22,7 +22,7 @@ from urllib.parse import urlencode
 from pytest_cometlocal.planners.errors import CannotMap
 
 if TYPE_CHECKING:
-    from pytest_cometlocal.planners.codegen_parse import Recorded
+    from pytest_cometlocal.planners.codegen.parse import Recorded
 
 # APIRequestContext's methods -> the step's method (fetch takes method=, GET by default).
 METHODS = {"get": "GET", "post": "POST", "put": "PUT", "patch": "PATCH", "delete": "DELETE", "head": "HEAD",
@@ -243,7 +243,7 @@ def request_step(call: Recorded, url: str) -> dict[str, Any]:
 
 def traffic_wait(call: ast.AST, name: str, page: str | None) -> tuple[str] | None:
     """(v1.3) ``page.expect_response(URL)`` / ``page.expect_request(URL)`` (one literal glob or URL, on the
-    page) around one action: ``(URL,)``, which becomes that action's ``request_seen`` (codegen_steps);
+    page) around one action: ``(URL,)``, which becomes that action's ``request_seen`` (codegen.steps);
     anything else (a regex, a predicate, a timeout, another page): None, reported as a wait."""
     if name not in ("expect_request", "expect_response") or not isinstance(call, ast.Call):
         return None

@@ -1,5 +1,5 @@
 """(v1.3) What the recorded arguments of plan format v1.3's actions become: the step keys of a row of
-``codegen_steps`` (``position``, ``force``, ``event``/``detail``, ``delay_ms``, select's list).
+``codegen.steps`` (``position``, ``force``, ``event``/``detail``, ``delay_ms``, select's list).
 
 Each reader takes the recorded call and returns the keys to add, or raises ``CannotMap`` with the
 reason when the plan cannot say what the call did: a ``position`` with other keys than ``x``/``y``
@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any, get_args
 
 from pytest_cometlocal.contract.model.actionspec import EVENT_FAMILIES, EVENT_FAMILY, DomEvent, EventInit
-from pytest_cometlocal.planners.codegen_parse import Recorded
-from pytest_cometlocal.planners.codegen_targets import no_reference
+from pytest_cometlocal.planners.codegen.parse import Recorded
+from pytest_cometlocal.planners.codegen.targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
 
 EVENTS: tuple[str, ...] = get_args(DomEvent)
