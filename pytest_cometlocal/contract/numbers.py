@@ -119,3 +119,21 @@ def _one_of(value: Any, number: Decimal | None, entries: list[Any]) -> bool:
         elif number is not None and (n := read_number(entry)) is not None and n == number:
             return True
     return False
+
+
+_WORDS = {"greater_than": "greater than {}", "less_than": "less than {}", "between": "between {} and {}",
+          "one_of": "one of {}"}
+
+
+def describe_numbers(args: Any) -> str:
+    """The number keys of ``args`` in words, for a failure's sentence: ``greater than 2 and less than 10``."""
+    parts = []
+    for key in number_keys(args):
+        written = getattr(args, key)
+        if key == "between":
+            parts.append(_WORDS[key].format(*written))
+        elif key == "one_of":
+            parts.append(_WORDS[key].format(", ".join(_text_of(e) for e in written)))
+        else:
+            parts.append(_WORDS[key].format(_text_of(written)))
+    return " and ".join(parts)

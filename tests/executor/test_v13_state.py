@@ -48,6 +48,10 @@ def test_the_per_record_store_is_counted_checked_set_and_cleared(run):
             - {kind: storage_items, args: {area: local, key_matches: "^todo-", some: {pointer: /completed, equals: true}}}
             - {kind: storage_items, args: {area: local, key_matches: "^todo-", count: 3, every: {pointer: "", length: 2}}}
             - {kind: storage_items, args: {area: local, key_matches: "^todo-"}}
+            - {kind: storage_items, args: {area: local, key_matches: "^todo-", where: {pointer: /completed, equals: true}, count: 1}}
+            - {kind: storage_items, args: {area: local, key_matches: "^todo-", where: {pointer: /completed, equals: false}, between: [2, 2]}}
+            - {kind: storage_items, args: {area: local, key_matches: "^todo-", greater_than: 2, less_than: 4}}
+            - {kind: element_count_equals, args: {target: {type: testid, id: todo-item}, greater_than: 2}}
             - {kind: storage_item, args: {area: local, key: todos, absent: true}}
             - {kind: storage_equals, args: {area: session, equals: {tab: todos, filters: {show: all, sort: [title]}}}}
         - id: seed
@@ -159,13 +163,15 @@ def test_a_state_check_that_does_not_hold_says_what_it_saw(run):
             - {kind: storage_items, args: {area: local, key_matches: "^todo-", every: {pointer: /completed, equals: true}}}
             - {kind: storage_items, args: {area: local, key_matches: "^todo-", some: {pointer: /title, equals: Sleep}}}
             - {kind: storage_items, args: {area: local, key_matches: "^nothing-"}}
+            - {kind: storage_items, args: {area: local, key_matches: "^todo-", where: {pointer: /completed, equals: true}, greater_than: 0}}
             - {kind: storage_item, args: {area: local, key: settings, absent: true}}
             - {kind: storage_equals, args: {area: session, equals: {tab: list, extra: "1"}}}
             - {kind: cookie, args: {name: nope, http_only: true}}
             - {kind: cookie_count, args: {count: 2}}
         """))
     assert (r.code, r.error.action_id, r.error.stage) == ("POSTCONDITION_FAILED", "check", "postcondition")
-    counted, every, some, none = failed(r, "storage_items")
+    counted, every, some, none, done = failed(r, "storage_items")
+    assert done == {"area": "local", "count": 0, "keys": [], "failed_checks": ["greater_than"]}
     keys = counted["keys"]
     assert counted == {"area": "local", "count": 2, "keys": keys} and all(k.startswith("todo-") for k in keys)
     assert every["failing"]["key"] in keys and every["failing"]["value"] == "false"

@@ -58,6 +58,7 @@ def test_a_fetch_is_checked_body_headers_answer_and_its_secret_masked_in_every_f
     kind: assert
     postconditions:
       - {{kind: request_seen, args: {{url: {{pattern: "/v13/api/notes$"}}, since: title, request_body: {{matches: Groceries}}}}}}
+      - {{kind: request_seen, args: {{url: "**/v13/api/notes", since: title, greater_than: 0, less_than: 2}}}}
       - {{kind: request_seen, args: {{url: "**/v13/api/notes", since: save, count: 1}}}}
 """
     r = run(plan(steps, "secrets: {api_token: {env: API_TOKEN}}\n"), env={"API_TOKEN": TOKEN})

@@ -219,3 +219,49 @@ def test_the_mcp_propose_description_names_the_number_keys_and_element_checks():
 
     assert all(name in PROPOSE_DESCRIPTION for name in (*NUMBER_KEYS, "element_css", "element_in_viewport",
                                                         "element_html_contains"))
+
+
+# -- (v1.3) counts take the number keys too: element_count_equals, cookie_count, storage_items, request_seen
+
+
+@pytest.mark.parametrize("condition", [
+    "{kind: element_count_equals, args: {target: {type: css, selector: li}, greater_than: 2}}",
+    "{kind: cookie_count, args: {name: sid, between: [1, 3]}}",
+    "{kind: storage_items, args: {area: local, key_matches: ^todo-, where: {pointer: /done, equals: true}, less_than: 3}}",
+    "{kind: storage_items, args: {area: local, key_matches: ^todo-, every: {pointer: /price, greater_than: 0}}}",
+    "{kind: request_seen, args: {url: '**/api', one_of: [1, 2]}}",
+])
+def test_a_count_takes_the_number_keys_and_the_step_is_v1_3(validate, condition):
+    valid = only_valid(validate(plan(f"""\
+        - id: a
+          kind: assert
+          postconditions: [{condition}]
+        """)))
+    assert format_version(valid.plan.steps[0]) == "v1.3"
+
+
+@pytest.mark.parametrize("condition, key", [
+    ("{kind: element_count_equals, args: {target: {type: css, selector: li}, count: 2, greater_than: 2}}",
+     "args.greater_than"),
+    ("{kind: cookie_count, args: {count: 1, less_than: 3}}", "args.less_than"),
+    ("{kind: storage_items, args: {area: local, key_matches: ^t, count: 1, one_of: [1]}}", "args.one_of"),
+    ("{kind: storage_items, args: {area: local, key_matches: ^t, where: {pointer: /n, greater_than: x}}}",
+     "args.where.greater_than"),
+    ("{kind: request_seen, args: {url: '**/api', count: 1, between: [0, 2]}}", "args.between"),
+])
+def test_a_count_and_a_number_key_together_or_a_bad_bound_is_rule_number_located(validate, condition, key):
+    (problem,) = only_problems(validate(plan(f"""\
+        - id: a
+          kind: assert
+          postconditions: [{condition}]
+        """))).problems
+    assert problem.rule == "NUMBER" and problem.key_path.endswith(f"postconditions[0].{key}"), problem
+
+
+def test_element_count_equals_still_needs_count_or_a_number_key(validate):
+    (problem,) = only_problems(validate(plan("""\
+        - id: a
+          kind: assert
+          postconditions: [{kind: element_count_equals, args: {target: {type: css, selector: li}}}]
+        """))).problems
+    assert problem.rule == "SCHEMA" and problem.key_path.endswith("args.count"), problem

@@ -51,9 +51,10 @@ class TargetArgs(ContractModel):
     target: TargetSpec | None = None
 
 
-class CountArgs(ContractModel):
+class CountArgs(NumberChecks):  # (v1.3) count, or the number keys instead
+    COMPARED, COMPARISON_REQUIRED = ("count",), True
     target: TargetSpec | None = None
-    count: Annotated[int, Field(ge=0)]
+    count: Annotated[int, Field(ge=0)] | None = None
 
 
 class TargetTextArgs(NumberChecks):  # (v1.3) text, or the number keys (contract/model/checks/numbers.py)

@@ -203,6 +203,7 @@ def check_state_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc:
             if problem := cookie_name_problem(cond.args.name):
                 add(aloc + ("name",), problem, "COOKIE_NAME")
 
+
 def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add: Report) -> None:
     """(v1.3) NUMBER, for each condition whose args take the number keys (contract/model/checks/numbers.py), located
     at the key: a kind's own comparison key and a number key are not written together (which would decide?);
@@ -213,30 +214,44 @@ def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add
     between's low is not above its high; no number key names a secret (INTERPOLATION: it is compared with
     page data, which a failure shows)."""
     for cond, phase, i, _target in conditions:
-        args = cond.args
-        if not isinstance(args, NumberChecks):
-            continue
-        aloc = loc + (phase, i, "args")
-        own = [k for k in args.COMPARED if k in args.model_fields_set]
-        keys = number_keys(args)
-        if own and keys:
-            add(aloc + (keys[0],), f"{cond.kind} takes {own[0]} or number checks ({', '.join(NUMBER_KEYS)}), "
-                "not both", "NUMBER")
-        elif args.COMPARISON_REQUIRED and not own and not keys:  # the key v1.2's model required, as it said it
-            add(aloc + (args.COMPARED[0],), f"required key {args.COMPARED[0]!r} is missing (or, v1.3, a number "
-                f"check: {', '.join(NUMBER_KEYS)})", "SCHEMA")
-        for key in keys:
-            written = getattr(args, key)
-            entries = written if isinstance(written, list) else [written]
-            for j, bound in enumerate(entries):
-                where = aloc + (key,) + ((j,) if isinstance(written, list) else ())
-                if isinstance(bound, str) and SECRET_REFERENCE.search(bound):
-                    add(where, f"{cond.kind}'s {key} cannot name a secret: it is compared with page data, "
-                        "which a failure shows", "INTERPOLATION")
-                elif problem := bound_problem(key, bound):
-                    add(where, problem, "NUMBER")
-            if key == "between":
-                low, high = (read_number(b) for b in written)
-                if low is not None and high is not None and low > high:
-                    add(aloc + (key,), f"between's low ({written[0]}) is above its high ({written[1]}): "
-                        "nothing is between them", "NUMBER")
+        for args, aloc in _number_models(cond.args, loc + (phase, i, "args")):
+            _check_number_keys(cond, args, aloc, add)
+
+
+def _number_models(args: Any, aloc: Loc) -> list[tuple[Any, Loc]]:
+    """The args and the models inside them (storage_items' where / every / some, request_seen's checks, one
+    or a list) that take the number keys, each with where it is written."""
+    found = [(args, aloc)] if isinstance(args, NumberChecks) else []
+    for name in type(args).model_fields:
+        value = getattr(args, name, None)
+        entries = value if isinstance(value, list) else [value]
+        for j, entry in enumerate(entries):
+            if isinstance(entry, NumberChecks):
+                found.append((entry, aloc + (name,) + ((j,) if isinstance(value, list) else ())))
+    return found
+
+
+def _check_number_keys(cond: Any, args: Any, aloc: Loc, add: Report) -> None:
+    own = [k for k in args.COMPARED if k in args.model_fields_set]
+    keys = number_keys(args)
+    if own and keys:
+        add(aloc + (keys[0],), f"{cond.kind} takes {own[0]} or number checks ({', '.join(NUMBER_KEYS)}), "
+            "not both", "NUMBER")
+    elif args.COMPARISON_REQUIRED and not own and not keys:  # the key v1.2's model required, as it said it
+        add(aloc + (args.COMPARED[0],), f"required key {args.COMPARED[0]!r} is missing (or, v1.3, a number "
+            f"check: {', '.join(NUMBER_KEYS)})", "SCHEMA")
+    for key in keys:
+        written = getattr(args, key)
+        entries = written if isinstance(written, list) else [written]
+        for j, bound in enumerate(entries):
+            where = aloc + (key,) + ((j,) if isinstance(written, list) else ())
+            if isinstance(bound, str) and SECRET_REFERENCE.search(bound):
+                add(where, f"{cond.kind}'s {key} cannot name a secret: it is compared with page data, "
+                    "which a failure shows", "INTERPOLATION")
+            elif problem := bound_problem(key, bound):
+                add(where, problem, "NUMBER")
+        if key == "between":
+            low, high = (read_number(b) for b in written)
+            if low is not None and high is not None and low > high:
+                add(aloc + (key,), f"between's low ({written[0]}) is above its high ({written[1]}): "
+                    "nothing is between them", "NUMBER")

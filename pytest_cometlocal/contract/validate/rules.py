@@ -306,7 +306,8 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
         # press and scroll may leave out their target: then there is no element for U1 to count
         # (CONDITION_TARGET says what is missing).
         if (ckind == "element_count_equals" and ctarget is None and kind in SINGLE_TARGET_KINDS
-                and cond.args.count != 1 and not (step.target is None and kind in TARGETLESS_KINDS)):
+                and cond.args.count is not None and cond.args.count != 1
+                and not (step.target is None and kind in TARGETLESS_KINDS)):
             add(loc + (phase, i, "args", "count"),
                 f"'{kind}' needs exactly one element (U1); count {cond.args.count} contradicts it", "U1")
 

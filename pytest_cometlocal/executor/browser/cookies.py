@@ -13,6 +13,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.allowlist import host_allowed, url_host
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -24,7 +26,9 @@ _PLAYWRIGHT_NAMES = {"http_only": "httpOnly", "secure": "secure", "same_site": "
 
 
 def count_holds(args: Any, count: int) -> bool:
-    """Whether ``count`` is what the condition asks for (``count``; a number key, when one is added)."""
+    """Whether ``count`` is what the condition asks for: ``count``, or the number keys (contract/numbers.py)."""
+    if number_keys(args):
+        return compare_number(count, args)[0]
     return args.count is None or args.count == count
 
 
@@ -35,7 +39,9 @@ def _cookie_count(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
              if (args.name is None or c["name"] == args.name)
              and (args.domain is None or same_domain(c["domain"], args.domain))]
     names = [ctx.mask_text(f"{c['name']}@{c['domain']}{c['path']}") for c in found[:NAMES_SEEN]]
-    return count_holds(args, len(found)), {"count": len(found), "cookies": names}
+    ok = count_holds(args, len(found))
+    more = compare_number(len(found), args)[1] if not ok and number_keys(args) else {}
+    return ok, {"count": len(found), "cookies": names, **more}
 
 
 COOKIE_EVALUATORS = {"cookie_count": _cookie_count}

@@ -15,6 +15,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Callable
 
+from pytest_cometlocal.contract.numbers import compare_number
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
 from pytest_cometlocal.contract.errors import PatternTimeout
@@ -81,13 +83,17 @@ def _storage_items(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
         return False, {"area": args.area, "problem": items}
     pattern = compiled(args.key_matches)
     found = [(k, v) for k, v in items if pattern.search(k)]
+    if args.where is not None:  # only the items that meet it are counted and checked
+        found = [(k, v) for k, v in found if item_check(v, args.where)[0]]
     observed: dict[str, Any] = {"area": args.area, "count": len(found), "keys": [mask(k) for k, _ in found[:KEYS_SEEN]]}
     ok = count_holds(args, len(found))
+    if not ok and number_keys(args):  # which number check the count broke
+        observed.update(compare_number(len(found), args)[1])
     quantifier = "every" if args.every is not None else "some" if args.some is not None else None
-    if args.count is None and (quantifier is None or not found):
+    if args.count is None and not number_keys(args) and (quantifier is None or not found):
         ok = ok and bool(found)
         if not found:
-            observed["problem"] = "no key matches key_matches"
+            observed["problem"] = "no key matches key_matches" + (" (and meets where)" if args.where else "")
     if quantifier is not None and found:
         check = getattr(args, quantifier)
         looks = [(k, v, *item_check(v, check)) for k, v in found]

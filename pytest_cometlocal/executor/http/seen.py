@@ -32,6 +32,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number, describe_numbers
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
 from pytest_cometlocal.contract.patterns import compiled
@@ -195,7 +197,14 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
                else f"{in_flight} matching request(s) still in flight" if in_flight
                else "no matching request was answered and passed every check")
         return False, {"problem": why, **counts, "requests": rows[:OBSERVED_REQUESTS]}
-    wanted = args.count  # (the numbers slice's keys would stand here instead: traffic.COUNT_KEYS)
+    if number_keys(args):  # (v1.3) the number keys instead of count: decided once nothing is in flight
+        ok, more = compare_number(len(passing), args)
+        if ok and not in_flight:
+            return True, counts
+        why = (f"{in_flight} matching request(s) still in flight" if in_flight
+               else f"{len(passing)} matching request(s) passed, which is not {describe_numbers(args)}")
+        return False, {"problem": why, **counts, **more, "requests": rows[:OBSERVED_REQUESTS]}
+    wanted = args.count
     if not in_flight and len(passing) == wanted:
         return True, {"count": wanted, **counts}
     observed: dict[str, Any] = {"count": wanted, **counts, "requests": rows[:OBSERVED_REQUESTS]}

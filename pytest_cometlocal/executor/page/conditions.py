@@ -19,6 +19,8 @@ from urllib.parse import urljoin
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.errors import PatternTimeout
+from pytest_cometlocal.contract.model.checks.numbers import number_keys
+from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled, gave_up, gave_up_in, matching_until
 from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed
 from pytest_cometlocal.executor.errors import is_crash
@@ -193,13 +195,14 @@ def _download_started(cond: Condition, ctx: CheckContext, phase: str) -> tuple[b
 
 def _element_count_equals(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
     args = cond.args
+    holds = (lambda n: compare_number(n, args)[0]) if number_keys(args) else (lambda n: n == args.count)  # v1.3
     if args.target is None and ctx.step_locator is not None:
-        return args.count == 1, {"count": 1}
+        return holds(1), {"count": 1}
     spec = args.target if args.target is not None else ctx.step.target
     alternatives = spec if isinstance(spec, list) else [spec]
     counts = [compile_target(ctx.page, alt).count() for alt in alternatives]
     # Alternatives name the same element set in different ways: any one may hold.
-    return args.count in counts, ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
+    return any(holds(n) for n in counts), ({"count": counts[0]} if len(counts) == 1 else {"counts": counts})
 
 
 def _on_element(check: Callable[[Locator, Any, CheckContext], tuple[bool, Any]], counted: bool = False) -> Evaluator:

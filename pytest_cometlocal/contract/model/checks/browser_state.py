@@ -23,9 +23,8 @@ Area = Literal["local", "session"]
 SameSite = Literal["Strict", "Lax", "None"]
 # The cookie attributes a ``cookie`` condition may check (v1.3), in the order they are read.
 COOKIE_ATTRS: tuple[str, ...] = ("http_only", "secure", "domain", "path", "same_site", "expires")
-# The keys a condition's count may be given by: ``count`` today; a number key (``greater_than``, ...)
-# joins this row when it is added, and then ``count`` may be left out.
-COUNT_KEYS: tuple[str, ...] = ("count",)
+# The keys a condition's count may be given by: ``count``, or the number keys instead (``greater_than``, ...).
+COUNT_KEYS: tuple[str, ...] = ("count", *NUMBER_KEYS)
 
 
 def _given(args: ContractModel, names: tuple[str, ...]) -> list[str]:
@@ -83,8 +82,11 @@ class CookieArgs(NumberChecks):  # v1.2; absent, the attributes and the number k
         return self
 
 
-class CookieCountArgs(ContractModel):  # v1.3
-    """How many of the context's cookies have ``name`` and ``domain`` (each filter optional)."""
+class CookieCountArgs(NumberChecks):  # v1.3
+    """How many of the context's cookies have ``name`` and ``domain`` (each filter optional): ``count``, or the
+    number keys instead (rule NUMBER)."""
+
+    COMPARED, COMPARISON_REQUIRED = ("count",), True
 
     name: NonEmpty | None = None
     domain: NonEmpty | None = None
@@ -93,11 +95,12 @@ class CookieCountArgs(ContractModel):  # v1.3
     @model_validator(mode="after")
     def _a_count(self) -> "CookieCountArgs":
         if not _given(self, COUNT_KEYS):
-            raise ValueError(f"cookie_count needs {' or '.join(COUNT_KEYS)}")
+            raise ValueError(f"cookie_count needs count (or a number check: {', '.join(NUMBER_KEYS)})")
         return self
 
 
-class ItemCheck(ContractModel):  # v1.3: storage_items' every / some, storage_item's vocabulary
+class ItemCheck(NumberChecks):  # v1.3: storage_items' every / some / where, storage_item's vocabulary
+    COMPARED = ("equals", "matches", "length")
     pointer: str | None = None
     equals: Any = None
     matches: str | None = None
@@ -111,11 +114,14 @@ class ItemCheck(ContractModel):  # v1.3: storage_items' every / some, storage_it
         return self
 
 
-class StorageItemsArgs(ContractModel):  # v1.3: the per-record store
-    """The items of one area whose key ``key_matches`` searches: how many, and every one or some one."""
+class StorageItemsArgs(NumberChecks):  # v1.3: the per-record store
+    """The items of one area whose key ``key_matches`` searches (and that meet ``where``, when written): how
+    many (``count``, or the number keys instead), and every one or some one."""
 
+    COMPARED = ("count",)
     area: Area
     key_matches: NonEmpty
+    where: ItemCheck | None = None
     count: Annotated[int, Field(ge=0)] | None = None
     every: ItemCheck | None = None
     some: ItemCheck | None = None

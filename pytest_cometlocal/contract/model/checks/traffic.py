@@ -24,14 +24,14 @@ from pydantic import Field, model_validator
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import Severity
-from pytest_cometlocal.contract.model.checks.numbers import NumberChecks, number_keys
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks, number_keys
 
 NonEmpty = Annotated[str, Field(min_length=1)]
 HttpStatus = Annotated[int, Field(ge=100, le=599)]
 # The methods a request_seen may filter on: every method a page's request may have that a route takes.
 SeenMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 # The keys that say how many requests must pass; ``count`` alone today (numbers adds its keys here).
-COUNT_KEYS: tuple[str, ...] = ("count",)
+COUNT_KEYS: tuple[str, ...] = ("count", *NUMBER_KEYS)
 # The most requests one request_seen lists in its ``observed`` (a page that polls sends many).
 OBSERVED_REQUESTS = 20
 
@@ -102,7 +102,8 @@ def _one_or_more(model: type) -> Any:
     return model | Annotated[list[model], Field(min_length=1)]  # type: ignore[valid-type]
 
 
-class RequestSeenArgs(ContractModel):  # v1.3
+class RequestSeenArgs(NumberChecks):  # v1.3: ``count``, or the number keys instead (rule NUMBER)
+    COMPARED = ("count",)
     url: NonEmpty | UrlPattern
     method: SeenMethod | None = None
     since: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$")] | None = None  # a step id
