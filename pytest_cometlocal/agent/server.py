@@ -73,14 +73,14 @@ PROPOSE_DESCRIPTION = (
     "same_site?, expires?: seconds}; host held to the allowlist), clear_cookies (cookie?: {name?, domain?, path?}), "
     "set_storage_item (area, key, value), clear_storage (area, key? | key_matches?); conditions cookie (absent, "
     "http_only, secure, domain, path, same_site, expires: session|persistent), storage_item (absent), cookie_count "
-    "(name?, domain?, count), storage_items (area, key_matches, count?, every|some: {pointer?, equals|matches|"
-    "length}), storage_equals (area, equals: {key: value})."
+    "(name?, domain?, count), storage_items (area, key_matches, where?: a filter, count?, every|some: {pointer?, "
+    "equals|matches|length}), storage_equals (area, equals: {key: value})."
     " (v1.3) Condition request_seen (url: a glob of the whole URL or {pattern}, method?, since: an earlier step id?, "
     "count?: 0 = none sent, request_json/request_header/request_body, response_status/response_json/response_header) "
     "checks the requests the page itself sent since the step began; routes' respond takes delay_ms (0-60000)."
     " (v1.3) Numbers: greater_than, less_than, between [lo, hi], one_of [...] instead of text/value/equals on "
     "element_text_contains, element_value_equals, element_attr_equals, storage_item, cookie, response_json, "
-    "response_header; conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
+    "response_header, and instead of count on element_count_equals, cookie_count, storage_items, request_seen; conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
     "element_html_contains (text)."
 )
 
