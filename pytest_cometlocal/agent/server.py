@@ -80,7 +80,8 @@ PROPOSE_DESCRIPTION = (
     "checks the requests the page itself sent since the step began; routes' respond takes delay_ms (0-60000)."
     " (v1.3) Numbers: greater_than, less_than, between [lo, hi], one_of [...] instead of text/value/equals on "
     "element_text_contains, element_value_equals, element_attr_equals, storage_item, cookie, response_json, "
-    "response_header, and instead of count on element_count_equals, cookie_count, storage_items, request_seen; conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
+    "response_header, and instead of count on element_count_equals, cookie_count, storage_items, request_seen; "
+    "conditions element_css (property, equals|matches), element_in_viewport (ratio?), "
     "element_html_contains (text)."
 )
 
