@@ -12,8 +12,9 @@ import pytest
 
 from pytest_cometlocal.contract.actions.rules import typing_problem
 from pytest_cometlocal.contract.model.actionspec import (
-    EVENT_FAMILY, SIDE_EFFECT_KINDS, SINGLE_TARGET_KINDS, V13_KINDS, V13_STEP_KEYS, V13_STEP_USES, ActionSpec,
+    SIDE_EFFECT_KINDS, SINGLE_TARGET_KINDS, V13_KINDS, V13_STEP_KEYS, V13_STEP_USES, ActionSpec,
     describe_step, format_version)
+from pytest_cometlocal.contract.model.input_events import EVENT_FAMILY
 from pytest_cometlocal.contract.validate.keys import key_problem
 from tests.support import mark_at, only, only_problems, only_valid, plan
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Callable
 
-from pytest_cometlocal.contract.model.actionspec import EVENT_FAMILIES, EVENT_FAMILY, ActionSpec
+from pytest_cometlocal.contract.model.actionspec import ActionSpec
+from pytest_cometlocal.contract.model.input_events import EVENT_FAMILIES, EVENT_FAMILY
 from pytest_cometlocal.contract.model.problems import Loc
 
 Report = Callable[[Loc, str, str], None]

@@ -22,6 +22,7 @@ from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 from pydantic import BeforeValidator, ConfigDict, Field
 
 from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.input_events import DomEvent, EventInit, Position
 from pytest_cometlocal.contract.model.checks.browser_state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
@@ -150,25 +151,6 @@ V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "press_modifier": lambda step: step.kind == "press" and step.key in MODIFIERS,  # actions: a lone modifier
 }
 
-# (v1.3) dispatch_event's events, each of the family whose init keys it takes (Playwright builds a MouseEvent,
-# a KeyboardEvent, a FocusEvent or a plain Event from the event's name: its dispatch_event's ``event_init``).
-DomEvent = Literal["submit", "change", "input", "blur", "focus", "click", "dblclick", "mousedown", "mouseup",
-                   "mouseover", "mouseout", "mouseenter", "mouseleave", "mousemove", "keydown", "keyup", "keypress"]
-_EVENT_KEYS = ("bubbles", "cancelable", "composed")
-_MODIFIER_KEYS = ("altKey", "ctrlKey", "metaKey", "shiftKey")
-EVENT_FAMILIES: dict[str, tuple[frozenset[str], tuple[str, ...]]] = {  # family: (its events, the init keys it takes)
-    "plain": (frozenset({"submit", "change", "input"}), _EVENT_KEYS),
-    "focus": (frozenset({"focus", "blur"}), (*_EVENT_KEYS, "detail")),
-    "mouse": (frozenset({"click", "dblclick", "mousedown", "mouseup", "mouseover", "mouseout", "mouseenter",
-                         "mouseleave", "mousemove"}),
-              (*_EVENT_KEYS, "detail", "button", "buttons", "clientX", "clientY", "screenX", "screenY", *_MODIFIER_KEYS)),
-    "keyboard": (frozenset({"keydown", "keyup", "keypress"}),
-                 (*_EVENT_KEYS, "detail", "key", "code", "location", "repeat", "isComposing", *_MODIFIER_KEYS)),
-}
-EVENT_FAMILY: dict[str, str] = {event: family for family, (events, _keys) in EVENT_FAMILIES.items() for event in events}
-Pixels = Annotated[float, Field(ge=0, le=100_000)]
-_KeyName = Annotated[str, Field(min_length=1, max_length=32)]
-
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
 
@@ -184,42 +166,6 @@ InputText = Annotated[str, BeforeValidator(_number_as_text)]
 SaveName = Annotated[str, Field(pattern=SAVE_NAME_PATTERN)]
 StepId = Annotated[str, Field(pattern=STEP_ID_PATTERN)]
 TagName = Annotated[str, Field(pattern=TAG_PATTERN)]
-
-
-class Position(ContractModel):
-    """(v1.3) A point of the element, in CSS pixels from its top-left corner (click's and hover's ``position``)."""
-
-    x: Pixels
-    y: Pixels
-
-
-class EventInit(ContractModel):
-    """(v1.3) dispatch_event's ``detail``: the event-init keys, named as the DOM (and Playwright) name them.
-    Which of them an event takes depends on its family (``EVENT_FAMILIES``: rule EVENT)."""
-
-    bubbles: bool | None = None
-    cancelable: bool | None = None
-    composed: bool | None = None
-    detail: Annotated[int, Field(ge=0, le=1000)] | None = None
-    button: Annotated[int, Field(ge=0, le=4)] | None = None
-    buttons: Annotated[int, Field(ge=0, le=31)] | None = None
-    clientX: float | None = None
-    clientY: float | None = None
-    screenX: float | None = None
-    screenY: float | None = None
-    key: _KeyName | None = None
-    code: _KeyName | None = None
-    location: Annotated[int, Field(ge=0, le=3)] | None = None
-    repeat: bool | None = None
-    isComposing: bool | None = None
-    altKey: bool | None = None
-    ctrlKey: bool | None = None
-    metaKey: bool | None = None
-    shiftKey: bool | None = None
-
-    def given(self) -> dict[str, Any]:
-        """The keys the plan wrote, as Playwright's ``event_init`` takes them."""
-        return {k: getattr(self, k) for k in self.model_fields_set if getattr(self, k) is not None}
 
 
 class ActionSpec(ContractModel):

@@ -9,18 +9,18 @@ can report the line they came from.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union, get_args
+from typing import Annotated, Literal, Union, get_args
 
-from pydantic import Field, model_validator
+from pydantic import Field
 
 from pytest_cometlocal.contract.model.checks.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
-from pytest_cometlocal.contract.model.checks.browser_state import (  # v1.2's two, and v1.3's state (v13/state.py)
+from pytest_cometlocal.contract.model.checks.browser_state import (  # v1.2's two, and v1.3's state
     CookieArgs, CookieCountArgs, StorageEqualsArgs, StorageItemArgs, StorageItemsArgs,
 )
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.checks.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
-from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks, number_keys  # noqa: F401
+from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 # (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
 from pytest_cometlocal.contract.model.checks.traffic import (  # noqa: F401 (HttpStatus: for importers)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from pytest_cometlocal.contract.model.actionspec import EVENT_FAMILIES, EVENT_FAMILY, DomEvent, EventInit
+from pytest_cometlocal.contract.model.input_events import EVENT_FAMILIES, EVENT_FAMILY, DomEvent, EventInit
 from pytest_cometlocal.planners.codegen.parse import Recorded
 from pytest_cometlocal.planners.codegen.targets import no_reference
 from pytest_cometlocal.planners.errors import CannotMap
