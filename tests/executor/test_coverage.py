@@ -13,7 +13,7 @@ from tests.support import DEFAULTS
 LOGIN_AND_FORM = """\
 name: everything
 """ + DEFAULTS + """\
-policy: {allow_stop: true, same_state_revisits: 4}  # (v1.2) history moves and a POST revisit pages on purpose
+policy: {allow_stop: true, same_state_revisits: 4, hard_cap_steps: 80}  # (v1.2) history moves and a POST revisit pages
 clock: {at: "2024-03-01T09:30:00+01:00"}
 steps:
   - id: open
@@ -210,6 +210,50 @@ steps:
   - id: close_help
     kind: close_page
     postconditions: [{kind: page_count_equals, args: {count: 1}}]
+  - {id: store, kind: navigate, target: {type: url, url: /v13/state/todos}}  # (v1.3) the browser's state
+  - id: seed
+    kind: set_storage_item
+    area: local
+    key: todo-1
+    value: '{"title": "Seed", "completed": true}'
+    postconditions:
+      - {kind: storage_items, args: {area: local, key_matches: "^todo-", where: {pointer: /completed, equals: true}, count: 1}}
+  - id: forget
+    kind: clear_storage
+    area: session
+    postconditions: [{kind: storage_equals, args: {area: session, equals: {}}}]
+  - id: flavour
+    kind: set_cookie
+    cookie: {name: flavour, value: mint}
+    postconditions: [{kind: cookie_count, args: {name: flavour, count: 1}}]
+  - id: no_flavour
+    kind: clear_cookies
+    cookie: {name: flavour}
+    postconditions: [{kind: cookie_count, args: {name: flavour, count: 0}}]
+  - {id: actions, kind: navigate, target: {type: url, url: /v13/actions}}  # (v1.3) the actions
+  - id: focus_name
+    kind: focus
+    target: {type: label, text: Name, exact: true}
+    postconditions: [{kind: element_focused}]
+  - id: blur_name
+    kind: blur
+    target: {type: label, text: Name, exact: true}
+    postconditions: [{kind: element_text_contains, args: {target: {type: testid, id: focus-status}, text: blurred name}}]
+  - id: submit_signup
+    kind: dispatch_event
+    event: submit
+    target: {type: role, role: form, name: Signup}
+    postconditions: [{kind: element_text_contains, args: {target: {type: testid, id: event-status}, text: submit}}]
+  - id: narrow
+    kind: set_viewport
+    viewport: {width: 800, height: 600}
+  - {id: notes, kind: navigate, target: {type: url, url: /v13/traffic}}  # (v1.3) the page's own requests
+  - id: save_note
+    kind: click
+    target: {type: role, role: button, name: Save note, exact: true}
+    postconditions:
+      - {kind: element_text_contains, args: {target: {type: testid, id: status}, text: note}}
+      - {kind: request_seen, args: {url: "**/v13/api/notes", method: POST}}
   - id: api_call  # (v1.2) an HTTP call through the context's client; the portal's upload answers JSON
     kind: request
     method: POST
