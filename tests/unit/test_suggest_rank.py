@@ -258,6 +258,19 @@ def test_an_element_condition_asks_only_when_its_target_matched_none_or_several(
     assert request_for(_spec(), ErrorCode.POSTCONDITION_FAILED, [_fc("url_matches", {"url": "x"})]) is None
 
 
+def test_the_v1_3_kinds_and_element_checks_ask_as_the_older_ones_do():
+    """(v1.3) focus, blur and dispatch_event name one element as a click does: a target that matched none or
+    several gets suggestions; so does an element_css / element_in_viewport / element_html_contains whose
+    target did not match one. A count with number keys counts, as element_count_equals always did."""
+    for kind in ("focus", "blur", "dispatch_event"):
+        assert request_for(_spec(kind), ErrorCode.TARGET_NOT_FOUND, None).narrow is False
+        assert request_for(_spec(kind), ErrorCode.TARGET_NOT_UNIQUE, None).narrow is True
+    for kind in ("element_css", "element_in_viewport", "element_html_contains"):
+        asked = request_for(_spec("assert"), ErrorCode.POSTCONDITION_FAILED, [_fc(kind, {"count": 0})])
+        assert asked is not None and asked.action == kind
+        assert request_for(_spec("assert"), ErrorCode.POSTCONDITION_FAILED, [_fc(kind, {"count": 1})]) is None
+
+
 # -- the text shown ---------------------------------------------------------------------
 
 SUGGESTIONS = [
