@@ -265,6 +265,8 @@ def test_the_v1_3_kinds_and_element_checks_ask_as_the_older_ones_do():
     for kind in ("focus", "blur", "dispatch_event"):
         assert request_for(_spec(kind), ErrorCode.TARGET_NOT_FOUND, None).narrow is False
         assert request_for(_spec(kind), ErrorCode.TARGET_NOT_UNIQUE, None).narrow is True
+    assert [request_for(_spec(k), ErrorCode.TARGET_NOT_FOUND, None).need for k in ("focus", "blur", "dispatch_event")] \
+        == ["clickable", "clickable", None]  # a field or control is what takes focus; an event, any element
     for kind in ("element_css", "element_in_viewport", "element_html_contains"):
         asked = request_for(_spec("assert"), ErrorCode.POSTCONDITION_FAILED, [_fc(kind, {"count": 0})])
         assert asked is not None and asked.action == kind

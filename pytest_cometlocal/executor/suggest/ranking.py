@@ -11,7 +11,7 @@ Score of a candidate (0 to 1), a weighted sum of:
 
 - ``kind`` (0.25): the element can take the step's action (clickable for
   ``click``, and for v1.1's ``press``, ``hover``, ``check``, ``uncheck`` and
-  ``drag``, fillable for ``fill``, selectable for ``select``, a file input
+  ``drag`` and v1.3's ``focus`` and ``blur``, fillable for ``fill``, selectable for ``select``, a file input
   for ``upload``; ``element_clickable`` and ``element_value_equals`` ask the
   same of their target). Nothing is asked of it for other steps. For
   ``fill``, ``select`` and ``upload`` it is required, not only ranked: no
@@ -77,7 +77,8 @@ RELATIVE_CUT = 0.5  # a candidate scoring under half the best one is noise besid
 ACTION_NEEDS = {"click": "clickable", "fill": "fillable", "select": "selectable", "upload": "file",
                 # v1.1: the pointer and key kinds ask of their element what a click does.
                 "press": "clickable", "hover": "clickable", "check": "clickable", "uncheck": "clickable",
-                "drag": "clickable"}
+                "drag": "clickable",
+                "focus": "clickable", "blur": "clickable"}  # v1.3: a field or control, as a click takes
 CONDITION_NEEDS = {"element_clickable": "clickable", "element_value_equals": "fillable"}
 # Needs a candidate must meet (any shown element can take a click; only a field can be filled).
 REQUIRED_NEEDS = frozenset({"fillable", "selectable", "file"})
