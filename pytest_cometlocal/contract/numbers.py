@@ -32,7 +32,7 @@ import json
 import math
 import re
 from decimal import Decimal
-from typing import Any
+from typing import Any, Callable
 
 from pytest_cometlocal.contract.model.checks.numbers import number_keys
 
@@ -72,8 +72,9 @@ def _text_of(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def compare_number(value: Any, args: Any) -> tuple[bool, dict[str, Any]]:
-    """The number keys of ``args`` on ``value``: (whether all hold, what to add to ``observed``)."""
+def compare_number(value: Any, args: Any, mask: Callable[[str], str] = str) -> tuple[bool, dict[str, Any]]:
+    """The number keys of ``args`` on ``value``: (whether all hold, what to add to ``observed``). ``mask``: how a
+    bound is shown (a ``${saved.X}`` bound is page or server data: the caller's redactor)."""
     keys = number_keys(args)
     if not keys:
         return True, {}
@@ -86,7 +87,7 @@ def compare_number(value: Any, args: Any) -> tuple[bool, dict[str, Any]]:
         numbers = [read_number(b) for b in entries]
         for b, n in zip(entries, numbers):
             if n is None:
-                return False, {"problem": f"{key}: the bound is not a number", "bound": _text_of(b)}
+                return False, {"problem": f"{key}: the bound is not a number", "bound": mask(_text_of(b))}
         bounds[key] = numbers  # type: ignore[assignment]
     number = read_number(value)
     failed: list[str] = []
@@ -125,15 +126,16 @@ _WORDS = {"greater_than": "greater than {}", "less_than": "less than {}", "betwe
           "one_of": "one of {}"}
 
 
-def describe_numbers(args: Any) -> str:
-    """The number keys of ``args`` in words, for a failure's sentence: ``greater than 2 and less than 10``."""
+def describe_numbers(args: Any, mask: Callable[[str], str] = str) -> str:
+    """The number keys of ``args`` in words, for a failure's sentence: ``greater than 2 and less than 10``
+    (each bound shown through ``mask``)."""
     parts = []
     for key in number_keys(args):
         written = getattr(args, key)
         if key == "between":
-            parts.append(_WORDS[key].format(*written))
+            parts.append(_WORDS[key].format(*(mask(_text_of(b)) for b in written)))
         elif key == "one_of":
-            parts.append(_WORDS[key].format(", ".join(_text_of(e) for e in written)))
+            parts.append(_WORDS[key].format(", ".join(mask(_text_of(e)) for e in written)))
         else:
-            parts.append(_WORDS[key].format(_text_of(written)))
+            parts.append(_WORDS[key].format(mask(_text_of(written))))
     return " and ".join(parts)

@@ -46,7 +46,7 @@ steps:
       - {kind: element_exists, args: {target: {type: testid, id: greeting}}}
       - {kind: element_text_contains, args: {target: {type: testid, id: greeting}, text: "Welcome, alice"}, severity: critical}
       - {kind: element_attr_equals, args: {target: {type: role, role: link, name: Export CSV}, attr: href, value: /download/report.csv}}
-      - {kind: element_css, args: {target: {type: testid, id: greeting}, property: display, matches: "."}}  # v1.3
+      - {kind: element_css, args: {target: {type: testid, id: greeting}, property: display, equals: block}}  # v1.3
       - {kind: element_in_viewport, args: {target: {type: testid, id: greeting}}}
       - {kind: element_html_contains, args: {target: {type: testid, id: greeting}, text: "Welcome"}}
   - id: second_report_link

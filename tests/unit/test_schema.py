@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from typing import Any, Iterator
 
@@ -210,6 +211,18 @@ def test_the_docs_point_editors_at_the_schema_cometlocal_schema_writes_by_defaul
     assert committed == json.loads(json.dumps(plan_json_schema()))
 
 
+# sha256 of each published schema as released (docs/ at the last commit of plan format v1.2, 23038b8).
+RELEASED = {
+    "plan-format-v1.schema.json": "4348d9b7f46c589fd1f09c2b6c794e0d68c31853880c11e5475f4a677913c9a5",
+    "plan-format-v1.1.schema.json": "e0f3100137f07077564d20354d7ee7b514b05163068ee9be7753e6d1b64fc07f",
+    "plan-format-v1.2.schema.json": "d95cfb759fd348c049c4de8342510c00f95d7092333bd595639e94230b3217df",
+    "step-group-v1.schema.json": "a49db6611199e90ed036c7bb8d25d92dc8941fb10fa0287f1f13c7a1062eea34",
+    "step-group-v1.1.schema.json": "57e73c72767c544cec1d00902aaedfd9795b27ce4e93daae3c35962009ba24b5",
+    "step-group-v1.2.schema.json": "f2b8bc334f48509d8e64a0262c9c0125c684b38a37ea371fcccb7ac5c6ccaad4",
+    "suite-config-v1.schema.json": "b350c887770a80349718ba7c8859c3c214c46105494dbe36473ac118357a11aa",
+}
+
+
 @pytest.mark.parametrize("kind, docs_name", [("plan", "plan-format-{v}"), ("group", "step-group-{v}")])
 @pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2"])
 def test_published_schemas_never_change(kind, docs_name, version, capsys):
@@ -221,6 +234,8 @@ def test_published_schemas_never_change(kind, docs_name, version, capsys):
 
     docs = Path(__file__).resolve().parents[2] / "docs" / (docs_name.format(v=version) + ".schema.json")
     assert published_text(kind, version) == docs.read_text(encoding="utf-8")
+    # The bytes as they were released (plan format v1.2's last commit): neither copy may be rewritten.
+    assert hashlib.sha256(docs.read_bytes()).hexdigest() == RELEASED[docs.name]
     assert main(["schema", "--kind", kind, "--format-version", version]) == 0
     assert capsys.readouterr().out == docs.read_text(encoding="utf-8")
 
@@ -229,6 +244,7 @@ def test_the_published_suite_schema_never_changes(capsys):
     from pathlib import Path
 
     docs = (Path(__file__).resolve().parents[2] / "docs" / "suite-config-v1.schema.json").read_text(encoding="utf-8")
+    assert hashlib.sha256(docs.encode("utf-8")).hexdigest() == RELEASED["suite-config-v1.schema.json"]
     assert main(["schema", "--kind", "suite", "--format-version", "v1.2"]) == 0
     assert capsys.readouterr().out == docs
 

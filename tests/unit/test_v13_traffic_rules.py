@@ -236,3 +236,16 @@ def test_the_demo_notes_api_answers_201_with_the_id_and_400_without_a_title():
         assert post(portal, {"title": " "})[::2] == (400, {"error": "a note needs a title"})
         with urllib.request.urlopen(portal.url + "/v13/traffic", timeout=5) as page:
             assert "analytics.outside.example/collect" in page.read().decode()
+
+
+def test_number_keys_hold_on_the_exchange_s_headers_and_count_with_the_bound_masked():
+    """(v1.3) request_seen's header checks take the number keys as response_header does (one comparison,
+    response_checks.header_holds): a header of 7 is not less than 3. A count's failure says it in words,
+    with a bound that came from a saved value shown masked."""
+    assert seen(Look(exchange(0)), url="**/api/notes", response_header={"name": "x-id", "greater_than": 3})[0]
+    ok, observed = seen(Look(exchange(0)), url="**/api/notes", response_header={"name": "x-id", "less_than": 3})
+    assert not ok and observed["requests"][0]["problem"] == "response header x-id is 7"
+    ok, observed = seen(Look(exchange(0), exchange(1)), url="**/api/notes", between=[0, 1])
+    assert not ok and observed["problem"] == "2 matching request(s) passed, which is not between 0 and 1"
+    ok, observed = seen(Look(exchange(0)), url="**/api/notes", less_than="s3cret")
+    assert not ok and observed["bound"] == "***" and "s3cret" not in str(observed)

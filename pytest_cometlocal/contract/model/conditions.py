@@ -23,8 +23,8 @@ from pytest_cometlocal.contract.model.checks.element_looks import ElementCss, El
 from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 # (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
-from pytest_cometlocal.contract.model.checks.traffic import (  # noqa: F401 (HttpStatus: for importers)
-    HttpStatus, RequestSeen, ResponseHeaderArgs, ResponseJsonArgs, ResponseStatusArgs, at_most_one,
+from pytest_cometlocal.contract.model.checks.traffic import (
+    RequestSeen, ResponseHeaderArgs, ResponseJsonArgs, ResponseStatusArgs,
     describe_request_seen,
 )
 
@@ -116,9 +116,6 @@ class AttrPatternArgs(ContractModel):  # v1.2
 class TextsArgs(ContractModel):  # v1.2: the target is required, the list may be empty (no element)
     target: TargetSpec
     texts: list[str]
-
-
-_at_most_one = at_most_one
 
 
 class PageCountArgs(ContractModel):  # v1.2

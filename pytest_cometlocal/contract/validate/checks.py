@@ -39,7 +39,7 @@ Report = Callable[[Loc, str, str], None]
 
 # The args whose values are compared with page data and so cannot name a secret.
 NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches"),
-                                              "storage_items": ("every", "some"), "storage_equals": ("equals",)}  # v1.3
+                                              "storage_items": ("where", "every", "some"), "storage_equals": ("equals",)}  # v1.3
 
 
 def cookie_name_problem(name: str) -> str | None:
@@ -192,7 +192,7 @@ def check_state_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc:
     for cond, phase, i, _target in conditions:
         aloc = loc + (phase, i, "args")
         if cond.kind == "storage_items":
-            for name in ("every", "some"):
+            for name in ("where", "every", "some"):
                 check = getattr(cond.args, name)
                 if check is not None and check.pointer is not None:
                     try:

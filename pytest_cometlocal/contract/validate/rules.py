@@ -122,7 +122,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
-    check_state_step(step, loc, add, allowlist)  # (v1.3) cookie and storage steps (state_rules.py)
+    check_state_step(step, loc, add, allowlist)  # (v1.3) cookie and storage steps (checks.py)
     check_seen(step, loc, add)  # (v1.3) request_seen's url glob and pointers
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")

@@ -25,11 +25,12 @@ from pytest_cometlocal.executor.browser.stored import NAMES_SEEN, same_domain
 _PLAYWRIGHT_NAMES = {"http_only": "httpOnly", "secure": "secure", "same_site": "sameSite"}
 
 
-def count_holds(args: Any, count: int) -> bool:
-    """Whether ``count`` is what the condition asks for: ``count``, or the number keys (contract/numbers.py)."""
+def count_holds(args: Any, count: int, mask: Any = str) -> tuple[bool, dict[str, Any]]:
+    """Whether ``count`` is what the condition asks for (``count``, or the number keys: contract/numbers.py),
+    and what a number check that broke adds to ``observed`` (its bound shown through ``mask``)."""
     if number_keys(args):
-        return compare_number(count, args)[0]
-    return args.count is None or args.count == count
+        return compare_number(count, args, mask)
+    return args.count is None or args.count == count, {}
 
 
 def _cookie_count(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
@@ -39,8 +40,7 @@ def _cookie_count(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
              if (args.name is None or c["name"] == args.name)
              and (args.domain is None or same_domain(c["domain"], args.domain))]
     names = [ctx.mask_text(f"{c['name']}@{c['domain']}{c['path']}") for c in found[:NAMES_SEEN]]
-    ok = count_holds(args, len(found))
-    more = compare_number(len(found), args)[1] if not ok and number_keys(args) else {}
+    ok, more = count_holds(args, len(found), ctx.mask_text)
     return ok, {"count": len(found), "cookies": names, **more}
 
 

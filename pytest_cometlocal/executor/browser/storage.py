@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Callable
 
-from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.load.interpolation import resolve_secrets
@@ -86,9 +85,8 @@ def _storage_items(cond: Any, ctx: Any, phase: str) -> tuple[bool, Any]:
     if args.where is not None:  # only the items that meet it are counted and checked
         found = [(k, v) for k, v in found if item_check(v, args.where)[0]]
     observed: dict[str, Any] = {"area": args.area, "count": len(found), "keys": [mask(k) for k, _ in found[:KEYS_SEEN]]}
-    ok = count_holds(args, len(found))
-    if not ok and number_keys(args):  # which number check the count broke
-        observed.update(compare_number(len(found), args)[1])
+    ok, more = count_holds(args, len(found), mask)
+    observed.update(more)  # which number check the count broke
     quantifier = "every" if args.every is not None else "some" if args.some is not None else None
     if args.count is None and not number_keys(args) and (quantifier is None or not found):
         ok = ok and bool(found)

@@ -63,23 +63,25 @@ def _response_json(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[b
     return ok, shown if ok else observed(response, ctx.mask_text, **shown)
 
 
+def header_holds(value: str, args: Any, resolve_text: Callable[[str], str]) -> tuple[bool, dict[str, Any]]:
+    """A header's value against ``equals``, ``matches`` or (v1.3) the number keys: response_header's, and
+    request_seen's request_header / response_header (http/seen.py)."""
+    if number_keys(args):
+        return compare_number(value, args)
+    if args.equals is not None:
+        return value == resolve_text(args.equals), {}
+    if args.matches is not None:
+        return compiled(args.matches).search(value) is not None, {}
+    return True, {}
+
+
 def _response_header(cond: Condition, ctx: ResponseContext, phase: str) -> tuple[bool, Any]:
     response = ctx.response
     if response is None:
         return False, observed(None, ctx.mask_text)
     value = response.header(cond.args.name)
     args = cond.args
-    more: dict[str, Any] = {}
-    if value is None:
-        ok = False
-    elif number_keys(args):  # (v1.3) the header's value read as a number (contract/numbers.py)
-        ok, more = compare_number(value, args)
-    elif args.equals is not None:
-        ok = value == ctx.resolve_text(args.equals)
-    elif args.matches is not None:
-        ok = compiled(args.matches).search(value) is not None
-    else:
-        ok = True
+    ok, more = header_holds(value, args, ctx.resolve_text) if value is not None else (False, {})
     if ok:
         return True, {"value": ctx.mask_text(value)}
     more = {"value": ctx.mask_text(value), **{k: ctx.mask_text(v) if isinstance(v, str) else v

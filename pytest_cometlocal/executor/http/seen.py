@@ -38,6 +38,7 @@ from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import evidence_document
+from pytest_cometlocal.executor.http.response_checks import header_holds
 
 if TYPE_CHECKING:
     from pytest_cometlocal.contract.model.conditions import Condition
@@ -123,13 +124,13 @@ def _json_problem(body: bytes | None, args: Any, ctx: SeenContext, what: str) ->
 
 
 def _header_problem(value: str | None, args: Any, ctx: SeenContext, what: str) -> str | None:
+    """response_header's comparison (response_checks.header_holds), on a header of the exchange."""
     if value is None:
         return f"no {what} header {args.name!r}"
-    if args.equals is not None and value != ctx.resolve_text(args.equals):
-        return f"{what} header {args.name} is {ctx.mask_text(value)[:VALUE_LIMIT]}"
-    if args.matches is not None and compiled(args.matches).search(value) is None:
-        return f"{what} header {args.name} is {ctx.mask_text(value)[:VALUE_LIMIT]}"
-    return None
+    ok, more = header_holds(value, args, ctx.resolve_text)
+    if ok:
+        return None
+    return more.get("problem") or f"{what} header {args.name} is {ctx.mask_text(value)[:VALUE_LIMIT]}"
 
 
 def _problem(exchange: Exchange, args: Any, ctx: SeenContext) -> str | None:
@@ -198,11 +199,12 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
                else "no matching request was answered and passed every check")
         return False, {"problem": why, **counts, "requests": rows[:OBSERVED_REQUESTS]}
     if number_keys(args):  # (v1.3) the number keys instead of count: decided once nothing is in flight
-        ok, more = compare_number(len(passing), args)
+        ok, more = compare_number(len(passing), args, ctx.mask_text)
         if ok and not in_flight:
             return True, counts
         why = (f"{in_flight} matching request(s) still in flight" if in_flight
-               else f"{len(passing)} matching request(s) passed, which is not {describe_numbers(args)}")
+               else f"{len(passing)} matching request(s) passed, which is not "
+                    f"{describe_numbers(args, ctx.mask_text)}")
         return False, {"problem": why, **counts, **more, "requests": rows[:OBSERVED_REQUESTS]}
     wanted = args.count
     if not in_flight and len(passing) == wanted:

@@ -5,7 +5,7 @@ The v1.2 args of ``cookie`` and ``storage_item`` live here with what v1.3 adds t
 ``storage_items`` and ``storage_equals``, and the step key ``cookie:`` of ``set_cookie`` /
 ``clear_cookies``. Kept apart from conditions.py (near its size limit); conditions.py imports
 the args and puts the condition models in its union. Only pydantic's types are checked here:
-regexes, pointers and cookie names are the validator's (contract/validate/state_rules.py), which
+regexes, pointers and cookie names are the validator's (contract/validate/checks.py), which
 can locate them.
 """
 
@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.base import ContractModel, at_most_one, written
 from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 
 NonEmpty = Annotated[str, Field(min_length=1)]
@@ -23,23 +23,9 @@ Area = Literal["local", "session"]
 SameSite = Literal["Strict", "Lax", "None"]
 # The cookie attributes a ``cookie`` condition may check (v1.3), in the order they are read.
 COOKIE_ATTRS: tuple[str, ...] = ("http_only", "secure", "domain", "path", "same_site", "expires")
-# The keys a condition's count may be given by: ``count``, or the number keys instead (``greater_than``, ...).
-COUNT_KEYS: tuple[str, ...] = ("count", *NUMBER_KEYS)
-
-
-def _given(args: ContractModel, names: tuple[str, ...]) -> list[str]:
-    """``equals: null`` is a value, so what was written is read from ``model_fields_set``."""
-    return [n for n in names if n in args.model_fields_set]
-
-
-def _at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
-    if len(given := _given(args, names)) > 1:
-        raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
-
-
 def _absent_alone(args: ContractModel, checks: tuple[str, ...]) -> None:
     """``absent: true`` says there is nothing to check: no other check key may go with it."""
-    if args.__dict__.get("absent") and (given := _given(args, checks)):
+    if args.__dict__.get("absent") and (given := written(args, checks)):
         raise ValueError(f"absent: true cannot go with {', '.join(given)} (an absent item has nothing to check)")
 
 
@@ -55,7 +41,7 @@ class StorageItemArgs(NumberChecks):  # v1.2; absent and the number keys v1.3
 
     @model_validator(mode="after")
     def _one_check(self) -> "StorageItemArgs":
-        _at_most_one(self, ("equals", "matches", "length"))
+        at_most_one(self, ("equals", "matches", "length"))
         _absent_alone(self, ("pointer", "equals", "matches", "length", *NUMBER_KEYS))
         if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
             raise ValueError("without a pointer, equals compares the item's string: write it as a string")
@@ -77,7 +63,7 @@ class CookieArgs(NumberChecks):  # v1.2; absent, the attributes and the number k
 
     @model_validator(mode="after")
     def _one_check(self) -> "CookieArgs":
-        _at_most_one(self, ("equals", "matches"))
+        at_most_one(self, ("equals", "matches"))
         _absent_alone(self, ("equals", "matches", *COOKIE_ATTRS, *NUMBER_KEYS))
         return self
 
@@ -92,12 +78,6 @@ class CookieCountArgs(NumberChecks):  # v1.3
     domain: NonEmpty | None = None
     count: Annotated[int, Field(ge=0)] | None = None
 
-    @model_validator(mode="after")
-    def _a_count(self) -> "CookieCountArgs":
-        if not _given(self, COUNT_KEYS):
-            raise ValueError(f"cookie_count needs count (or a number check: {', '.join(NUMBER_KEYS)})")
-        return self
-
 
 class ItemCheck(NumberChecks):  # v1.3: storage_items' every / some / where, storage_item's vocabulary
     COMPARED = ("equals", "matches", "length")
@@ -108,7 +88,7 @@ class ItemCheck(NumberChecks):  # v1.3: storage_items' every / some / where, sto
 
     @model_validator(mode="after")
     def _one_check(self) -> "ItemCheck":
-        _at_most_one(self, ("equals", "matches", "length"))
+        at_most_one(self, ("equals", "matches", "length"))
         if self.pointer is None and "equals" in self.model_fields_set and not isinstance(self.equals, str):
             raise ValueError("without a pointer, equals compares the item's string: write it as a string")
         return self
@@ -128,7 +108,7 @@ class StorageItemsArgs(NumberChecks):  # v1.3: the per-record store
 
     @model_validator(mode="after")
     def _one_quantifier(self) -> "StorageItemsArgs":
-        _at_most_one(self, ("every", "some"))
+        at_most_one(self, ("every", "some"))
         if self.count == 0 and (self.every is not None or self.some is not None):
             raise ValueError("count: 0 leaves no item for every / some to check")
         return self

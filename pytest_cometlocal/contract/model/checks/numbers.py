@@ -7,7 +7,7 @@ response_json, response_header) take these keys instead of their own
 comparison key, and counts take them instead of ``count``. The keys combine:
 all that are written must hold. How a value is read as a number and compared
 is contract/numbers.py (``compare_number``); which keys may go together, and
-whether a bound is a number, is rule NUMBER (contract/validate/numbers_rules.py),
+whether a bound is a number, is rule NUMBER (contract/validate/checks.py, ``check_numbers``),
 located at the key.
 
 A bound is a JSON number, or a string: a number's text (``"${vars.X}"`` is

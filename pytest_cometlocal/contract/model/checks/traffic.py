@@ -12,8 +12,8 @@ schemas keep their ``$defs``), plus ``RequestBodyArgs``.
 ``url`` is a glob as a route's (Playwright's ``context.route`` glob, matched
 against the full URL) or ``{pattern: REGEX}``; ``glob_regex`` is that glob's
 meaning as a Python regex, so the executor matches a request exactly as a
-route would take it. A number key (v1.3 slice numbers) may later stand
-instead of ``count``: ``COUNT_KEYS`` is the tuple it joins.
+route would take it. ``count`` or the number keys (``COUNT_KEYS``) ask for a
+number of passing requests.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
-from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.base import ContractModel, at_most_one, exactly_one  # noqa: F401
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks, number_keys
 
@@ -34,19 +34,6 @@ SeenMethod = Literal["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]
 COUNT_KEYS: tuple[str, ...] = ("count", *NUMBER_KEYS)
 # The most requests one request_seen lists in its ``observed`` (a page that polls sends many).
 OBSERVED_REQUESTS = 20
-
-
-def at_most_one(args: ContractModel, names: tuple[str, ...]) -> None:
-    """``equals: null`` is a value, so what was written is read from ``model_fields_set``."""
-    given = [n for n in names if n in args.model_fields_set]
-    if len(given) > 1:
-        raise ValueError(f"at most one of {', '.join(names)} (got {', '.join(given)})")
-
-
-def exactly_one(args: ContractModel, names: tuple[str, ...]) -> None:
-    given = [n for n in names if n in args.model_fields_set]
-    if len(given) != 1:
-        raise ValueError(f"exactly one of {', '.join(names)}" + (f" (got {', '.join(given)})" if given else ""))
 
 
 class UrlPattern(ContractModel):
