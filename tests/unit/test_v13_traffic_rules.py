@@ -247,5 +247,8 @@ def test_number_keys_hold_on_the_exchange_s_headers_and_count_with_the_bound_mas
     assert not ok and observed["requests"][0]["problem"] == "response header x-id is 7"
     ok, observed = seen(Look(exchange(0), exchange(1)), url="**/api/notes", between=[0, 1])
     assert not ok and observed["problem"] == "2 matching request(s) passed, which is not between 0 and 1"
+    assert decided(observed)  # past the high bound: looking again cannot make it hold
+    ok, observed = seen(Look(exchange(0)), url="**/api/notes", greater_than=1)
+    assert not ok and not decided(observed)  # below a low bound: another request may still come
     ok, observed = seen(Look(exchange(0)), url="**/api/notes", less_than="s3cret")
     assert not ok and observed["bound"] == "***" and "s3cret" not in str(observed)

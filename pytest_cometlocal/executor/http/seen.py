@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Protocol
 
 from pytest_cometlocal.contract.model.checks.numbers import number_keys
-from pytest_cometlocal.contract.numbers import compare_number, describe_numbers
+from pytest_cometlocal.contract.numbers import compare_number, describe_numbers, read_number
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
 from pytest_cometlocal.contract.patterns import compiled
@@ -205,7 +205,10 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
         why = (f"{in_flight} matching request(s) still in flight" if in_flight
                else f"{len(passing)} matching request(s) passed, which is not "
                     f"{describe_numbers(args, ctx.mask_text)}")
-        return False, {"problem": why, **counts, **more, "requests": rows[:OBSERVED_REQUESTS]}
+        observed = {"problem": why, **counts, **more, "requests": rows[:OBSERVED_REQUESTS]}
+        if _past_the_bound(len(passing), args, more):
+            observed["final"] = True  # as for count: more passed than the bound, and more never become fewer
+        return False, observed
     wanted = args.count
     if not in_flight and len(passing) == wanted:
         return True, {"count": wanted, **counts}
@@ -220,6 +223,13 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
     else:
         observed["problem"] = f"count: {wanted}, but {len(passing)} matching request(s) passed"
     return False, observed
+
+
+def _past_the_bound(passed: int, args: Any, more: dict[str, Any]) -> bool:
+    """Whether a number check of a count broke upward (less_than, between's high): no later look can mend it."""
+    failed = more.get("failed_checks", ())
+    high = read_number(args.between[1]) if "between" in failed else None
+    return "less_than" in failed or (high is not None and passed > high)
 
 
 def decided(observed: Any) -> bool:

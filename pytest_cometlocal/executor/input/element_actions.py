@@ -81,11 +81,12 @@ def focus(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
 def blur(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
     """Take the focus away from the element, which must have it."""
     locator = _locator(attempt)
+    deadline = time.monotonic() + attempt.spec.timeout_ms / 1000  # one budget for the look and the blur
     locator.wait_for(state="attached", timeout=attempt.spec.timeout_ms)
     if not _focused(locator):
         raise _refused(actions, attempt, "element_focused", "blur: the element does not have the focus",
                        {"focused": False})
-    locator.blur(timeout=attempt.spec.timeout_ms)
+    locator.blur(timeout=call_ms(deadline))
     return {"focused": _focused(locator)}
 
 
@@ -104,7 +105,8 @@ def pointer(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
     options = forced(spec)
     if spec.position is not None:
         at = {"x": spec.position.x, "y": spec.position.y}
-        box = _locator(attempt).bounding_box(timeout=spec.timeout_ms)
+        # The element was just resolved: its box is a probe, so the click or hover keeps the step's timeout.
+        box = _locator(attempt).bounding_box(timeout=PROBE_MS)
         if box is not None and (at["x"] > box["width"] or at["y"] > box["height"]):
             raise _refused(actions, attempt, "position_inside",
                            f"{spec.kind}: position {at['x']:g},{at['y']:g} is outside the element "
