@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, Iterator
 
 import pytest
 
 from pytest_cometlocal.cli import main
+from pytest_cometlocal.contract.model.checks.extension import EXTENSION_KIND_PATTERN
 from pytest_cometlocal.contract.model.actionspec import (
     ACTION_KINDS, DEFAULTABLE_KEYS, V12_CONDITION_KINDS, V12_KINDS, V12_STEP_KEYS, V13_CONDITION_KINDS, V13_KINDS,
     V13_STEP_KEYS, REQUEST_KEYS, ActionSpec)
@@ -80,9 +82,9 @@ def test_action_spec_is_closed(schema):
     keys = {field.alias or name for name, field in ActionSpec.model_fields.items()}  # json_body is written json
     assert set(action["properties"]) == keys
     v12 = plan_json_schema("v1.2")["$defs"]["ActionSpec"]
-    assert set(v12["properties"]) == keys - V13_STEP_KEYS
+    assert set(v12["properties"]) == keys - V13_STEP_KEYS - {"args"}  # (extensions) args: newest schema only
     older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]
-    assert set(older["properties"]) == keys - V13_STEP_KEYS - V12_STEP_KEYS - set(REQUEST_KEYS)
+    assert set(older["properties"]) == keys - V13_STEP_KEYS - V12_STEP_KEYS - set(REQUEST_KEYS) - {"args"}
     assert "PageSpec" not in plan_json_schema("v1.1")["$defs"]
 
 
@@ -103,17 +105,20 @@ def test_schema_does_not_change_the_model(schema):
 
 
 def test_every_model_in_the_schema_is_closed(schema):
+    """All but an extension kind's args, which its registered model closes (cometlocal schema with the
+    extensions loaded: tests/integration/test_extensions_cli.py)."""
     for name, definition in schema["$defs"].items():
         if definition.get("type") == "object":
-            assert definition.get("additionalProperties") is False, name
+            assert definition.get("additionalProperties") is (name == "ExtensionArgs"), name
 
 
 V1_KINDS = ["navigate", "click", "fill", "select", "upload", "wait_for", "assert", "stop"]
 
 
 def test_all_action_kinds(schema):
-    kinds = schema["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
-    assert kinds == list(ACTION_KINDS)
+    built_in, extension = schema["$defs"]["ActionSpec"]["properties"]["kind"]["anyOf"]
+    assert built_in["enum"] == list(ACTION_KINDS)
+    assert extension["pattern"] == EXTENSION_KIND_PATTERN  # (extensions) a name an extension registers
     v12 = plan_json_schema("v1.2")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
     assert v12 == [k for k in ACTION_KINDS if k not in V13_KINDS]
     older = plan_json_schema("v1.1")["$defs"]["ActionSpec"]["properties"]["kind"]["enum"]
@@ -148,6 +153,10 @@ def test_all_condition_kinds(version):
     if version == "v1":
         expected -= {"element_checked", "element_focused", "aria_snapshot_matches"}
     assert discriminator_values(schema, "kind") == expected
+    if version == "v1.3":  # (extensions) one more member, told by a pattern no built-in kind matches
+        assert schema["$defs"]["ExtensionCondition"]["properties"]["kind"]["pattern"] == EXTENSION_KIND_PATTERN
+        assert not any(re.match(EXTENSION_KIND_PATTERN, k) for k in CONDITION_KINDS)
+        return
     mappings = [
         n["discriminator"]["mapping"]
         for n in walk(schema)

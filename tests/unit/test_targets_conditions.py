@@ -369,7 +369,8 @@ def test_unknown_condition_kind(validate):
     inv = only_problems(validate(text))
     only(inv, "SCHEMA", "steps[0].postconditions[0]", line_of(text, "url_iss"))
     assert inv.problems[0].message == ("unknown kind 'url_iss'; did you mean 'url_is'?; expected one of: "
-                                       + ", ".join(map(repr, C.CONDITION_KINDS)))
+                                       + ", ".join(map(repr, C.CONDITION_KINDS))
+                                       + "; or an extension kind, x_<name> or <team>.<name> (docs/extensions.md)")
 
 
 def test_condition_without_kind(validate):

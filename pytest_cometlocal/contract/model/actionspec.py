@@ -19,12 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Any, Callable, Iterable, Literal, get_args
 
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.input_events import DomEvent, EventInit, Position
 from pytest_cometlocal.contract.model.checks.browser_state import COOKIE_ATTRS, Area, CookieSpec
 from pytest_cometlocal.contract.model.codes import Criticality
+from pytest_cometlocal.contract.model.checks.extension import (
+    EXTENSION_KIND_PATTERN, ExtensionArgs, is_extension_kind,
+)
 from pytest_cometlocal.contract.model.conditions import EXTENSION_CONDITION_KINDS, Condition
 from pytest_cometlocal.contract.model.targets import Opens, PageSpec, TargetSpec, describe_target
 from pytest_cometlocal.contract.model.targets import ROLE_FILTERS as _ROLE_FILTERS
@@ -151,6 +155,23 @@ V13_STEP_USES: dict[str, Callable[["ActionSpec"], bool]] = {
     "press_modifier": lambda step: step.kind == "press" and step.key in MODIFIERS,  # actions: a lone modifier
 }
 
+
+
+def _action_kind(value: str) -> str:
+    """A built-in action kind, or (extensions) a name an extension may register: rule EXTENSION then
+    says whether one did. Any other name reads as a built-in Literal's error did."""
+    if value in _BUILT_IN or is_extension_kind(value):
+        return value
+    raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": _EXPECTED})
+
+
+_BUILT_IN = frozenset(ACTION_KINDS)
+_EXPECTED = ", ".join(f"'{k}'" for k in ACTION_KINDS[:-1]) + f" or '{ACTION_KINDS[-1]}'"
+StepKind = Annotated[str, AfterValidator(_action_kind), WithJsonSchema({"anyOf": [
+    {"enum": list(ACTION_KINDS), "type": "string"},
+    {"type": "string", "pattern": EXTENSION_KIND_PATTERN, "description": "an extension kind (docs/extensions.md)"},
+]})]
+
 STEP_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}$"
 TAG_PATTERN = r"^[a-z][a-z0-9_]*$"
 
@@ -175,7 +196,7 @@ class ActionSpec(ContractModel):
     model_config = ConfigDict(serialize_by_alias=True, validate_by_name=False, validate_by_alias=True)
 
     id: StepId
-    kind: ActionKind
+    kind: StepKind  # a built-in ActionKind, or an extension kind's name (docs/extensions.md)
     criticality: Criticality
     target: TargetSpec | None = None
     preconditions: Annotated[list[Condition], Field(min_length=1)]
@@ -224,6 +245,8 @@ class ActionSpec(ContractModel):
     cookie: CookieSpec | None = None
     area: Area | None = None
     key_matches: Annotated[str, Field(min_length=1)] | None = None
+    # (extensions) an extension kind's input, checked against its registered model (rule EXTENSION).
+    args: ExtensionArgs | None = None
     # Factories, not ``[]``/``{}``: pydantic deep-copies a mutable default for every
     # step it validates; the schema still shows the empty default.
     tags: list[TagName] = Field(default_factory=list, json_schema_extra={"default": []})
@@ -286,7 +309,8 @@ def format_version(step: ActionSpec) -> Literal["v1", "v1.1", "v1.2", "v1.3"]:
 def _uses_v13(step: ActionSpec, conditions: tuple) -> bool:
     """Whether the step uses anything only v1.3 has (the ``V13_*`` rows)."""
     return (step.kind in V13_KINDS or any(getattr(step, k, None) is not None for k in V13_STEP_KEYS)
-            or any(c.kind in V13_CONDITION_KINDS or not V13_ARG_KEYS.isdisjoint(c.args.model_fields_set)
+            or any(c.kind in V13_CONDITION_KINDS
+                   or not (V13_ARG_KEYS.isdisjoint(c.args.model_fields_set) or is_extension_kind(c.kind))
                    for c in conditions)
             or any(uses(step) for uses in V13_STEP_USES.values()))
 

@@ -32,11 +32,14 @@ class ErrorCode(StrEnum):
     # full). It describes the machine, not the application under test, so plan
     # fields (expect, retry_on, recovery.on_error) do not accept it.
     OUTPUT_WRITE_FAILED = "OUTPUT_WRITE_FAILED"
+    # An extension's callable raised something other than its documented StepFailed (docs/extensions.md).
+    EXTENSION_FAILED = "EXTENSION_FAILED"
 
 
 CANONICAL_CODES: tuple[ErrorCode, ...] = tuple(list(ErrorCode)[:13])
 EXTENSION_CODES: tuple[ErrorCode, ...] = (ErrorCode.NAVIGATION_FAILED, ErrorCode.BROWSER_CRASHED,
-                                          ErrorCode.PAGE_UNRESPONSIVE, ErrorCode.OUTPUT_WRITE_FAILED)
+                                          ErrorCode.PAGE_UNRESPONSIVE, ErrorCode.OUTPUT_WRITE_FAILED,
+                                          ErrorCode.EXTENSION_FAILED)
 
 PLAN_CODES: tuple[str, ...] = tuple(code.value for code in ErrorCode if code is not ErrorCode.OUTPUT_WRITE_FAILED)
 """The codes a plan may name (``retry_on``, ``expect``, ``recovery.on_error``): all but OUTPUT_WRITE_FAILED."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, Union, get_args
 
-from pydantic import Field
+from pydantic import Discriminator, Field, Tag
 
 from pytest_cometlocal.contract.model.checks.audits import AccessibilityArgs, ScreenshotMatchesArgs
 from pytest_cometlocal.contract.model.base import ContractModel
@@ -20,6 +20,7 @@ from pytest_cometlocal.contract.model.checks.browser_state import (  # v1.2's tw
 )
 from pytest_cometlocal.contract.model.codes import Severity
 from pytest_cometlocal.contract.model.checks.element_looks import ElementCss, ElementHtmlContains, ElementInViewport
+from pytest_cometlocal.contract.model.checks.extension import ExtensionArgs, ExtensionKindName, is_extension_kind
 from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberChecks
 from pytest_cometlocal.contract.model.targets import TargetSpec, describe_target
 # (v1.2) The response_* args live beside request_seen (v1.3), which reuses them; imported under their names.
@@ -326,12 +327,34 @@ _CONDITION_MODELS = Union[
     RequestSeen,  # v1.3 (contract/model/checks/traffic.py)
     ElementCss, ElementInViewport, ElementHtmlContains,  # v1.3 (element_looks.py)
 ]
-Condition = Annotated[_CONDITION_MODELS, Field(discriminator="kind")]
-
 # Each member's ``kind: Literal["..."]``, in the union's order.
 CONDITION_KINDS: tuple[str, ...] = tuple(
     get_args(model.model_fields["kind"].annotation)[0] for model in get_args(_CONDITION_MODELS)
 )
+
+
+class ExtensionCondition(_Condition):
+    """A condition kind a team registers in Python (docs/extensions.md): its args are checked against
+    the registered model by the validator (rule EXTENSION), not here."""
+
+    kind: ExtensionKindName
+    args: ExtensionArgs = ExtensionArgs()
+
+
+def kind(value: object) -> str | None:
+    """The union member a condition is: its kind, or ``extension`` for an extension kind's name.
+    (Named ``kind``: pydantic names the discriminator after this function in its errors.)"""
+    written = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
+    if written is None:
+        return None
+    return "extension" if is_extension_kind(written) else written
+
+
+Condition = Annotated[
+    Union[tuple(Annotated[m, Tag(k)] for m, k in zip(get_args(_CONDITION_MODELS), CONDITION_KINDS))
+          + (Annotated[ExtensionCondition, Tag("extension")],)],  # type: ignore[misc]
+    Discriminator(kind),
+]
 
 EXTENSION_CONDITION_KINDS = frozenset({"element_checked", "element_focused", "aria_snapshot_matches"})
 # The $defs of the JSON schema only v1.2's conditions have (contract/model/schema.py leaves them

@@ -177,13 +177,16 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str, bool]:
     if kind == "too_short":
         return "must not be empty", "SCHEMA", False
     if kind == "union_tag_invalid":
-        expected = ctx.get("expected_tags", "")
-        disc = str(ctx.get("discriminator", "")).strip("'")
+        expected = str(ctx.get("expected_tags", ""))
+        disc = str(ctx.get("discriminator", "")).strip("'").removesuffix("()")  # conditions': a function
+        extension = ", 'extension'" if expected.endswith(", 'extension'") else ""  # (extensions) not a kind
+        expected = expected.removesuffix(extension)
         what = {"type": "target type", "kind": "kind"}.get(disc, disc)
-        hint = close_hint(str(ctx.get("tag")), re.findall(r"'([^']*)'", str(expected)), disc == "type")
-        return f"unknown {what} '{ctx.get('tag')}'{hint}; expected one of: {expected}", "SCHEMA", False
+        hint = close_hint(str(ctx.get("tag")), re.findall(r"'([^']*)'", expected), disc == "type")
+        also = "; or an extension kind, x_<name> or <team>.<name> (docs/extensions.md)" if extension else ""
+        return f"unknown {what} '{ctx.get('tag')}'{hint}; expected one of: {expected}{also}", "SCHEMA", False
     if kind == "union_tag_not_found":
-        disc = str(ctx.get("discriminator", "")).strip("'")
+        disc = str(ctx.get("discriminator", "")).strip("'").removesuffix("()")
         return f"'{disc}' is required here", "SCHEMA", False
     if kind == "literal_error":
         expected = str(ctx.get("expected", ""))

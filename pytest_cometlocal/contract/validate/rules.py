@@ -34,6 +34,9 @@ from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.actions.rules import check_v13_actions
 from pytest_cometlocal.contract.http.seen_rules import check_seen
 from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
+from pytest_cometlocal.contract.validate.collector import describe
+from pytest_cometlocal.contract.extensions.rules import check_extension_step, is_strong_extension, needs_strong
+from pytest_cometlocal.contract.model.checks.extension import is_extension_kind
 
 Report = Callable[[Loc, str, str], None]
 PHASES = ("preconditions", "postconditions")
@@ -119,6 +122,7 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
     check_extension_inputs(step, loc, add)
+    check_extension_step(step, loc, add, describe)  # (extensions) rule EXTENSION, and `args`
     check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
     check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
     check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
@@ -144,6 +148,8 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
 def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
     """TARGET_REQUIRED, URL_TARGET, URL: which kinds need a target, and where url targets may be."""
     kind = step.kind
+    if own is None and is_extension_kind(kind):
+        return  # (extensions) its registration says whether it needs one (rule EXTENSION)
     if kind in NO_TARGET_KINDS:
         if own is not None:
             add(loc + ("target",), f"'{kind}' takes no target", "INPUTS")
@@ -314,7 +320,8 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
 
 def check_strong_postcondition(step: ActionSpec, loc: Loc, add: Report) -> None:
     """U5: a critical step needs a strong postcondition."""
-    if step.criticality == "critical" and not any(C.is_strong(c) for c in step.postconditions):
+    if step.criticality == "critical" and needs_strong(step) \
+            and not any(C.is_strong(c) or is_strong_extension(c) for c in step.postconditions):
         # A v1 step keeps v1's message, word for word.
         checks = "toast_contains/element_text_contains" + ("" if format_version(step) == "v1" else "/aria_snapshot_matches")
         response = "response_status, response_json, response_header, " if step.kind == "request" else ""  # (v1.2)

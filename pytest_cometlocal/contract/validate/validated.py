@@ -23,6 +23,7 @@ from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Expect, Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFile
 from pytest_cometlocal.contract.load.run_vars import RunVar
+from pytest_cometlocal.contract.extensions.registry import KindRegistry
 
 # Characters a plan name or a row id cannot hold: they would break pytest's node ids.
 UNSAFE_NAME = re.compile(r"::|[\[\]\x00-\x1f\x7f]")
@@ -40,7 +41,8 @@ class ValidationContext:
     resolve from its folder); ``env`` is where secrets are looked up;
     ``suite_config`` the suite configuration that applies to the plan;
     ``run_vars`` the vars given for every plan of the run (``--cometlocal-var``),
-    below the plan's own vars and its parametrize row.
+    below the plan's own vars and its parametrize row; ``extensions`` the kinds
+    extensions registered (docs/extensions.md).
     """
 
     root: Path
@@ -48,6 +50,8 @@ class ValidationContext:
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     suite_config: SuiteConfigFile | None = None
     run_vars: Mapping[str, RunVar] = field(default_factory=dict)
+    # (extensions) the kinds the plan may use (contract/extensions/); None: the active registry.
+    extensions: KindRegistry | None = field(default=None, compare=False)
 
     @cached_property
     def plan_dir(self) -> Path:
@@ -104,6 +108,8 @@ class ValidPlan:
     snapshots: Path | None = None
     # var name -> where its value came from: "row", "plan", "cli" or "ini" (contract/load/run_vars.py).
     var_sources: Mapping[str, str] = field(default_factory=dict)
+    # (extensions) the registry the plan was validated with: the run uses the same kinds.
+    extensions: KindRegistry | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:

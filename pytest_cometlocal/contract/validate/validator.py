@@ -33,6 +33,7 @@ from pydantic import TypeAdapter, ValidationError
 from pytest_cometlocal.contract.model.checks.audits import snapshots_dir
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults
 from pytest_cometlocal.contract.validate.collector import ProblemCollector
+from pytest_cometlocal.contract.extensions.registry import active, using
 from pytest_cometlocal.contract.validate.group_expansion import expand_groups, storage_saves
 from pytest_cometlocal.contract.load.interpolation import interpolate, long_key_vars
 from pytest_cometlocal.contract.errors import CometLocalError, ConfinementError, InterpolationError, YamlError
@@ -274,7 +275,7 @@ class _PlanValidation:
                          storage_saves=self.saves, config_sources=self.config_sources,
                          suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile,
                          route_files=self.route_files, snapshots=snapshots_dir(self.ctx.plan_path),
-                         var_sources=dict(sorted(self.var_sources.items())))
+                         var_sources=dict(sorted(self.var_sources.items())), extensions=active())
 
 
 _STAGES = ("suite_config", "blocks", "interpolation", "groups", "step_defaults", "model", "context_rules")
@@ -322,7 +323,8 @@ def _guarded_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fal
                  row: Row | None) -> PlanResult:
     """``_validate_one``, with an unexpected exception as the INTERNAL problem of this plan (or row) alone."""
     try:
-        return _validate_one(doc, copy_tree(raw) if row is not None else raw, ctx, file, fallback_name, row)
+        with using(ctx.extensions or active()):  # (extensions) the kinds this plan may use
+            return _validate_one(doc, copy_tree(raw) if row is not None else raw, ctx, file, fallback_name, row)
     except Exception as exc:  # the last line of defence (contract/validate/internal.py)
         return internal_plan(raw, file, doc.index, doc.mark, fallback_name, exc, row)
 

@@ -10,7 +10,8 @@ apart by class (``call.excinfo.errisinstance(errors.TARGET_NOT_FOUND)``)::
     └── PlanFailed                        also pytest.fail.Exception: a test failure; no code (an expectation not met)
         ├── TARGET_NOT_FOUND              one class per ErrorCode, named after it
         ├── ...
-        └── OUTPUT_WRITE_FAILED
+        ├── OUTPUT_WRITE_FAILED
+        └── EXTENSION_FAILED              an extension's callable raised (docs/extensions.md)
 
 Where reports show the failure, they show the code first:
 
@@ -123,6 +124,10 @@ class PAGE_UNRESPONSIVE(PlanFailed):
 
 class OUTPUT_WRITE_FAILED(PlanFailed):
     code = ErrorCode.OUTPUT_WRITE_FAILED
+
+
+class EXTENSION_FAILED(PlanFailed):
+    code = ErrorCode.EXTENSION_FAILED
 
 
 FAILURE_CLASSES: dict[ErrorCode, type[PlanFailed]] = {
