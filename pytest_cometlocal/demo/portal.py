@@ -7,7 +7,7 @@ Start it from Python::
 
 or from a shell (serves until Ctrl-C)::
 
-    python -m pytest_cometlocal.demo.portal --port 8000 [--outside-url URL] [--variant renamed]
+    python -m pytest_cometlocal.demo.portal --port 8000 [--outside-url URL] [--variant renamed] [--orders-db PATH]
 
 Every page exists to exercise one part of the plan format: login and auth signals
 (``/login``, ``/dashboard``, ``/protected``), ambiguous targets (``/dashboard``,
@@ -22,10 +22,15 @@ JSON API behind the sign-in (``/api/docs``) and pages that call it (``/docs/<id>
 pages (widgets.py) need plan format v1.1: Enter, hover, scroll, custom
 dropdowns, checkboxes, drag and drop, a code editor. A variant (variants.py,
 ``--variant renamed``) serves the pages as a release that renamed and removed
-things changed them.
+things changed them. ``/orders`` (orders.py) writes each order placed to a real
+SQLite file and ``/hold`` (hold.py) is a "hold to confirm" button, for the example
+extensions.
 
 The portal keeps no state beyond the ``session`` cookie the browser holds, the
-``hits`` list and the API's documents (in memory); uploads are counted, never stored.
+``hits`` list, the API's documents (in memory) and the orders (``portal.orders_db``:
+``DemoPortal(orders_db=...)``, else the file named by the environment variable
+``COMETLOCAL_DEMO_ORDERS_DB``, else one in a temporary folder removed when the
+portal stops); uploads are counted, never stored.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ import email
 import email.policy
 import html
 import json
+import os
 import re
 import secrets
 import socket
@@ -46,10 +52,12 @@ import time
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from pytest_cometlocal.demo import variants
+from pytest_cometlocal.demo import orders, variants
+from pytest_cometlocal.demo.hold import HOLD_ROUTES
 from pytest_cometlocal.demo.pages.v12_checks import V12_CHECKS_PAGES
 from pytest_cometlocal.demo.pages.v13_actions import V13_ACTIONS_PAGES
 from pytest_cometlocal.demo.pages.v12_settings import V12_SETTINGS_PAGES
@@ -138,6 +146,8 @@ INDEX_BODY = """<h1>Demo portal</h1>
 <li><a href="/post-outside">Post outside</a></li>
 <li><a href="/iframe-outside">Iframe outside</a></li>
 <li><a href="/dynamic">Dynamic</a></li>
+<li><a href="/orders">Orders</a> (stored in SQLite)</li>
+<li><a href="/hold">Hold to confirm</a></li>
 </ul>"""
 
 LOGIN_BODY = """<h1>Sign in</h1>
@@ -721,6 +731,8 @@ ROUTES: dict[str, dict[str, Callable[[_Handler], None]]] = {
     **{path: {"GET": lambda h, page=page: h._page(*page)} for path, page in V13_STATE_PAGES.items()},  # v1.3 state
     **V13_TRAFFIC_ROUTES,  # v1.3 traffic (v13_traffic.py): request_seen, delay_ms
     **V13_NUMBERS_ROUTES,  # v1.3 numbers and element checks (v13_numbers.py)
+    **orders.ORDER_ROUTES,  # orders in a SQLite file (orders.py), for the example extensions
+    **HOLD_ROUTES,  # a "hold to confirm" button (hold.py), for the example extensions
 }
 
 
@@ -771,7 +783,7 @@ class DemoPortal:
     """The demo portal on ``host:port`` (port 0: a free one), served from a daemon thread."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, outside_url: str | None = None,
-                 slow_ms: int = 1500, variant: str | None = None) -> None:
+                 slow_ms: int = 1500, variant: str | None = None, orders_db: str | Path | None = None) -> None:
         self.host = host
         self.variant = variants.check(variant)  # e.g. "renamed": the pages after a release (variants.py)
         self.port = port
@@ -779,6 +791,7 @@ class DemoPortal:
         self.slow_ms = slow_ms
         self.hits: list[tuple[str, str]] = []
         self.docs = v12_http.DocStore()  # v1.2: the JSON API's documents (v12_http.py)
+        self.order_store = orders.OrderStore(orders_db)  # None: $COMETLOCAL_DEMO_ORDERS_DB or a temporary file
         self._hits_lock = threading.Lock()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -791,6 +804,11 @@ class DemoPortal:
         host = f"[{self.host}]" if ":" in self.host else self.host
         return f"http://{host}:{self.port}"
 
+    @property
+    def orders_db(self) -> Path:
+        """The SQLite file /orders writes to (a temporary one exists from start() until stop())."""
+        return self.order_store.path
+
     def _record(self, method: str, path: str) -> None:
         with self._hits_lock:
             self.hits.append((method, path))
@@ -799,7 +817,12 @@ class DemoPortal:
         if self._server is not None:
             raise RuntimeError("DemoPortal is already started")
         server_class = _Server6 if ":" in self.host else _Server
-        server = server_class((self.host, self.port), _Handler, self)
+        self.order_store.open()
+        try:
+            server = server_class((self.host, self.port), _Handler, self)
+        except BaseException:
+            self.order_store.close()
+            raise
         self.port = server.server_address[1]
         self._server = server
         self._thread = threading.Thread(
@@ -819,6 +842,7 @@ class DemoPortal:
             thread.join(timeout=5)
         self._server = None
         self._thread = None
+        self.order_store.close()
 
     def __enter__(self) -> "DemoPortal":
         return self.start()
@@ -840,9 +864,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", choices=sorted(variants.VARIANTS), default=None,
                         help="serve the pages as a release changed them: 'renamed' renames the sign-in button, "
                              "rewords a label, changes a link text and removes the Run SQL button")
+    parser.add_argument("--orders-db", default=os.environ.get(orders.ENV) or None, metavar="PATH",
+                        help=f"SQLite file /orders writes to, created if missing (default: ${orders.ENV} "
+                             "when set, else a temporary file removed on exit)")
     args = parser.parse_args(argv)
     try:
-        portal = DemoPortal(args.host, args.port, args.outside_url, args.slow_ms, args.variant).start()
+        portal = DemoPortal(args.host, args.port, args.outside_url, args.slow_ms, args.variant,
+                            orders_db=args.orders_db).start()
     except OSError as exc:
         print(f"cannot serve on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 1
