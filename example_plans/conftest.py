@@ -13,6 +13,7 @@ import os
 import pytest
 
 from pytest_cometlocal.demo.portal import DemoPortal
+from pytest_cometlocal.demo.orders import ENV as ORDERS_ENV
 from pytest_cometlocal.demo.variants import ENV
 
 
@@ -20,7 +21,16 @@ from pytest_cometlocal.demo.variants import ENV
 def demo_portal():
     variant = os.environ.get(ENV) or None
     with DemoPortal(outside_url="http://outside.example/landing", variant=variant) as portal:
-        yield portal
+        # The extensions' x_order_row (extensions/conftest.py) reads the orders this portal writes.
+        before = os.environ.get(ORDERS_ENV)
+        os.environ[ORDERS_ENV] = str(portal.orders_db)
+        try:
+            yield portal
+        finally:
+            if before is None:
+                os.environ.pop(ORDERS_ENV, None)
+            else:
+                os.environ[ORDERS_ENV] = before
 
 
 @pytest.fixture

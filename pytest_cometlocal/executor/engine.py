@@ -4,21 +4,16 @@ Usable without pytest: give it a page, a run folder and settings, then call
 :meth:`Executor.run_plan` with a validated Plan, or :meth:`Executor.propose`
 with one raw step at a time (a planner's proposal, validated here first).
 
-This module is the façade and the step's flow; each part of a step has a
-module of its own under ``step/``, all handed one ``StepContext``: ``observer``
-(the looks before and after), ``target`` (its element, and ``prepare``: where
-the "before" look and the target come from), ``checkpoints``
-(conditions), ``actions`` (the side effect, one row per kind, uploads,
-downloads), ``action_failure`` (which code a failed action is), ``safety``
-(allowlist, auth), ``failures`` (the typed error and its evidence),
-``evidence`` (the evidence files), ``budget`` (the policy's counters and the
-retry rule) and ``journal`` (the trace events, in the order docs/executor.md
-gives: ``with journal.attempt(...)`` brackets each attempt).
+This module is the façade and the step's flow; each part of a step has a module of its own under
+``step/``, all handed one ``StepContext``: ``observer`` (the looks before and after), ``target`` (its
+element; ``prepare``), ``checkpoints`` (conditions), ``actions`` (the side effect, one row per kind),
+``action_failure`` (which code a failed action is), ``safety`` (allowlist, auth), ``failures`` (the
+typed error and its evidence), ``evidence``, ``budget`` (the policy's counters, the retry rule) and
+``journal`` (the trace events in docs/executor.md's order; ``journal.attempt(...)`` brackets each attempt).
 
-Every phase of a step runs under the watchdog's bound (the step's
-``timeout_ms`` plus ``watchdog.CALL_MARGIN_MS``). A page that stops answering
-ends the step with PAGE_UNRESPONSIVE, a dead one with BROWSER_CRASHED; neither
-is retried or recovered, and the page is closed so the next item starts clean.
+Every phase of a step runs under the watchdog's bound (the step's ``timeout_ms`` plus
+``watchdog.CALL_MARGIN_MS``). A page that stops answering ends the step with PAGE_UNRESPONSIVE, a dead
+one with BROWSER_CRASHED; neither is retried or recovered, and the page is closed for the next item.
 """
 
 from __future__ import annotations
@@ -26,14 +21,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from pytest_cometlocal.contract.model.actionspec import ActionSpec, effect_kind, format_version
+from pytest_cometlocal.contract.model.actionspec import KINDS, ActionSpec, effect_kind, format_version
+from pytest_cometlocal.contract.extensions.registry import active, using
+from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.problems import Mark, Problem
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
-from pytest_cometlocal.executor.step.actions import ACTIONS, Actions
+from pytest_cometlocal.executor.step.actions import Actions, action_row
 from pytest_cometlocal.executor.errors import (
     CallTimedOut, ExecutorFailure, OutputWriteFailed, PageTampered, PageUnresponsive, Stop, first_line, is_crash,
 )
@@ -50,7 +47,7 @@ from pytest_cometlocal.executor.step.target import Ahead, draw_after, look_ahead
 from pytest_cometlocal.executor.step.save_point import save_state
 from pytest_cometlocal.executor.http.client import request_key
 from pytest_cometlocal.executor.http.urls import absolute_url
-from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, bound
+from pytest_cometlocal.executor.page.watchdog import CALL_MARGIN_MS, backoff, bound
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -147,10 +144,11 @@ class Executor:
         current: tuple[int, ActionSpec] | None = None
         try:
             self.start({"plan": plan.name, **(metadata or {})})
-            for index, spec in enumerate(plan.steps):
-                current = (index, spec)
-                self._next = plan.steps[index + 1] if index + 1 < len(plan.steps) else None
-                self.execute(spec, index)
+            with using(self.settings.extensions or active()):  # (extensions) the kinds the plan was validated with
+                for index, spec in enumerate(plan.steps):
+                    current = (index, spec)
+                    self._next = plan.steps[index + 1] if index + 1 < len(plan.steps) else None
+                    self.execute(spec, index)
             current = None
         except Stop:
             status = "stopped"
@@ -209,6 +207,10 @@ class Executor:
     def propose(self, raw: Any) -> StepResult:
         """Validate one proposed step, then execute it; raises ExecutorFailure on any error."""
         self.proposals += 1
+        with using(self.settings.extensions or active()):  # (extensions) validated and run with the same kinds
+            return self._propose(raw)
+
+    def _propose(self, raw: Any) -> StepResult:
         validated = validate_action_spec(raw, uploads_root=self.settings.uploads_root)
         if not isinstance(validated, list):
             unknown = sorted({name for name in SECRET_REFERENCE.findall(validated.model_dump_json())
@@ -252,7 +254,7 @@ class Executor:
                 if move == "retry":
                     delay = self.settings.policy.backoff_for(attempt_no)
                     with self.journal.retry(attempt, error, delay):
-                        self._wait(delay)
+                        backoff(self.page, delay)
                     continue
                 if attempt_no > 1 or recoveries:
                     error = error.model_copy(update={
@@ -280,18 +282,12 @@ class Executor:
             except PageUnresponsive as exc:
                 raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
                                                  probed=exc.probe == "no answer") from None
+            except ExtensionRaised as exc:  # (extensions) the code StepFailed names, or EXTENSION_FAILED
+                raise self.failures.fail(attempt, exc.code, exc.stage, exc.message, details=exc.details) from None
             except Exception as exc:
                 if not (is_crash(exc) or self.ctx.events.crashed):
                     raise  # a fault of this plugin: reported as such, never disguised
                 raise self.failures.crashed(attempt, attempt.phase, first_line(exc)) from None
-
-    def _wait(self, ms: int) -> None:
-        """Backoff that keeps the page's events flowing (a sync sleep would stall them)."""
-        try:
-            with bound("backoff", ms + CALL_MARGIN_MS):
-                self.page.wait_for_timeout(ms)
-        except Exception:
-            time.sleep(ms / 1000)
 
     def _recover(self, spec: ActionSpec, error: ExecutorError, round_: int, tag: str) -> None:
         steps = self.settings.recovery_steps
@@ -330,7 +326,7 @@ class Executor:
     def _attempt(self, attempt: StepAttempt) -> None:
         """One attempt, its events in the journal's order (docs/executor.md, "One step")."""
         spec, ctx, journal = attempt.spec, self.ctx, self.journal
-        kind = ACTIONS[spec.kind].kind  # the contract's row of the kind
+        kind = action_row(spec.kind).kind  # the contract's row of the kind
         halt = ctx.policy.check_step_budget()
         ahead, self._ahead = self._ahead, None
         with self._phase(attempt, "observation before the step"):
@@ -346,7 +342,7 @@ class Executor:
         journal.preconditions_checked(resolution, checked_ahead)
         if resolution:
             ctx.places.found(spec.id, resolution["resolved"])
-        if spec.criticality == "critical" and self.settings.mode == "dry_run":
+        if spec.criticality == "critical" and self.settings.mode == "dry_run" and (kind.side_effect or spec.kind in KINDS):
             raise self.failures.fail(attempt, ErrorCode.ACTION_CRITICAL_BLOCKED, "precondition",
                                      "dry run: critical step not performed", details={"critical_reason": "dry_run"},
                                      severity="critical", extended=True)
@@ -374,7 +370,7 @@ class Executor:
 
     def _accept(self, attempt: StepAttempt) -> None:
         """proposal_received, proposal_accepted and action_compiled (a navigation's URL made absolute)."""
-        spec, row = attempt.spec, ACTIONS[attempt.spec.kind]
+        spec, row = attempt.spec, action_row(attempt.spec.kind)
         self.journal.proposal_received("plan" if not self.proposals else "planner",
                                        self.settings.step_sources.get(spec.id))
         if row.url_of is not None:
@@ -415,7 +411,7 @@ class Executor:
         if ctx.stubs is not None:  # v1.2: the requests the plan's routes answered since
             self.journal.requests_stubbed(ctx.stubs.take())
             self.safety.check_routes(attempt, "postcondition")
-        self.journal.postconditions_checked(ACTIONS[attempt.spec.kind].kind.post_phase, late)
+        self.journal.postconditions_checked(action_row(attempt.spec.kind).kind.post_phase, late)
 
     def _read(self, attempt: StepAttempt) -> Ahead | None:
         """The one read between two steps (``read_between``), when the plan's next step follows this one

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, Mapping, get_args
 
+from pytest_cometlocal.contract.extensions.registry import KindRegistry
 from pytest_cometlocal.contract.model.actionspec import ActionSpec
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import DEFAULT_TOAST_SELECTOR, AuthSignals, Route, state_settings
@@ -67,6 +68,8 @@ class ExecutorSettings:
     # (v1.2) screenshot_matches: the plan's baselines folder, and which baselines the run may write there.
     snapshots: Path | None = None
     update_snapshots: str = "none"
+    # (extensions) the kinds extensions registered (contract/extensions/); None: the active registry.
+    extensions: KindRegistry | None = None
 
     @classmethod
     def from_effective(cls, eff: EffectiveSettings) -> "ExecutorSettings":
@@ -93,6 +96,7 @@ class ExecutorSettings:
             route_files=valid.route_files,
             snapshots=valid.snapshots,
             update_snapshots=eff.update_snapshots,
+            extensions=valid.extensions,
         )
 
 

@@ -4,6 +4,7 @@ It reads options (``options``), turns plan files into items (``collection``),
 provides the fixtures a plan item uses (``fixtures``) and turns executor
 outcomes into pytest outcomes (``outcome``, ``errors``), markers and report
 properties; ``hooks`` and ``interrupts`` hold the session-level hooks.
+``extensions`` adds the plugin's own hooks (hookspecs.py) and builds the kinds a plan may use.
 ``options`` also settles who owns ``--base-url`` beside pytest-base-url and
 pytest-playwright, and says how to get pytest-xdist when ``-n`` has no owner. Every
 hook is imported here, so the entry point registers this package as one
@@ -25,6 +26,7 @@ from pytest_cometlocal.plugin.fixtures import (
     cometlocal_runner,
     cometlocal_storage_state,
 )
+from pytest_cometlocal.plugin.extensions import pytest_addhooks
 from pytest_cometlocal.plugin.hooks import pytest_collection, pytest_configure, pytest_runtest_call, pytest_sessionfinish, pytest_terminal_summary
 from pytest_cometlocal.plugin.interrupts import pytest_sessionstart, pytest_unconfigure
 from pytest_cometlocal.plugin.options import pytest_addoption, pytest_load_initial_conftests
@@ -43,6 +45,7 @@ __all__ = [
     "cometlocal_plan_settings",
     "cometlocal_runner",
     "cometlocal_storage_state",
+    "pytest_addhooks",
     "pytest_addoption",
     "pytest_collect_file",
     "pytest_collection_modifyitems",

@@ -23,6 +23,7 @@ from typing import Any, Iterator
 
 import pytest
 
+from pytest_cometlocal.plugin.extensions import registry_for
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.safe_yaml import read_file
 from pytest_cometlocal.contract.errors import YamlError
@@ -86,6 +87,7 @@ class PlanFile(pytest.File):
             plan_path=self.path,
             suite_config=suite_configs(self.config).for_plan(self.path),
             run_vars=settings(self.config).run_vars,
+            extensions=registry_for(self),  # (extensions) its conftests' kinds and the installed ones
         )
 
     @property

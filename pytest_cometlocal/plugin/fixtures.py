@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import pytest
 
+from pytest_cometlocal.plugin.extensions import RunObservers, chained
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
 from pytest_cometlocal.contract.settings import EffectiveSettings
@@ -208,6 +209,10 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 listeners.append(pw_trace.on_event)
                 finishers.append(pw_trace.finish)
         listeners += step_listeners(pytestconfig, plan, eff.secrets, cometlocal_page.context)  # --cometlocal-step
+        observers = RunObservers(item, plan)  # (extensions) the observer hooks, if any conftest has one
+        observers = observers if observers.wanted() else None
+        if observers is not None:
+            listeners.append(observers.on_event)
         finishers.append(LastScreenshot(cometlocal_page, opts.flags.screenshot, bool(eff.secrets)).finish)
         if opts.flags.video != "off":  # last: it closes the pages, which completes their videos
             if cometlocal_page.video is None:
@@ -220,9 +225,12 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,
-                      finishers=finishers, on_step=step_printer(pytestconfig, plan),
+                      finishers=finishers, on_step=chained(step_printer(pytestconfig, plan),
+                                                           observers and observers.on_step),
                       blank_frames=blank_frames(pytestconfig)) as executor:
             item.cometlocal_run_dir = executor.run.path
+            if observers is not None:
+                observers.redactor, observers.run_dir = executor.run.redactor, executor.run.path
             result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid,
                                                             **started_from(cometlocal_storage_state)})
         text = failure_text(plan, result.error, result.run_dir) if result.error else ""

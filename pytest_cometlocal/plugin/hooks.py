@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_cometlocal.plugin.extensions import load_entry_points
 from pytest_cometlocal.plugin.reporting.allure_report import allure_active, register_uncoded_messages, write_categories
 from pytest_cometlocal.plugin.options import settings, store_settings
 from pytest_cometlocal.plugin.pause import register_pauses
@@ -33,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(xdist_groups, "cometlocal-xdist-groups")
     register_pauses(config)
     register_html_report(config)
+    load_entry_points(config)  # (extensions) installed packages' kinds and observers
     if allure_active(config):
         register_uncoded_messages(config)
         register_flaky_results(config)

@@ -23,7 +23,7 @@ from typing import Any, Callable, Iterator, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, KindRow
+from pytest_cometlocal.contract.model.actionspec import ACTION_KINDS, KINDS, KindRow
 from pytest_cometlocal.contract.model.checks.extension import is_extension_kind
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 
@@ -241,6 +241,11 @@ _ACTIVE: ContextVar[KindRegistry] = ContextVar("cometlocal_kinds", default=EMPTY
 def active() -> KindRegistry:
     """The registry of the validation or run in progress (empty outside one)."""
     return _ACTIVE.get()
+
+
+def kind_row(kind: str) -> KindRow | None:
+    """The contract's row of an action kind: a built-in's, or one the active registry holds."""
+    return KINDS.get(kind) or _ACTIVE.get().action_row(kind)
 
 
 @contextmanager

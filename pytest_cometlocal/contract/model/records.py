@@ -63,6 +63,7 @@ EvidenceKind = Literal[
     "video",  # a page's video (--cometlocal-video): plugin/reporting/pwvideo.py
     "http_exchange",  # (v1.2) a request step's request and response, masked
     "aria_snapshot",  # a failure's page as Playwright's aria snapshot, masked and cut at 20 KB
+    "extension",  # (extensions) a file an extension attached (ctx.evidence.attach), or its traceback, masked
 ]
 
 
@@ -157,7 +158,9 @@ MANDATORY_EVENTS: tuple[str, ...] = (
 )
 # (v1.2) page_opened: a page a step opened (a popup, a new tab), its URL masked.
 # (v1.2) request_stubbed: a request one of the plan's routes answered or aborted, its URL masked.
-EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished", "page_opened", "request_stubbed")
+# (extensions) extension_log: a line an extension logged (ctx.log), masked.
+EXTENSION_EVENTS: tuple[str, ...] = ("inspection_started", "inspection_finished", "page_opened", "request_stubbed",
+                                     "extension_log")
 
 EventType = Literal[MANDATORY_EVENTS + EXTENSION_EVENTS]  # type: ignore[valid-type]
 

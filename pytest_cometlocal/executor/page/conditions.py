@@ -40,12 +40,15 @@ from pytest_cometlocal.executor.page.looks import LOOK_CHECKS  # v1.3
 from pytest_cometlocal.executor.page.texts import NUMBER_CHECKS, NUMBER_COUNTED  # v1.3 (text, value, attr)
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
+from pytest_cometlocal.executor.extensions import calls as extension_calls
+from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
 
     from pytest_cometlocal.contract.model.conditions import Condition
     from pytest_cometlocal.executor.audits.baselines import AuditLook
+    from pytest_cometlocal.executor.extensions.context import ExtensionIO
     from pytest_cometlocal.executor.http.exchange import HttpResponse
 
 __all__ = ["CheckContext", "CheckResult", "EVALUATORS", "clip_utf8", "check_once", "evaluate", "first_lines",
@@ -83,6 +86,7 @@ class CheckContext:
     response: HttpResponse | None = None  # (v1.2) a request step's last response (the response_* conditions')
     audit: AuditLook | None = None  # (v1.2) what the audit conditions need beside the page (executor/audits)
     traffic: TrafficLook | None = None  # (v1.3) the page's requests request_seen reads (executor/http/seen.py)
+    extension_io: ExtensionIO | None = None  # (extensions) what an extension condition's context writes through
     # The title the step's one read between two steps saw (docs/executor.md, "One step"): poll's first
     # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
     title: str | None = None
@@ -135,8 +139,26 @@ def _target_locator(ctx: CheckContext, spec: T.Target | list[T.Target] | None) -
 
 
 def evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
-    """Look once; never waits. The condition's kind picks its row of ``EVALUATORS``."""
-    return EVALUATORS[cond.kind](cond, ctx, phase)
+    """Look once; never waits. The condition's kind picks its row of ``EVALUATORS``, else (extensions)
+    the kind the run's registry holds."""
+    evaluator = EVALUATORS.get(cond.kind)
+    return evaluator(cond, ctx, phase) if evaluator is not None else _extension(cond, ctx, phase)
+
+
+def _extension(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
+    """(extensions) Its registered ``check``, given the step's element (executor/extensions/calls.py)."""
+    kind = extension_calls.condition_kind(cond.kind)
+    if kind is None or ctx.extension_io is None:
+        return False, {"error": f"extension kind {cond.kind!r} is not registered in this run"}
+    return extension_calls.check(kind, phase, page=ctx.page, given=cond.args.given(), target=ctx.step_locator,
+                                 io=ctx.extension_io, resolve=ctx.resolve_text)
+
+
+def _at_once(kind: str) -> bool:
+    """(v1.2) A response does not change: one look decides a response_* condition; (extensions) nor does
+    one an extension registered ``polled=False``."""
+    return kind in RESPONSE_EVALUATORS or ((found := extension_calls.condition_kind(kind)) is not None
+                                           and not found.polled)
 
 
 # -- page conditions -------------------------------------------------------------
@@ -377,11 +399,10 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
         while True:
             results = {id(r.condition): r for r in check_once(required, ctx, phase)}
             ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
-            if all(r.ok or r.condition.kind in RESPONSE_EVALUATORS for r in results.values()) \
+            if all(r.ok or _at_once(r.condition.kind) for r in results.values()) \
                     or any(gave_up_in(r.observed) or decided(r.observed) for r in results.values()) \
                     or time.monotonic() >= deadline:
-                break  # (v1.2) a response does not change: one look decides a response_* condition; and a
-                # pattern that gave up decides its condition (a step that cannot pass, found in bounded time)
+                break  # a pattern that gave up decides its condition (a step that cannot pass, found in bounded time)
             pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 0.2)
         for c in conditions:
@@ -406,7 +427,7 @@ def _safe_evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool
     except PatternTimeout as exc:  # the condition does not hold; which of its patterns, and why
         return False, gave_up(cond.args, exc)
     except Exception as exc:
-        if _is_fatal(exc):
+        if _is_fatal(exc) or isinstance(exc, ExtensionRaised):  # (extensions) it fails the step
             raise
         return False, {"error": type(exc).__name__, "message": str(exc).splitlines()[0][:200]}
 

@@ -279,3 +279,12 @@ def close_context(context: BrowserContext) -> None:
     the last line, for a context closed after something else went wrong.
     """
     call("context.close", CONTEXT_CLOSE_MS, context.close, isolated=True)
+
+
+def backoff(page: Page, ms: int) -> None:
+    """A retry's backoff that keeps the page's events flowing (a sync sleep would stall them)."""
+    try:
+        with bound("backoff", ms + CALL_MARGIN_MS):
+            page.wait_for_timeout(ms)
+    except Exception:
+        time.sleep(ms / 1000)

@@ -52,6 +52,8 @@ from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.page.watchdog import bound
+from pytest_cometlocal.contract.extensions.registry import active
+from pytest_cometlocal.executor.extensions import calls as extension_calls
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -70,7 +72,7 @@ class Actions:
         """Do the step's one side effect; returns what the action_executed event records."""
         acting = self.ctx.page
         try:
-            perform = ACTIONS[attempt.spec.kind].perform
+            perform = action_row(attempt.spec.kind).perform
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
             return perform(self, attempt)
@@ -393,3 +395,24 @@ _PERFORM: dict[str, Callable[[Actions, StepAttempt], dict[str, Any]]] = {
 _URL_OF: dict[str, Callable[[Any], str]] = {"navigate": lambda spec: spec.target.url, "request": lambda spec: spec.url}
 ACTIONS: dict[str, ActionRow] = {kind: ActionRow(perform, KINDS[kind], _URL_OF.get(kind))
                                  for kind, perform in _PERFORM.items()}
+
+
+def _extension(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
+    """(extensions) An extension action: its registered ``perform`` (executor/extensions/calls.py)."""
+    spec, ctx = attempt.spec, actions.ctx
+    target = attempt.target.locator if attempt.target is not None else None
+    return extension_calls.perform(extension_calls.action_kind(spec.kind), page=ctx.page, target=target,
+                                   given=spec.args.given() if spec.args is not None else {},
+                                   io=ctx.extension_io(attempt), resolve=lambda s: resolve_secrets(s, ctx.settings.secrets))
+
+
+def action_row(kind: str) -> ActionRow:
+    """The row of a built-in kind, or (extensions) of a kind the run's registry holds: every part of a
+    step asks here, never ``ACTIONS`` directly."""
+    row = ACTIONS.get(kind)
+    if row is None:
+        found = active().action_row(kind)
+        if found is None:
+            raise KeyError(f"no action kind {kind!r} (built in or registered)")
+        row = ActionRow(_extension, found)
+    return row

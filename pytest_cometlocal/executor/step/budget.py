@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from pytest_cometlocal.contract.model.actionspec import KINDS
+from pytest_cometlocal.contract.extensions.registry import kind_row  # a built-in's row, or an extension's
 from pytest_cometlocal.contract.model.plan import Policy
 
 # What follows a failed attempt.
@@ -65,7 +65,7 @@ def _with(key: str, request: str | None) -> str:
 
 def counted(kind: str, first_attempt: bool, recovery: bool) -> bool:
     """Whether the state a step starts from is counted as a visit: a side-effecting step's first attempt."""
-    return kind in KINDS and KINDS[kind].side_effect and first_attempt and not recovery
+    return (row := kind_row(kind)) is not None and row.side_effect and first_attempt and not recovery
 
 
 def still_loading(state: _Signature) -> bool:
@@ -182,7 +182,7 @@ class RetryRule:
                 and attempt.attempt <= self.policy.retries_per_action)
 
     def _in_retry_on(self, attempt: _Attempt, code: str) -> bool:
-        return code in self.policy.retry_on and KINDS[attempt.spec.kind].retried
+        return code in self.policy.retry_on and kind_row(attempt.spec.kind).retried
 
     def next_move(self, attempt: _Attempt, code: str, retryable: bool, recoveries: int) -> NextMove:
         """Recovery first (outside recovery steps, rounds left), then a retry, else the step fails."""

@@ -21,7 +21,7 @@ from pytest_cometlocal.contract.allowlist import url_host
 from pytest_cometlocal.executor.page.conditions import CheckResult, poll
 from pytest_cometlocal.executor.step.failures import Failures
 from pytest_cometlocal.executor.results import StepAttempt
-from pytest_cometlocal.executor.step.actions import ACTIONS
+from pytest_cometlocal.executor.step.actions import action_row
 from pytest_cometlocal.executor.step.context import StepContext
 from pytest_cometlocal.executor.step.safety import Safety
 from pytest_cometlocal.executor.http.saves import keep_saves
@@ -134,7 +134,7 @@ class StepConditions:
                            "upload_signal": result.condition.args.model_dump(mode="json", exclude_none=True) or "files attached"}
             return fail(attempt, code, stage, f"{kind} did not hold within {timeout} ms", details=details,
                         failed_conditions=failed_conditions)
-        if ACTIONS[spec.kind].kind.waits and phase == "post":
+        if action_row(spec.kind).kind.waits and phase == "post":
             # Named, not "a navigation": a wait_for often waits for no navigation at all.
             named = [describe_condition(r.condition, spec.target) for r in failed]
             return fail(attempt, ErrorCode.NAVIGATION_TIMEOUT, "postcondition",

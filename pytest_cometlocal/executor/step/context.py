@@ -9,6 +9,7 @@ one context); what a part adds is its own job, not forwarding.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ from pytest_cometlocal.executor.step.observer import Observer, profile_row
 from pytest_cometlocal.executor.http.saved import SavedValues
 from pytest_cometlocal.executor.http.seen import traffic_look
 from pytest_cometlocal.executor.suggest.places import TargetPlaces
+from pytest_cometlocal.executor.extensions.context import ExtensionIO
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -103,7 +105,14 @@ class StepContext:
             response=attempt.response,
             audit=self._audit_look(attempt),
             traffic=traffic_look(self.events, self.run, attempt),  # (v1.3) request_seen
+            extension_io=self.extension_io(attempt),  # (extensions)
         )
+
+    def extension_io(self, attempt: StepAttempt) -> ExtensionIO:
+        """(extensions) What an extension's context writes through: this attempt's evidence and the trace,
+        and the time left of the step's timeout_ms for the phase starting now."""
+        return ExtensionIO(self.run, attempt.spec.id, attempt.tag, attempt.evidence,
+                           time.monotonic() + attempt.spec.timeout_ms / 1000)
 
     def _audit_look(self, attempt: StepAttempt) -> AuditLook:
         """A new check of the attempt starts with no failed comparison in hand (baselines.py's pending)."""

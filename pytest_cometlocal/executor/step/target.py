@@ -59,7 +59,8 @@ from pytest_cometlocal.executor.results import StepAttempt
 from pytest_cometlocal.executor.page.observation import Look, Observation, look_arg, look_of, take_look
 from pytest_cometlocal.executor.page.settle import until_parsed
 from pytest_cometlocal.executor.page.watchdog import CAPTURE_MS, bound
-from pytest_cometlocal.executor.step.actions import ACTIONS
+from pytest_cometlocal.executor.step.actions import action_row
+from pytest_cometlocal.contract.model.checks.extension import uses_extensions
 from pytest_cometlocal.executor.step.budget import counted
 from pytest_cometlocal.executor.step.context import StepContext
 
@@ -147,7 +148,7 @@ class Matched:
 def _matchable(spec: ActionSpec) -> bool:
     """Whether the step's target can be matched in the same read as a look: one of its own, in the page's
     own document, not a drag's."""
-    return bool(ACTIONS[spec.kind].kind.resolves_target and spec.alternatives and spec.drop_target is None
+    return bool(action_row(spec.kind).kind.resolves_target and spec.alternatives and spec.drop_target is None
                 and in_main_frame(spec.alternatives[0]))
 
 
@@ -210,7 +211,7 @@ def read_between(ctx: StepContext, spec: ActionSpec, index: int, timeout_ms: int
     it is, for up to ``timeout_ms`` (the step's: the bound the read is made in; ``settle.until_parsed``)."""
     controls = ctx.observer.profile.decisive_pictures
     wait_ms = timeout_ms if counted(effect_kind(spec), True, False) else 0
-    alone = not _matchable(spec) or spec.criticality == "critical" or ACTIONS[spec.kind].kind.ends_run
+    alone = not _matchable(spec) or spec.criticality == "critical" or action_row(spec.kind).kind.ends_run
 
     def read() -> Ahead | None:
         since = ctx.observer.counts()  # when the read that is kept was read
@@ -228,8 +229,8 @@ def read_between(ctx: StepContext, spec: ActionSpec, index: int, timeout_ms: int
 def held_between(ctx: StepContext, conditions: StepConditions, ahead: Ahead, index: int) -> Ahead:
     """The read's next step with its preconditions looked at once (balanced: while the picture is drawn);
     nothing is written or raised but a page that stopped answering."""
-    spec, row = ahead.spec, ACTIONS[ahead.spec.kind]
-    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical":
+    spec, row = ahead.spec, action_row(ahead.spec.kind)
+    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical" or uses_extensions(spec):
         return ahead
     provisional = StepAttempt(spec, index, "ahead", 1, False)
     provisional.target = ahead.target
@@ -263,7 +264,7 @@ def draw_after(ctx: StepContext, conditions: StepConditions, attempt: StepAttemp
         return None, None
     first: list[list[CheckResult]] = []  # the first look, once taken
     frozen: list[Exception] = []  # the page stopped answering that look: the step's own failure
-    phase, spec = ACTIONS[attempt.spec.kind].kind.post_phase, attempt.spec
+    phase, spec = action_row(attempt.spec.kind).kind.post_phase, attempt.spec
 
     def meanwhile() -> Ahead:
         try:
@@ -296,9 +297,9 @@ def look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, i
 
 def _look_ahead(ctx: StepContext, conditions: StepConditions, spec: ActionSpec, index: int) -> Ahead:
     look = ctx.observer.look_ahead()
-    row, provisional = ACTIONS[spec.kind], StepAttempt(spec, index, "ahead", 1, False)
-    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical":
-        return Ahead(spec, look)
+    row, provisional = action_row(spec.kind), StepAttempt(spec, index, "ahead", 1, False)
+    if row.kind.ends_run or row.url_of is not None or spec.criticality == "critical" or uses_extensions(spec):
+        return Ahead(spec, look)  # (extensions) an extension's check is called in its own step, never ahead
     resolution = resolve_ahead(ctx, provisional) if row.kind.resolves_target else None
     if row.kind.resolves_target and spec.alternatives and resolution is None:
         return Ahead(spec, look)
@@ -330,7 +331,7 @@ class Prepared:
         resolution = None
         if found is not None:
             attempt.target, resolution = found.target, found.resolution
-        elif ACTIONS[spec.kind].kind.resolves_target:
+        elif action_row(spec.kind).kind.resolves_target:
             resolution = resolve_step_target(ctx, attempt, failures)
         checked = found is not None and found.checked
         if not checked:

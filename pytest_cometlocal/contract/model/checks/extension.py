@@ -34,3 +34,9 @@ class ExtensionArgs(BaseModel):
     def given(self) -> dict[str, Any]:
         """The args as written (``${vars.X}`` replaced, ``${secrets.X}`` kept as references)."""
         return dict(self.__pydantic_extra__ or {})
+
+
+def uses_extensions(step: Any) -> bool:
+    """Whether a step (an ActionSpec) is of an extension kind or has an extension condition."""
+    return is_extension_kind(step.kind) or any(
+        is_extension_kind(c.kind) for c in (*step.preconditions, *step.postconditions))
