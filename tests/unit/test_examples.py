@@ -11,6 +11,7 @@ from pytest_cometlocal.contract.model.codes import CANONICAL_CODES
 from pytest_cometlocal.contract.model.conditions import CONDITION_KINDS
 from pytest_cometlocal.contract.model.targets import TARGET_TYPES
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
+from pytest_cometlocal.contract.extensions.loading import Extensions
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
@@ -18,8 +19,10 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "example_plans"
 
 def _plans(folder: Path = EXAMPLES):
     configs = SuiteConfigFinder(EXAMPLES.parent)
+    extensions = Extensions(EXAMPLES.parent)  # example_plans/extensions/conftest.py's kinds, as pytest loads them
     for path in sorted(folder.rglob("*.actions.yaml")):
-        ctx = ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}, suite_config=configs.for_plan(path))
+        ctx = ValidationContext(root=EXAMPLES.parent, plan_path=path, env={}, suite_config=configs.for_plan(path),
+                                extensions=extensions.for_path(path))
         yield from validate_path(path, ctx)
 
 
@@ -50,8 +53,8 @@ def test_passing_examples_use_every_kind_condition_and_target():
             for cond in step.preconditions + step.postconditions:
                 conditions.add(cond.kind)
                 targets.update(_targets(getattr(cond.args, "target", None)))
-    assert kinds == set(ACTION_KINDS)
-    assert conditions == set(CONDITION_KINDS)
+    assert kinds == set(ACTION_KINDS) | {"x_hold"}  # and (extensions) example_plans/extensions/conftest.py's
+    assert conditions == set(CONDITION_KINDS) | {"x_order_row"}
     assert targets == set(TARGET_TYPES)
 
 
