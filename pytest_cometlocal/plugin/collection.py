@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from pytest_cometlocal.plugin.extensions import registry_for
+from pytest_cometlocal.plugin.extensions import RunObservers, registry_for
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.safe_yaml import read_file
 from pytest_cometlocal.contract.errors import YamlError
@@ -268,6 +268,8 @@ class PlanItem(pytest.Function):
         self.record_error(error, run.path)
         if allure_active(self.config):
             attach_run(run.path, error)
+        if (observers := RunObservers(self)).wanted():  # (extensions) an invalid plan's run is a run too
+            observers.invalid(run)
         self.conclude(judge(self.result.expect, error, invalid_plan_text(self.result, run.path)))
 
     def run_valid(self, runner: Runner) -> None:

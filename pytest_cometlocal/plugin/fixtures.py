@@ -209,7 +209,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 listeners.append(pw_trace.on_event)
                 finishers.append(pw_trace.finish)
         listeners += step_listeners(pytestconfig, plan, eff.secrets, cometlocal_page.context)  # --cometlocal-step
-        observers = RunObservers(item, plan)  # (extensions) the observer hooks, if any conftest has one
+        observers = RunObservers(item, plan.extensions.manifest() if plan.extensions else [])  # (extensions)
         observers = observers if observers.wanted() else None
         if observers is not None:
             listeners.append(observers.on_event)
@@ -230,7 +230,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                       blank_frames=blank_frames(pytestconfig)) as executor:
             item.cometlocal_run_dir = executor.run.path
             if observers is not None:
-                observers.redactor, observers.run_dir = executor.run.redactor, executor.run.path
+                observers.attach(executor.run)
             result = executor.run_plan(plan.plan, metadata={"nodeid": item.nodeid,
                                                             **started_from(cometlocal_storage_state)})
         text = failure_text(plan, result.error, result.run_dir) if result.error else ""

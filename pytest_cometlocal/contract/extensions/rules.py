@@ -69,9 +69,9 @@ def _registered(registry: KindRegistry, name: str, wanted: str, loc: Loc,
         return found
     other = registry.conditions.get(name) if wanted == "action" else registry.actions.get(name)
     if other is not None:
-        where = "a step's kind" if wanted == "action" else "a condition's kind"
+        where = "a step's kind must be an action kind" if wanted == "action" else "a condition's kind must be a condition kind"
         add(loc, f"'{name}' is an extension {'condition' if wanted == 'action' else 'action'} kind "
-                 f"({other.origin.describe()}); {where} must be an {wanted} kind", "EXTENSION")
+                 f"({other.origin.describe()}); {where}", "EXTENSION")
         return None
     failed = "".join(f"; {p.describe()}" for p in registry.failed_sources())
     add(loc, f"unknown extension {wanted} kind '{name}' (registered: {registry.known()}){failed}", "EXTENSION")
@@ -81,6 +81,11 @@ def _registered(registry: KindRegistry, name: str, wanted: str, loc: Loc,
 def _check_args(found: ActionKindDef | ConditionKindDef, args: Any, loc: Loc, add: Report, describe: Describe) -> None:
     """The plan's args against the registered model; each error located at its key."""
     given = args.given() if args is not None else {}
+    if found.args.model_config.get("extra") in (None, "ignore"):  # deny by default, as the built-ins' args
+        known = {f.alias or n for n, f in found.args.model_fields.items()} | set(found.args.model_fields)
+        for key in given:
+            if key not in known:
+                add(loc + (key,), f"unknown key '{key}' (unknown keys are rejected) ({found.name}'s args)", "EXTENSION")
     try:
         found.args.model_validate(given)
     except ValidationError as exc:

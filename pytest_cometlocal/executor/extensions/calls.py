@@ -56,8 +56,10 @@ def perform(kind: ActionKindDef, *, page: Page, given: dict[str, Any], target: L
     """Do an extension action; returns what action_executed records (its origin, its result, masked)."""
     ctx = ExtensionContext(page=page, args=_args(kind, given, resolve, io), target=target, kind=kind.name,
                            phase="action", io=io)
-    result = _called(kind.name, kind.perform, ctx, io, "execution")
-    record: dict[str, Any] = {"extension": {"kind": kind.name, **kind.origin.record()}}
+    result = _called(kind, kind.perform, ctx, io, "execution")
+    if result is not None and not isinstance(result, dict):
+        raise _failed(io, kind, "execution", TypeError(f"an action returns None or a dict, not {type(result).__name__}"))
+    record: dict[str, Any] = {"extension": _named(kind)}
     if result is not None:
         record["extension_result"] = shown(io, result)
     return record
@@ -68,10 +70,10 @@ def check(kind: ConditionKindDef, phase: str, *, page: Page, given: dict[str, An
     """Look at an extension condition once: ``(held, observed)``, observed masked and cut."""
     stage = "precondition" if phase == "pre" else "postcondition"
     ctx = ExtensionContext(page=page, args=_args(kind, given, resolve, io, stage), target=target, kind=kind.name,
-                           phase=phase, io=io)
-    answer = _called(kind.name, kind.check, ctx, io, stage)
+                           phase="pre" if phase == "pre" else "post", io=io)  # an assert's conditions: "post"
+    answer = _called(kind, kind.check, ctx, io, stage)
     if not (isinstance(answer, tuple) and len(answer) == 2 and isinstance(answer[0], bool)):
-        raise _failed(io, kind.name, stage, TypeError(
+        raise _failed(io, kind, stage, TypeError(
             f"a check returns (held: bool, observed), not {type(answer).__name__}"))
     return answer[0], shown(io, answer[1])
 
@@ -105,7 +107,7 @@ def _args(kind: ActionKindDef | ConditionKindDef, given: dict[str, Any], resolve
     except ValidationError as exc:  # a secret's value the model refuses (it was a reference at load)
         raise ExtensionRaised(ErrorCode.EXTENSION_FAILED, io.run.redactor.text(
             f"{kind.name}'s args do not fit its model once secrets are resolved: {first_line(exc)}"),
-            {"extension": kind.name}, stage) from None
+            {"extension": _named(kind)}, stage) from None
 
 
 def _resolved(value: Any, resolve: Callable[[str], str]) -> Any:
@@ -118,33 +120,40 @@ def _resolved(value: Any, resolve: Callable[[str], str]) -> Any:
     return value
 
 
-def _called(name: str, fn: Callable[[ExtensionContext], Any], ctx: ExtensionContext, io: ExtensionIO,
-            stage: str) -> Any:
-    started = time.monotonic()
+def _named(kind: ActionKindDef | ConditionKindDef) -> dict[str, Any]:
+    """``{kind, package, version}`` or ``{kind, path}``: which extension, in records and errors."""
+    return {"kind": kind.name, **kind.origin.record()}
+
+
+def _called(kind: ActionKindDef | ConditionKindDef, fn: Callable[[ExtensionContext], Any], ctx: ExtensionContext,
+            io: ExtensionIO, stage: str) -> Any:
+    started, name = time.monotonic(), kind.name
     try:
         result = fn(ctx)
     except StepFailed as failed:
         raise ExtensionRaised(failed.code, io.run.redactor.text(failed.message),
-                              {"extension": name, **shown(io, failed.details)}, stage) from None
+                              {**shown(io, failed.details), "extension": _named(kind)}, stage) from None
     except _PASSED_ON:
         raise
     except Exception as exc:
         if is_crash(exc):
             raise
-        raise _failed(io, name, stage, exc) from None
+        raise _failed(io, kind, stage, exc) from None
     if time.monotonic() > io.deadline:
         waited = int((time.monotonic() - started) * 1000)
         raise ExtensionRaised(ErrorCode.EXTENSION_FAILED, f"{name} ran {waited} ms, past the step's time",
-                              {"extension": name, "timed_out": True, "waited_ms": waited}, stage)
+                              {"extension": _named(kind), "timed_out": True, "waited_ms": waited}, stage)
     return result
 
 
-def _failed(io: ExtensionIO, name: str, stage: str, exc: BaseException) -> ExtensionRaised:
+def _failed(io: ExtensionIO, kind: ActionKindDef | ConditionKindDef, stage: str, exc: BaseException) -> ExtensionRaised:
     """EXTENSION_FAILED, the masked traceback kept as evidence."""
-    ref = io.run.evidence.add_bytes("extension", f"extensions/{io.tag}_traceback.txt",
+    name = kind.name
+    ref = io.run.evidence.add_bytes("extension", f"extensions/{io.tag}_extension_traceback.txt",
                                     masked_traceback(exc).encode("utf-8"), step_id=io.step_id,
                                     metadata={"extension": name, "traceback": True})
     io.evidence.append(ref)
     message = io.run.redactor.text(f"{name} raised {type(exc).__name__}: {first_line(exc)}")
     return ExtensionRaised(ErrorCode.EXTENSION_FAILED, message, {
-        "extension": name, "exception": type(exc).__name__, "traceback_uri": ref.uri}, stage)
+        "extension": _named(kind), "exception": io.run.redactor.text(f"{type(exc).__name__}: {first_line(exc)}"),
+        "traceback_uri": ref.uri}, stage)
