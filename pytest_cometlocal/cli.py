@@ -18,12 +18,8 @@ from pathlib import Path
 from typing import Sequence
 
 from pytest_cometlocal import __version__
-from pytest_cometlocal.contract.expectation import expectation_met
+from pytest_cometlocal.cli_plans import folder_registry, validate_files, warning_entry, warning_line
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
-from pytest_cometlocal.contract.model.actionspec import format_versions
-from pytest_cometlocal.contract.settings import effective_settings
-from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
-from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.load.paths import DEFAULT_GLOBS
 from pytest_cometlocal.contract.load.rootdir import pytest_rootdir
 from pytest_cometlocal.contract.errors import CometLocalError, RootdirError, RunVarError
@@ -75,23 +71,6 @@ def plan_files(paths: Sequence[Path], globs: Sequence[str]) -> list[Path]:
     return found
 
 
-def _shown(path: Path, real: Path, cwd: Path) -> str:
-    """``path`` as reported: relative to the working folder ``cwd`` when ``real`` (both resolved) is inside it."""
-    try:
-        return real.relative_to(cwd).as_posix()
-    except ValueError:
-        return str(path)
-
-
-def _resolved(path: Path, folders: dict[Path, Path]) -> Path:
-    """``path.resolve()``, with ``folders`` keeping each folder resolved: resolving walks
-    the disk, and only a file that is itself a symlink needs more than its folder."""
-    folder = folders.get(path.parent)
-    if folder is None:
-        folder = folders[path.parent] = path.parent.resolve()
-    return path.resolve() if path.is_symlink() else folder / path.name
-
-
 def cmd_validate(args: argparse.Namespace) -> int:
     """Validate the plans under the paths, confined to the rootdir ``pytest PATHS`` would use (or ``--root``)."""
     paths = [Path(p) for p in args.paths]
@@ -112,17 +91,20 @@ def cmd_validate(args: argparse.Namespace) -> int:
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        report, (valid_count, invalid_count, expected_count) = _validate_files(files, root, configs, args)
+        report, (valid_count, invalid_count, expected_count), warnings = validate_files(files, root, configs, args)
     finally:
         if was_enabled:
             gc.enable()
     if args.format == "json":
+        extra = {"extension_warnings": [warning_entry(w) for w in warnings]} if warnings else {}
         print(json.dumps(
             {"rootdir": str(root), "valid": valid_count, "invalid": invalid_count,
-             "expected_invalid": expected_count, "plans": report},
+             "expected_invalid": expected_count, "plans": report, **extra},
             indent=2,
         ))
     else:
+        for warning in warnings:  # (extensions) a registration refused: only the plans that use it fail
+            print(warning_line(warning))
         total = valid_count + invalid_count + expected_count
         summary = f"{total} plans in {len(files)} files: {valid_count} valid, {invalid_count} invalid"
         if expected_count:
@@ -131,66 +113,19 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return 1 if invalid_count else 0
 
 
-def _validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
-                    args: argparse.Namespace) -> tuple[list[dict], tuple[int, int, int]]:
-    """The report entries, and the (valid, invalid, expected invalid) counts; text mode prints problems as it goes."""
-    report: list[dict] = []
-    invalid_count = valid_count = expected_count = 0
-    cwd = Path.cwd().resolve()
-    folders: dict[Path, Path] = {}
-    # Validation uses a plan's path only for its folder, which also decides its
-    # suite config, so the plans of one folder share a context (and its plan_dir).
-    contexts: dict[Path, ValidationContext] = {}
-    for path in files:
-        real = _resolved(path, folders)
-        ctx = contexts.get(real.parent)
-        if ctx is None:
-            ctx = contexts[real.parent] = ValidationContext(root=root, plan_path=real,
-                                                            suite_config=configs.for_plan(real), run_vars=args.run_vars)
-        shown = _shown(path, real, cwd)
-        try:
-            results = validate_path(path, ctx, shown=shown)
-        except Exception as exc:  # the last line of defence: this file is one invalid plan, the others go on
-            results = [unreadable_file(shown, exc)]
-        for result in results:
-            entry = {"file": result.source.file, "plan": result.item_name, "line": result.source.mark.line}
-            if isinstance(result, InvalidPlan):
-                entry["valid"] = False
-                entry["problems"] = [p.as_dict() for p in result.problems]
-                if result.expect is not None and expectation_met(
-                    result.expect, "INVALID_ACTIONSPEC", None, result.problem_steps
-                ):
-                    # A negative plan: pytest passes it, so validation does too.
-                    expected_count += 1
-                    entry["expected_invalid"] = True
-                    if args.format == "text":
-                        print(f"{result.source.file}:{result.source.mark.line}: plan '{result.item_name}' is invalid as expected")
-                    report.append(entry)
-                    continue
-                invalid_count += 1
-                if args.format == "text":
-                    for problem in result.problems:
-                        print(f"{problem.format()}  [{problem.rule}]")
-            else:
-                valid_count += 1
-                entry["valid"] = True
-                entry["steps"] = len(result.plan.steps)
-                entry["format_versions"] = format_versions(result.plan.all_steps())  # v1.1: which formats it needs
-                if args.format == "json":  # only the JSON report shows the effective settings
-                    eff = effective_settings(result, cli_base_url=args.base_url, env={})
-                    entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
-                                          "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}
-                    if result.var_sources:  # where each var came from: row > plan > --var (names, never values)
-                        entry["effective"]["sources"]["vars"] = dict(result.var_sources)
-            report.append(entry)
-    return report, (valid_count, invalid_count, expected_count)
-
-
 def cmd_schema(args: argparse.Namespace) -> int:
     from pytest_cometlocal.contract.model.schema import group_json_schema, plan_json_schema, suite_json_schema
 
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
-    text = json.dumps(make(args.format_version), indent=2)
+    schema = make(args.format_version)
+    if not args.no_extensions and args.format_version == "v1.3":  # (extensions) the kinds registered here
+        from pytest_cometlocal.contract.extensions.schema import with_kinds
+
+        registry = folder_registry(Path(args.root) if args.root else find_root([Path(".")]), Path.cwd())
+        for warning in registry.problems:
+            print(warning_line(warning), file=sys.stderr)
+        schema = with_kinds(schema, registry)
+    text = json.dumps(schema, indent=2)
     if args.output:
         try:
             _output_file(args.output).write_text(text + "\n", encoding="utf-8")
@@ -334,7 +269,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         if "mcp" not in str(exc):
             raise
         raise UsageError("cometlocal mcp needs the MCP SDK: pip install 'pytest-cometlocal[mcp]'") from None
-    return serve(Path(args.workdir), headed=args.headed)
+    workdir = Path(args.workdir)
+    registry = None
+    if not args.no_extensions:  # (extensions) the kinds a plan saved in the working folder may use
+        registry = folder_registry(find_root([workdir]), workdir)
+        for warning in registry.problems:
+            print(warning_line(warning), file=sys.stderr)  # standard output is the protocol's
+    return serve(workdir, headed=args.headed, extensions=registry)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -354,6 +295,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--var", action="append", default=[], metavar="NAME=VALUE",
                    help="set ${vars.NAME} for every plan, as pytest's --cometlocal-var does (repeatable)")
     v.add_argument("--format", choices=("text", "json"), default="text")
+    v.add_argument("--no-extensions", action="store_true",
+                   help="load no extension (conftest.py kinds, installed packages'): their kinds are unknown")
     v.set_defaults(func=cmd_validate)
     ver = sub.add_parser("verify", help="check run folders against the trace and evidence contracts")
     ver.add_argument("runs", nargs="+", metavar="PATH",
@@ -414,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("mcp", help="serve the executor to an agent over MCP on stdio (extra: mcp)")
     m.add_argument("--workdir", default=".", help="where run folders and saved plans go (default: here)")
     m.add_argument("--headed", action="store_true", help="show the browser")
+    m.add_argument("--no-extensions", action="store_true", help="load no extension kinds (conftest.py, packages)")
     m.set_defaults(func=cmd_mcp)
     s = sub.add_parser("schema", help="print the JSON Schema of plan files (or of step groups, or the suite config)")
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
@@ -422,6 +366,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2", "v1.3"), default="v1.3",
                    help="v1.3 (default); an older one prints that format's schema as it was published, "
                         "for tools that must refuse the newer additions")
+    s.add_argument("--root", help="the suite's rootdir: the conftest.py files from it down to here register "
+                                  "extension kinds (default: the rootdir `pytest` would use here)")
+    s.add_argument("--no-extensions", action="store_true",
+                   help="the schema without the extension kinds registered here (the published one's shape)")
     s.set_defaults(func=cmd_schema)
     add_targets_parser(sub)  # cometlocal targets: targets_cli/
     return parser

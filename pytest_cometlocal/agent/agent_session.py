@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
+from pytest_cometlocal.contract.extensions.registry import KindRegistry, active, using
 from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.allowlist import host_allowed
 from pytest_cometlocal.contract.browser_url import read_url
@@ -63,9 +64,13 @@ class AgentSession:
     """At most one open session; ``start`` / ``observe`` / ``propose`` / ``save_plan`` / ``end``."""
 
     def __init__(self, workdir: Path, *, headed: bool = False, env: Mapping[str, str] | None = None,
-                 policy: Policy | None = None, browsers: BrowserManager | None = None):
+                 policy: Policy | None = None, browsers: BrowserManager | None = None,
+                 extensions: KindRegistry | None = None):
         """``policy``: the v1 defaults unless given (a saved plan then carries it); ``browsers``: a
-        BrowserManager to share (the caller closes it), else one of this session's own."""
+        BrowserManager to share (the caller closes it), else one of this session's own; ``extensions``:
+        the kinds a proposal may use (the server's: contract/extensions/loading.py), active while the
+        session's plan, its proposals and the saved plan are validated and its steps run."""
+        self.extensions = extensions
         self.workdir = workdir.resolve()
         self.env = os.environ if env is None else env
         self.policy = policy or Policy()
@@ -82,6 +87,11 @@ class AgentSession:
 
     def start(self, base_url: str, allowlist: list[str] | None = None, name: str | None = None,
               secrets: dict[str, dict[str, str]] | None = None, routes: list[Any] | None = None) -> dict[str, Any]:
+        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+            return self._start(base_url, allowlist, name, secrets, routes)
+
+    def _start(self, base_url: str, allowlist: list[str] | None = None, name: str | None = None,
+               secrets: dict[str, dict[str, str]] | None = None, routes: list[Any] | None = None) -> dict[str, Any]:
         if self.open is not None:
             raise AgentError("SESSION_OPEN", "a session is already open: call end_session first")
         if routes is not None and not isinstance(routes, list):
@@ -160,6 +170,10 @@ class AgentSession:
         return observe_page(session.executor.page, session.redactor, aria=aria)
 
     def propose(self, step: dict[str, Any]) -> dict[str, Any]:
+        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+            return self._propose(step)
+
+    def _propose(self, step: dict[str, Any]) -> dict[str, Any]:
         session = self._need()
         if not isinstance(step, dict):
             raise AgentError("INVALID_ARGUMENT", "step must be a JSON object with the plan file's step keys")
@@ -194,6 +208,10 @@ class AgentSession:
         return session.redactor.tree(answer)
 
     def save_plan(self, path: str, name: str) -> dict[str, Any]:
+        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+            return self._save_plan(path, name)
+
+    def _save_plan(self, path: str, name: str) -> dict[str, Any]:
         session = self._need()
         try:
             written = write_plan(self.workdir, path, name=name, base_url=session.base_url,
@@ -205,6 +223,10 @@ class AgentSession:
         return {"ok": True, "path": str(written), "steps": len(session.accepted)}
 
     def end(self) -> dict[str, Any]:
+        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+            return self._end()
+
+    def _end(self) -> dict[str, Any]:
         session = self._need()
         self.open = None
         status, error = "passed", None

@@ -28,6 +28,7 @@ from pydantic import ValidationError
 
 from pytest_cometlocal.agent.agent_session import AgentSession
 from pytest_cometlocal.agent.errors import AgentError
+from pytest_cometlocal.contract.extensions.registry import KindRegistry
 
 INSTRUCTIONS = (
     "Drive a browser one validated step at a time. start_session first; observe gives candidate targets that "
@@ -86,6 +87,22 @@ PROPOSE_DESCRIPTION = (
 )
 
 
+
+
+def extension_description(registry: KindRegistry | None) -> str:
+    """(extensions) The kinds registered where the server runs, for propose's description: a proposal
+    may use them (``args``: the kind's input, checked against its model; rule EXTENSION)."""
+    if registry is None or not (registry.actions or registry.conditions):
+        return ""
+    def one(kind: Any, what: str) -> str:
+        fields = ", ".join(kind.args.model_fields)
+        return f"{kind.name} ({what}{'; args: ' + fields if fields else ''})"
+    kinds = [*(one(k, "action") for k in registry.actions.values()),
+             *(one(k, "condition") for k in registry.conditions.values())]
+    return (" Extension kinds registered here (step kind, or a condition's kind; their input under args: {...}): "
+            + ", ".join(sorted(kinds)) + ".")
+
+
 class _Server(MCPServer):
     """Arguments that do not fit a tool's input schema get a typed answer too (INVALID_ARGUMENT).
 
@@ -108,14 +125,16 @@ class _Server(MCPServer):
                                   structured_content=answer)
 
 
-def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Callable[[], None]]:
-    """The server, and what to call once it has stopped (ends an open session, closes the browser)."""
+def build_server(workdir: Path, *, headed: bool = False,
+                 extensions: KindRegistry | None = None) -> tuple[MCPServer, Callable[[], None]]:
+    """The server, and what to call once it has stopped (ends an open session, closes the browser);
+    ``extensions``: the kinds a proposal may use (``cometlocal mcp`` loads those of the working folder)."""
     worker = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="cometlocal-browser")
     session_box: list[AgentSession] = []
 
     def session() -> AgentSession:
         if not session_box:
-            session_box.append(AgentSession(workdir, headed=headed))
+            session_box.append(AgentSession(workdir, headed=headed, extensions=extensions))
         return session_box[0]
 
     async def call(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
@@ -152,7 +171,7 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
         """
         return await call(lambda: session().observe(aria))
 
-    @server.tool(description=PROPOSE_DESCRIPTION)
+    @server.tool(description=PROPOSE_DESCRIPTION + extension_description(extensions))
     async def propose(step: dict[str, Any]) -> dict[str, Any]:
         return await call(lambda: session().propose(step))
 
@@ -176,14 +195,14 @@ def build_server(workdir: Path, *, headed: bool = False) -> tuple[MCPServer, Cal
     return server, shutdown
 
 
-def serve(workdir: Path, *, headed: bool = False) -> int:
+def serve(workdir: Path, *, headed: bool = False, extensions: KindRegistry | None = None) -> int:
     """Serve until the client closes stdin, Ctrl-C or SIGTERM: an open session's run is finished either way.
 
     On SIGTERM the server cannot unwind on its own (its stdin reader is a
     thread blocked in a read), so the handler finishes the session itself and
     leaves at once.
     """
-    server, shutdown = build_server(workdir, headed=headed)
+    server, shutdown = build_server(workdir, headed=headed, extensions=extensions)
 
     def terminate(signum: int, frame: FrameType | None) -> None:
         try:

@@ -102,6 +102,11 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
     saved state the run starts from, whose values are masked from the start, as the secrets are; ``listeners``
     are told about every event of its trace."""
     extra = {**record.extra, "guards": guards_in_force(context, record.connection)}
+    from pytest_cometlocal.contract.extensions.registry import active  # (extensions)
+
+    kinds = (getattr(eff.plan, "extensions", None) or active()).manifest()
+    if kinds:  # (extensions) the kinds the run could use and where each came from; no key without any
+        extra["extensions"] = kinds
     if state is not None:
         extra["storage_state"] = state.info
     return RunFolder.create(

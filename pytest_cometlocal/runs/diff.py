@@ -27,6 +27,7 @@ from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.run_folder import RUN_MANIFEST
 from pytest_cometlocal.runs.audits import accessibility_note
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
+from pytest_cometlocal.runs.extensions import extension_changes, extension_note
 from pytest_cometlocal.runs.reader import StoredRun, read_run
 from pytest_cometlocal.runs.show import picture_lines
 from pytest_cometlocal.runs.steps import STATE_PARTS, StepRecord
@@ -101,6 +102,11 @@ class RunDiff:
         return settings_differ(self.a, self.b)
 
     @property
+    def extensions_changed(self) -> list[str]:
+        """(extensions) The extension kinds added, removed or of another origin between the runs (``[]``: none)."""
+        return extension_changes(self.a, self.b)
+
+    @property
     def plan_changed(self) -> bool | None:
         """The plan ran in two versions (the manifests' ``plan.sha256`` differ); None when a run does not say."""
         hashes = [run.plan.get("sha256") for run in (self.a, self.b)]
@@ -173,6 +179,8 @@ def settings_change_note(a: StoredRun, b: StoredRun) -> str | None:
 def _notes(a: StoredRun, b: StoredRun) -> list[str]:
     notes = [note] if (note := plan_change_note(a, b)) else []
     if note := settings_change_note(a, b):
+        notes.append(note)
+    if note := extension_note(a, b):  # (extensions) a kind added, removed, or of another version
         notes.append(note)
     for label, run in (("A", a), ("B", b)):
         if run.truncated:
@@ -255,6 +263,7 @@ def render_json(diff: RunDiff) -> dict[str, Any]:
         "plan": diff.a.plan_identity(),
         "plan_changed": diff.plan_changed,
         "settings_changed": diff.settings_changed,
+        "extensions_changed": diff.extensions_changed,
         "runs": {"a": diff.a.summary(), "b": diff.b.summary()},
         "steps": [
             {"step_id": s.step_id, "recovery": s.recovery,
@@ -324,6 +333,7 @@ def render_text(diff: RunDiff) -> str:
     elif first is None:
         changed = "; but the plan changed between the runs (note above)" if diff.plan_changed else ""
         changed += "; but they ran under different settings (note above)" if diff.settings_changed else ""
+        changed += "; but they used different extensions (note above)" if diff.extensions_changed else ""
         lines.append(f"the runs match: {len(diff.steps)} steps, same outcomes, attempts and page states "
                      f"(durations are not compared){changed}")
     else:

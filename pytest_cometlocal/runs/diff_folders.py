@@ -34,6 +34,7 @@ from typing import Any, Sequence
 from pytest_cometlocal.runs.diff import (SCHEMA_VERSION, RunDiff, diff_runs, first_json, plan_change_note, render_json,
                                          render_text)
 from pytest_cometlocal.runs.errors import DiffError, RunFolderError
+from pytest_cometlocal.runs.extensions import extension_note
 from pytest_cometlocal.runs.reader import find_runs, is_run_folder, plan_identity, read_manifest, read_run
 
 __all__ = ["FolderDiff", "PlanPair", "compare_command", "compare_sides", "render_folders_json",
@@ -182,6 +183,8 @@ def compare_sides(side_a: Sequence[Path], side_b: Sequence[Path], plan: str | No
         diff = diff_runs(run_a, run_b) if run_a is not None and run_b is not None else None
         if diff is not None and diff.plan_changed:
             notes.append(f"{shown_plan(plan_identity(manifest))}: {plan_change_note(diff.a, diff.b)}")
+        if diff is not None and (note := extension_note(diff.a, diff.b)):  # (extensions) runs/extensions.py
+            notes.append(f"{shown_plan(plan_identity(manifest))}: {note}")
         pairs.append(PlanPair(plan_identity(manifest), run_a, run_b, diff))
     return FolderDiff(list(side_a), list(side_b), {"a": count_a, "b": count_b}, pairs, notes)
 

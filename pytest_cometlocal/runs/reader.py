@@ -40,7 +40,7 @@ from pytest_cometlocal.runs.steps import ATTEMPT_EVENTS, Attempts, StepRecord, a
 __all__ = ["Event", "EvidenceEntry", "StoredRun", "Trace", "TraceLine", "ended_as_expected", "find_runs", "is_run_folder",
            "plan_identity",
            "read_attempts", "read_events", "read_evidence", "read_json", "read_manifest", "read_run", "read_trace",
-           "run_settings", "run_stubs", "runs_in"]
+           "run_extensions", "run_settings", "run_stubs", "runs_in"]
 
 
 @dataclass(frozen=True)
@@ -245,6 +245,12 @@ class StoredRun:
         return run_stubs(self.manifest, self.trace.events)
 
     @property
+    def extensions(self) -> list[dict[str, Any]]:
+        """(extensions) The extension kinds the run could use, as its manifest lists them
+        (:func:`run_extensions`); ``[]`` for a run without any, or one recorded before extensions."""
+        return run_extensions(self.manifest)
+
+    @property
     def ended_as_expected(self) -> bool:
         """A negative plan's run that ended with the error its ``expect`` asks for: pytest passed it."""
         return ended_as_expected(self.manifest, self.errors)
@@ -293,6 +299,14 @@ def run_settings(manifest: Mapping[str, Any]) -> dict[str, Any]:
     if found:
         found["sources"] = {key: sources.get(key) for key in found}
     return found
+
+
+def run_extensions(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """(extensions) The manifest's ``extensions``: ``[{name, type, package, version} | {name, type, path}]``,
+    read leniently (entries that are not objects with a name are left out; verify names them)."""
+    kinds = manifest.get("extensions")
+    return [dict(k) for k in kinds if isinstance(k, Mapping) and isinstance(k.get("name"), str)] \
+        if isinstance(kinds, list) else []
 
 
 def run_stubs(manifest: Mapping[str, Any], events: Sequence[Event]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from pytest_cometlocal.contract.model.plan import settings_items
 from pytest_cometlocal.contract.model.suggestion import fix_command, flow_yaml, suggestion_lines
 from pytest_cometlocal.contract.run_folder import TRACE
 from pytest_cometlocal.runs.errors import RunFolderError
+from pytest_cometlocal.runs.extensions import extension_lines
 from pytest_cometlocal.runs.reader import (Event, ended_as_expected, plan_identity, read_evidence, read_manifest,
                                            read_run, read_trace)
 from pytest_cometlocal.runs.audits import detail_lines
@@ -77,6 +78,7 @@ def show_run(run_dir: Path) -> str:
     lines += var_lines(manifest)
     lines += settings_lines(run.settings)
     lines += stub_lines(run.stubs)
+    lines += extension_lines(run)  # (extensions) the kinds it could use, and where each came from
     lines += ["  (unreadable trace line)"] * sum(1 for line in run.trace.lines if line.event is None)
     lines.append("  steps:")
     statuses = [_status(step.events) for step in run.steps]

@@ -30,6 +30,7 @@ from pytest_cometlocal.contract.run_folder import (
     EVIDENCE_DIR, EVIDENCE_MANIFEST, RUN_MANIFEST, TMP_SUFFIX, TRACE, sha256_file,
 )
 from pytest_cometlocal.runs.errors import RunFileError
+from pytest_cometlocal.runs.extensions import extension_problems
 from pytest_cometlocal.runs.reader import read_json, read_trace
 
 MANIFEST_FIELDS = ("run_id", "started_at", "execution_profile", "execution_mode", "policy_defaults",
@@ -139,6 +140,8 @@ def _check_manifest(run_dir: Path, result: Verification) -> tuple[Any, set[str] 
         for key in MANIFEST_FIELDS:
             if key not in manifest:
                 result.add(f"{RUN_MANIFEST}: missing field {key}")
+    for problem in extension_problems(manifest):  # (extensions) the kinds the run could use (runs/extensions.py)
+        result.add(problem)
     run_id = manifest.get("run_id") if isinstance(manifest, dict) else None
     return run_id, _manifest_formats(manifest, result)
 

@@ -102,7 +102,7 @@ def test_validate_restores_the_garbage_collector(enabled: bool, tmp_path: Path, 
     _build(tmp_path / "t", {"pytest.ini": "", PLAN: None})
     monkeypatch.chdir(tmp_path / "t")
     seen: list[bool] = []
-    monkeypatch.setattr("pytest_cometlocal.cli.validate_path",
+    monkeypatch.setattr("pytest_cometlocal.cli_plans.validate_path",
                         lambda *a, **k: seen.append(gc.isenabled()) or [])
     was = gc.isenabled()
     (gc.enable if enabled else gc.disable)()

@@ -162,8 +162,8 @@ def test_json_structure(tmp_path: Path, capsys) -> None:
     a, b = open_menu_runs(tmp_path, sig("/menu", keys="k2", text="open"))
     assert main(["diff", "--json", str(a), str(b)]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert set(data) == {"schema_version", "match", "plan", "plan_changed", "settings_changed", "runs", "steps",
-                         "first_divergence", "notes"}
+    assert set(data) == {"schema_version", "match", "plan", "plan_changed", "settings_changed", "extensions_changed",
+                         "runs", "steps", "first_divergence", "notes"}
     assert data["settings_changed"] == []  # (v1.2) neither run set browser settings or a clock
     assert data["schema_version"] == "v1" and data["match"] is False
     assert data["plan"] == {"file": "plans/m.actions.yaml", "name": "menu opens"}
