@@ -87,7 +87,7 @@ class AgentSession:
 
     def start(self, base_url: str, allowlist: list[str] | None = None, name: str | None = None,
               secrets: dict[str, dict[str, str]] | None = None, routes: list[Any] | None = None) -> dict[str, Any]:
-        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+        with using(self.extensions if self.extensions is not None else active()):  # (extensions) the kinds the session may use
             return self._start(base_url, allowlist, name, secrets, routes)
 
     def _start(self, base_url: str, allowlist: list[str] | None = None, name: str | None = None,
@@ -170,7 +170,7 @@ class AgentSession:
         return observe_page(session.executor.page, session.redactor, aria=aria)
 
     def propose(self, step: dict[str, Any]) -> dict[str, Any]:
-        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+        with using(self.extensions if self.extensions is not None else active()):  # (extensions) the kinds the session may use
             return self._propose(step)
 
     def _propose(self, step: dict[str, Any]) -> dict[str, Any]:
@@ -208,7 +208,7 @@ class AgentSession:
         return session.redactor.tree(answer)
 
     def save_plan(self, path: str, name: str) -> dict[str, Any]:
-        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+        with using(self.extensions if self.extensions is not None else active()):  # (extensions) the kinds the session may use
             return self._save_plan(path, name)
 
     def _save_plan(self, path: str, name: str) -> dict[str, Any]:
@@ -223,7 +223,7 @@ class AgentSession:
         return {"ok": True, "path": str(written), "steps": len(session.accepted)}
 
     def end(self) -> dict[str, Any]:
-        with using(self.extensions or active()):  # (extensions) the kinds the session may use
+        with using(self.extensions if self.extensions is not None else active()):  # (extensions) the kinds the session may use
             return self._end()
 
     def _end(self) -> dict[str, Any]:

@@ -144,7 +144,7 @@ class Executor:
         current: tuple[int, ActionSpec] | None = None
         try:
             self.start({"plan": plan.name, **(metadata or {})})
-            with using(self.settings.extensions or active()):  # (extensions) the kinds the plan was validated with
+            with using(_registry(self.settings)):  # (extensions) the kinds the plan was validated with
                 for index, spec in enumerate(plan.steps):
                     current = (index, spec)
                     self._next = plan.steps[index + 1] if index + 1 < len(plan.steps) else None
@@ -207,7 +207,7 @@ class Executor:
     def propose(self, raw: Any) -> StepResult:
         """Validate one proposed step, then execute it; raises ExecutorFailure on any error."""
         self.proposals += 1
-        with using(self.settings.extensions or active()):  # (extensions) validated and run with the same kinds
+        with using(_registry(self.settings)):  # (extensions) validated and run with the same kinds
             return self._propose(raw)
 
     def _propose(self, raw: Any) -> StepResult:
@@ -443,3 +443,8 @@ class Executor:
                                                   self.ctx.observer.profile.full_every_step))
         self.journal.evidence_captured()
         self.ctx.places.passed(attempt.spec.id, attempt.target.context if attempt.target else None)
+
+
+def _registry(settings: ExecutorSettings) -> Any:
+    """(extensions) The kinds the plan was validated with, else the active registry."""
+    return settings.extensions if settings.extensions is not None else active()

@@ -104,7 +104,8 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
     extra = {**record.extra, "guards": guards_in_force(context, record.connection)}
     from pytest_cometlocal.contract.extensions.registry import active  # (extensions)
 
-    kinds = (getattr(eff.plan, "extensions", None) or active()).manifest()
+    registry = getattr(eff.plan, "extensions", None)
+    kinds = (registry if registry is not None else active()).manifest()
     if kinds:  # (extensions) the kinds the run could use and where each came from; no key without any
         extra["extensions"] = kinds
     if state is not None:

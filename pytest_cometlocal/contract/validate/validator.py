@@ -323,7 +323,7 @@ def _guarded_one(doc: Document, raw: Any, ctx: ValidationContext, file: str, fal
                  row: Row | None) -> PlanResult:
     """``_validate_one``, with an unexpected exception as the INTERNAL problem of this plan (or row) alone."""
     try:
-        with using(ctx.extensions or active()):  # (extensions) the kinds this plan may use
+        with using(ctx.extensions if ctx.extensions is not None else active()):  # (extensions) the kinds this plan may use
             return _validate_one(doc, copy_tree(raw) if row is not None else raw, ctx, file, fallback_name, row)
     except Exception as exc:  # the last line of defence (contract/validate/internal.py)
         return internal_plan(raw, file, doc.index, doc.mark, fallback_name, exc, row)
