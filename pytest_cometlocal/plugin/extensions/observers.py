@@ -21,7 +21,7 @@ class RunObservers:
     redactor (docs/extensions.md, "Observer hooks"); ``attach`` gives it the run folder once it exists."""
 
     def __init__(self, item: pytest.Item, extensions: list[dict[str, Any]] | None = None):
-        self.hook = item.ihook
+        self.hook, self.nodeid = item.ihook, item.nodeid
         self.extensions = extensions or []
         self.run: RunFolder | None = None
         self.steps: list[dict[str, Any]] = []
@@ -62,7 +62,8 @@ class RunObservers:
         run = self.run
         if run is None:
             return {"plan": None, "run_id": None, "run_dir": None}
-        return {"plan": dict(run.manifest.get("plan") or {}), "run_id": run.run_id, "run_dir": str(run.path.resolve())}
+        plan = {**(run.manifest.get("plan") or {}), "nodeid": self.nodeid}  # an invalid plan's manifest has none
+        return {"plan": plan, "run_id": run.run_id, "run_dir": str(run.path.resolve())}
 
     def _masked(self, record: dict[str, Any]) -> dict[str, Any]:
         return self.run.redactor.tree(record) if self.run is not None and self.run.redactor else record
