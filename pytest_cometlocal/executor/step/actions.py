@@ -76,8 +76,8 @@ class Actions:
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
             return perform(self, attempt)
-        except (ExecutorFailure, CallTimedOut, PageUnresponsive):
-            raise
+        except (ExecutorFailure, CallTimedOut, PageUnresponsive, extension_calls.ExtensionRaised):
+            raise  # (extensions) typed already: the engine makes it the step's failure, never classify's guess
         except Exception as exc:
             if is_crash(exc) and not self.ctx.events.crashed and self.ctx.pages.closed_itself(acting):
                 # v1.2: the action made its page close itself (a popup's submit runs window.close()):
