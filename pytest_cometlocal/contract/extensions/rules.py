@@ -69,9 +69,9 @@ def _registered(registry: KindRegistry, name: str, wanted: str, loc: Loc,
         return found
     other = registry.conditions.get(name) if wanted == "action" else registry.actions.get(name)
     if other is not None:
-        where = "a step's kind" if wanted == "action" else "a condition's kind"
+        where, must = ("a step's kind", "an action") if wanted == "action" else ("a condition's kind", "a condition")
         add(loc, f"'{name}' is an extension {'condition' if wanted == 'action' else 'action'} kind "
-                 f"({other.origin.describe()}); {where} must be an {wanted} kind", "EXTENSION")
+                 f"({other.origin.describe()}); {where} must be {must} kind", "EXTENSION")
         return None
     failed = "".join(f"; {p.describe()}" for p in registry.failed_sources())
     add(loc, f"unknown extension {wanted} kind '{name}' (registered: {registry.known()}){failed}", "EXTENSION")
