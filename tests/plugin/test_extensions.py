@@ -157,6 +157,7 @@ PLANS = {
     target: {type: url, url: /login}
     preconditions: [{kind: x_title_has, args: {text: Sign in}}]
     postconditions: [{kind: x_title_has, args: {text: Sign in}}]
+  - {id: click, kind: click, target: {type: role, role: button, name: Sign in, exact: true}}
 """,
     # Two plans in one file: the second runs (and passes) after the first's extension raised.
     "boom.actions.yaml": HEAD.format(name="boom") + """\
@@ -276,7 +277,16 @@ def test_conftest_kinds_run_under_xdist_and_the_trace_records_them(inner: Sessio
     assert result == {"echo": "***", "text": "hello"}, result
     logs = [e for e in events if e["event_type"] == "extension_log"]
     assert len(logs) == 1 and logs[0]["step_id"] == "note", logs
-    assert logs[0]["metadata"]["kind"] == "x_note" and logs[0]["metadata"]["message"] == "noted hello with ***"
+    assert logs[0]["metadata"] == {"kind": "x_note", "phase": "action", "message": "noted hello with ***",
+                                   "fields": {"token": "***"}}
+    # Its attachments are evidence: listed, of kind extension, hashed, masked.
+    listed = json.loads((inner.runs["note"] / "evidence_manifest.json").read_text(encoding="utf-8"))["files"]
+    attached = {Path(f["uri"]).name: f for f in listed if f["kind"] == "extension"}
+    assert sorted(attached) == ["step_001_01_note.txt", "step_001_02_note.json"], attached
+    for name, entry in attached.items():
+        data = (inner.runs["note"] / entry["uri"]).read_bytes()
+        assert entry["sha256"] == hashlib.sha256(data).hexdigest() and entry["step_id"] == "note"
+    assert json.loads((inner.runs["note"] / attached["step_001_02_note.json"]["uri"]).read_text()) == {"token": "***"}
 
 
 @pytest.mark.xfail(strict=True, reason="design48: run_manifest.json gets extensions: registry.manifest(); not built yet")
@@ -322,7 +332,8 @@ def test_an_extension_page_fetching_an_outside_host_is_blocked(inner: Session) -
     assert finished["status"] == "failed" and finished["error_code"] == "DOMAIN_BLOCKED", finished
     (executed,) = [e["metadata"] for e in events if e["event_type"] == "action_executed" and e["step_id"] == "reach"]
     assert executed["extension_result"] == {"fetch": logged[0]}
-    assert [(b["host"], b["url"].rsplit("/", 1)[-1]) for b in executed["blocked_requests"]] == [
+    assert [(b["host"], b["url"].rsplit("/", 1)[-1]) for b in executed["blocked_requests"]
+            if not b["url"].endswith("/favicon.ico")] == [
         ("localhost", "fetched"), ("localhost", "navigated")], executed["blocked_requests"]
     (raised,) = [e["error"] for e in events if e["event_type"] == "error_raised"]
     assert raised["action_id"] == "reach" and raised["details"]["host"] == "localhost", raised["details"]
@@ -381,11 +392,16 @@ def test_duplicate_and_shadowing_kinds_are_refused_without_a_collection_crash(in
     problem naming both registrations; the other plans of the folder run (click, shadowed, still works)."""
     assert inner.outcomes["dup.actions.yaml::dup"] == ("failed", "INVALID_ACTIONSPEC")
     text = inner.texts["dup.actions.yaml::dup"]
-    conftest = CONFTEST.splitlines()
-    dup_line = next(i for i, line in enumerate(conftest, 1) if "# DUP_LINE" in line) - 1  # makeconftest dedents
-    assert "steps[1].kind" in text and "EXTENSION" in text and "x_dup" in text, text
-    assert "registered twice" in text and "conftest.py:" in text, text
-    assert dup_line > 0
+    conftest = (inner.path / "conftest.py").read_text(encoding="utf-8").splitlines()
+    first, second = [i for i, line in enumerate(conftest, 1) if 'registry.action("x_dup"' in line]
+    plan_line = PLANS["dup.actions.yaml"].splitlines().index("    kind: x_dup") + 1
+    assert (f"dup.actions.yaml:{plan_line}:11 steps[1].kind: extension kind 'x_dup' cannot be used: "
+            f"conftest.py:{second}: kind 'x_dup' is registered twice (also at conftest.py:{first}): neither is used"
+            "  [EXTENSION]") in text, text
+    # The conftest's registration of `click` was refused: the built-in click still runs, as itself.
+    (clicked,) = [e["metadata"] for e in inner.events("title")
+                  if e["event_type"] == "action_executed" and e["step_id"] == "click"]
+    assert "extension" not in clicked, clicked
     assert len(inner.outcomes) == len(PLANS) + 1  # every plan collected: no collection error
     assert "error" not in {outcome for outcome, _ in inner.outcomes.values()}
     assert "INTERNALERROR" not in inner.stdout
