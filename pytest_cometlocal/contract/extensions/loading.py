@@ -68,7 +68,7 @@ def register_all(sources: Iterable[LoadedSource], failed: Iterable[tuple[Origin,
         except ValueError:  # the same module twice (two paths to one conftest): registered once
             continue
         except Exception as exc:  # pluggy.PluginValidationError: a hook with arguments the spec has not
-            registry.source_failed(source.origin, _one_line(exc))
+            registry.source_failed(source.origin, _refused_hook(exc))
             continue
         hook = next((impl.function for impl in manager.hook.pytest_cometlocal_register_kinds.get_hookimpls()
                      if impl.plugin is source.plugin), None)
@@ -170,6 +170,13 @@ def _shown(path: Path, root: Path) -> str:
 def _one_line(exc: BaseException) -> str:
     text = f"{type(exc).__name__}: {exc}".splitlines()
     return text[0][:300] if text else type(exc).__name__
+
+
+def _refused_hook(exc: BaseException) -> str:
+    """pluggy's refusal of a hook: its first line names the plugin (with a made-up id), its last says why."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    why = lines[-1] if len(lines) > 1 else _one_line(exc)
+    return f"{HOOK} does not match its specification: {why}"[:300]
 
 
 def masked_traceback(exc: BaseException) -> str:
