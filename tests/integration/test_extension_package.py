@@ -135,8 +135,6 @@ def test_pytest_in_the_venv_registers_the_packages_kinds_through_the_entry_point
             f"acme.has_title ({ORIGIN}), acme.stamp ({ORIGIN}))") in out, out
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: `cometlocal validate` does not load the entry points yet "
-                                       "(another helper is wiring the CLI to contract/extensions/loading.py)")
 def test_cometlocal_validate_in_the_venv_sees_the_packages_kinds(venv: Path, suite: Path) -> None:
     good = _run(venv, suite, "-m", "pytest_cometlocal.cli", "validate", "good.actions.yaml")
     assert good.returncode == 0, good.stdout + good.stderr
@@ -145,7 +143,6 @@ def test_cometlocal_validate_in_the_venv_sees_the_packages_kinds(venv: Path, sui
     assert f"bad.actions.yaml:{_where(BAD, '9}')} steps[1].args.times" in bad.stdout, bad.stdout
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: `cometlocal schema` does not include the registered kinds yet")
 def test_cometlocal_schema_in_the_venv_includes_the_packages_kinds(venv: Path, suite: Path) -> None:
     schema = _run(venv, suite, "-m", "pytest_cometlocal.cli", "schema")
     assert schema.returncode == 0, schema.stderr

@@ -289,7 +289,6 @@ def test_conftest_kinds_run_under_xdist_and_the_trace_records_them(inner: Sessio
     assert json.loads((inner.runs["note"] / attached["step_001_02_note.json"]["uri"]).read_text()) == {"token": "***"}
 
 
-@pytest.mark.xfail(strict=True, reason="design48: run_manifest.json gets extensions: registry.manifest(); not built yet")
 def test_the_run_manifest_lists_the_extensions_loaded(inner: Session) -> None:
     """The manifest lists the kinds loaded (verify and diff tell extension versions apart)."""
     manifest = json.loads((inner.runs["note"] / "run_manifest.json").read_text(encoding="utf-8"))
@@ -348,9 +347,10 @@ def test_an_exception_in_an_extension_is_extension_failed_and_the_next_plan_runs
     assert (raised["error_code"], raised["stage"], raised["action_id"]) == ("EXTENSION_FAILED", "execution", "boom")
     assert raised["message"] == "x_boom raised RuntimeError: boom with ***", raised["message"]
     details = raised["details"]
-    assert details["exception"] == "RuntimeError" and details["extension"] == "x_boom", details
+    assert details["exception"] == "RuntimeError: boom with ***", details  # its type and first line, masked
+    assert details["extension"] == {"kind": "x_boom", "path": "conftest.py"}, details
     traceback = inner.runs["boom"] / details["traceback_uri"]
-    assert traceback.is_file() and traceback.name == "step_001_traceback.txt", details
+    assert traceback.is_file() and traceback.name == "step_001_extension_traceback.txt", details
     text = traceback.read_text(encoding="utf-8")
     assert "Traceback (most recent call last)" in text and "RuntimeError: boom with ***" in text, text
     listed = json.loads((inner.runs["boom"] / "evidence_manifest.json").read_text(encoding="utf-8"))["files"]
@@ -363,16 +363,20 @@ def test_an_exception_in_an_extension_is_extension_failed_and_the_next_plan_runs
 
 
 def test_observer_writes_one_json_line_per_finished_run_under_xdist(inner: Session) -> None:
-    """Item 6: pytest_cometlocal_run_finished, in a -n 2 session of six runs: one valid JSON line each,
-    with its status and code (the invalid plans never ran: no line)."""
+    """Item 6: pytest_cometlocal_run_finished, in a -n 2 session of eight runs: one valid JSON line each,
+    with its status and code (an invalid plan's run folder is a run too: INVALID_ACTIONSPEC, no steps)."""
     lines = (inner.path / "runs.jsonl").read_text(encoding="utf-8").splitlines()
     runs = [json.loads(line) for line in lines]
-    assert sorted(r["nodeid"] for r in runs) == sorted(RAN), runs
-    by_plan = {r["plan"]: r for r in runs}
+    assert sorted(r["plan"]["nodeid"] for r in runs) == sorted(
+        RAN + ["bad_args.actions.yaml::bad args", "dup.actions.yaml::dup"]), runs
+    by_plan = {r["plan"]["name"]: r for r in runs}
     assert {p: (r["status"], r["error_code"]) for p, r in by_plan.items()} == {
         "note": ("passed", None), "title": ("passed", None), "after boom": ("passed", None),
         "boom": ("failed", "EXTENSION_FAILED"), "refuse": ("failed", "POSTCONDITION_FAILED"),
-        "reach": ("failed", "DOMAIN_BLOCKED")}
+        "reach": ("failed", "DOMAIN_BLOCKED"), "bad args": ("failed", "INVALID_ACTIONSPEC"),
+        "dup": ("failed", "INVALID_ACTIONSPEC")}
+    assert by_plan["bad args"]["steps"] == [] and by_plan["note"]["steps"], by_plan
+    assert all(step["passed"] and step["run_id"] == by_plan["note"]["run_id"] for step in by_plan["note"]["steps"])
     assert all(Path(r["run_dir"]).is_dir() for r in runs)
 
 

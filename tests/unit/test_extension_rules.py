@@ -242,8 +242,6 @@ def test_the_validator_path_with_a_suites_conftest_locates_bad_args(tmp_path: Pa
             assert invalid(results).problems[0].format().startswith(f"bad.actions.yaml:{line}:{col} steps[1].args.ms")
 
 
-@pytest.mark.xfail(strict=True, reason="issue 48: `cometlocal validate` does not load a suite's conftests yet "
-                                       "(another helper is wiring the CLI to contract/extensions/loading.py)")
 def test_cometlocal_validate_loads_the_suites_conftest_and_locates_bad_args(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from pytest_cometlocal.cli import main
