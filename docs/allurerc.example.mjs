@@ -32,6 +32,7 @@ const ERROR_CODES = [
   "BROWSER_CRASHED",
   "PAGE_UNRESPONSIVE",
   "OUTPUT_WRITE_FAILED",
+  "EXTENSION_FAILED",
 ];
 
 export default {

@@ -202,8 +202,10 @@ def test_propose_describes_the_registered_kinds() -> None:
     server, shutdown = build_server(Path("."), extensions=registry())
     try:
         import asyncio
+        from concurrent.futures import ThreadPoolExecutor
 
-        tools = {t.name: t for t in asyncio.run(server.list_tools())}
+        with ThreadPoolExecutor(1) as pool:  # a thread of its own: this worker's may have a loop running
+            tools = {t.name: t for t in pool.submit(lambda: asyncio.run(server.list_tools())).result()}
         assert tools["propose"].description == PROPOSE_DESCRIPTION + text
     finally:
         shutdown()
