@@ -329,6 +329,21 @@ def pytest_runtest_logreport(report):
 '''
 
 
+# What OUTCOMES_CONFTEST adds for tests that read the failure texts: each failed report's text, to
+# texts.jsonl beside outcomes.jsonl.
+TEXTS_CONFTEST = OUTCOMES_CONFTEST + '''
+class _Texts:
+    def pytest_runtest_logreport(self, report):
+        if _FILE and report.failed:
+            with open(_FILE[0].with_name("texts.jsonl"), "a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"nodeid": report.nodeid, "text": report.longreprtext}) + "\\n")
+
+def pytest_configure(config):
+    config.pluginmanager.register(_Texts(), "texts-of-failures")
+'''
+
+
+
 def read_outcomes(path: Path) -> dict[str, tuple[str, str | None]]:
     """nodeid -> (passed / failed / error / skipped, the item's error code or None), from the outcomes.jsonl
     an inner session with OUTCOMES_CONFTEST wrote."""

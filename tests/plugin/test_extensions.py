@@ -28,14 +28,14 @@ from typing import Any
 
 import pytest
 
-from tests.support import OUTCOMES_CONFTEST, OutsideServer, read_outcomes, read_trace, write
+from tests.support import TEXTS_CONFTEST, OutsideServer, read_outcomes, read_trace, write
 
 pytestmark = pytest.mark.browser
 
 SECRET = "tok-Q7x9-SECRET-b41e"  # distinctive: it must appear in no file the session writes
 TIMEOUT = 300
 
-CONFTEST = OUTCOMES_CONFTEST + '''
+CONFTEST = TEXTS_CONFTEST + '''
 import hashlib, os
 from pathlib import Path
 
@@ -44,17 +44,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from pytest_cometlocal.extensions import ExtensionContext, KindRegistry, StepFailed
 
 HERE = Path(__file__).parent
-
-
-class _Texts:
-    def pytest_runtest_logreport(self, report):
-        if _FILE and report.failed:
-            with open(_FILE[0].with_name("texts.jsonl"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"nodeid": report.nodeid, "text": report.longreprtext}) + "\\n")
-
-
-def pytest_configure(config):
-    config.pluginmanager.register(_Texts(), "texts-of-failures")
 
 
 class Note(BaseModel):

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import OUTCOMES_CONFTEST, read_outcomes, write
+from tests.support import TEXTS_CONFTEST, read_outcomes, write
 
 pytestmark = pytest.mark.browser
 
@@ -113,23 +113,14 @@ SAVERS = [b for b in BREAKS if b.file in ("sign_in.actions.yaml", "account.actio
 UNBROKEN = "unbroken"  # the folder of the unbroken copy in each session
 TIMEOUT = 600  # seconds for one inner session (several copies): a hang fails the test instead of the CI job
 
-# What the inner sessions add to OUTCOMES_CONFTEST: each failed report's text, to texts.jsonl (which copy's item
-# says what), and under -n 2 a scheduler that sends the savers of every copy to one worker and the plans that start
+# What the inner sessions add to TEXTS_CONFTEST (each failed report's text, in texts.jsonl: which copy's item
+# says what): under -n 2 a scheduler that sends the savers of every copy to one worker and the plans that start
 # from a state to the other (no saver runs there, so that worker makes each copy's state on demand). It is
 # pytest-xdist's load-by-scope scheduler with these two scopes (--dist loadgroup's marks do not reach the node
 # ids of plan items under pytest 9).
-CONFTEST = OUTCOMES_CONFTEST + '''
+CONFTEST = TEXTS_CONFTEST + '''
 SCOPES = {"account.actions.yaml": "savers", "sign_in.actions.yaml": "savers",
           "dashboard.actions.yaml": "needers", "home.actions.yaml": "needers"}
-
-class _Texts:
-    def pytest_runtest_logreport(self, report):
-        if _FILE and report.failed:
-            with open(_FILE[0].with_name("texts.jsonl"), "a", encoding="utf-8") as fh:
-                fh.write(json.dumps({"nodeid": report.nodeid, "text": report.longreprtext}) + "\\n")
-
-def pytest_configure(config):
-    config.pluginmanager.register(_Texts(), "texts-of-failures")
 
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
