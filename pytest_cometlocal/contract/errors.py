@@ -29,7 +29,10 @@ those). The whole tree::
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
-    ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
+    │   └── CdpNeedsChromium        a CDP endpoint asked for Firefox or WebKit
+    ├── BrowserLaunchFailed         (RuntimeError) a browser that cannot start here as asked (one line)
+    │   ├── FirefoxNotFound         no Firefox to launch
+    │   └── BrowserPairMismatch     this Playwright cannot drive this browser (the pair probe)
     ├── ContextRefused              (v1.2) the run's browser context could not be made (a setting, the clock, a state)
     ├── EventOutOfOrder             (RuntimeError) a step event out of the journal's order (a fault of this plugin)
     ├── IsolatedWorldUnavailable    (executor/audits/accessibility.py) no isolated world with axe-core in it

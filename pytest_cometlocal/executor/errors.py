@@ -16,7 +16,10 @@ is built; the run folder and the browser have their own::
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
-    ├── BrowserLaunchFailed         (RuntimeError) a headed Chromium with no display to open
+    │   └── CdpNeedsChromium        a CDP endpoint asked for a browser that is not Chromium
+    ├── BrowserLaunchFailed         (RuntimeError) a browser that cannot start here as asked (one line)
+    │   ├── FirefoxNotFound         no Firefox to launch: not installed, not where the option says
+    │   └── BrowserPairMismatch     this Playwright cannot drive this browser (the pair probe, browser/firefox/)
     ├── ContextRefused              (v1.2) the run's browser context could not be made; carries a Refusal
     └── EventOutOfOrder             (RuntimeError) a step event out of the journal's order: a fault of this plugin
 
@@ -40,6 +43,8 @@ from pytest_cometlocal.contract.model.records import ExecutorError
 
 __all__ = [
     "BrowserLaunchFailed",
+    "BrowserPairMismatch",
+    "CdpNeedsChromium",
     "CallTimedOut",
     "CheckedStateNotReached",
     "EventOutOfOrder",
@@ -47,6 +52,7 @@ __all__ = [
     "ContextRefused",
     "Crashed",
     "ExecutorFailure",
+    "FirefoxNotFound",
     "NotCheckable",
     "OptionNotFound",
     "OutputWriteFailed",
@@ -160,7 +166,24 @@ class RemoteBrowserUnavailable(RuntimeError, CometLocalError):
 
 
 class BrowserLaunchFailed(RuntimeError, CometLocalError):
-    """Chromium cannot start here as asked (a headed one with no display); the message is one line with the way out."""
+    """The browser cannot start here as asked (a headed one with no display, a channel that is not installed);
+    the message is one line with the way out. The plugin's ``cometlocal_browser`` fixture fails each item
+    with that line, no traceback."""
+
+
+class FirefoxNotFound(BrowserLaunchFailed):
+    """No Firefox to launch (browser/firefox/ ``find_firefox``): none where ``--cometlocal-firefox``, the ini
+    or ``COMETLOCAL_FIREFOX`` says, or none at all (the line says what was tried and how to install one)."""
+
+
+class BrowserPairMismatch(BrowserLaunchFailed):
+    """The installed Playwright cannot drive the launched browser: a trial context failed with a protocol
+    error (browser/firefox/ ``probe_pair``; Playwright 1.65 with Firefox ESR 153). One line naming both
+    versions and what to do; the manager keeps it and does not launch again in the session."""
+
+
+class CdpNeedsChromium(RemoteBrowserUnavailable):
+    """A CDP endpoint (``connect_over_cdp``) was asked for a browser that is not Chromium: CDP reaches Chromium only."""
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,13 @@ ICE username. Two guards close that, and the run manifest says which hold:
   the flag is the guarantee where it can be set, the script what traces an
   attempt, and the only WebRTC guard of a CDP browser.
 
+On Firefox (issue 49) the launch setting is the pref
+``media.peerconnection.ice.proxy_only`` (firefox.FIREFOX_PREFS): WebRTC
+gathers no candidate, as with Chromium's flag; the page script is the same.
+Firefox needs one more launch setting for the proxy itself:
+``network.proxy.allow_hijacking_localhost``, without which ``localhost`` goes
+around the guard. ``guards_in_force`` says which held for the run's browser.
+
 WebTransport (HTTP/3 over QUIC) is refused by Chromium when a proxy is set
 (``ERR_TUNNEL_CONNECTION_FAILED``, nothing sent); the script reports an
 attempt to an outside host as ``WEBTRANSPORT``.
@@ -43,9 +50,16 @@ BINDING = "__cometlocalChannelBlocked"
 KINDS = frozenset({"STUN", "TURN", "ICE", "WEBTRANSPORT"})
 _MAX_TEXT = 500
 
-# Browsers launched with WEBRTC_FLAGS by this process (manager.BrowserManager adds them),
-# and contexts that got the page script (guard_channels): what the manifest's guards report.
-_flagged: "weakref.WeakSet[Browser]" = weakref.WeakSet()
+# Browsers launched with WEBRTC_FLAGS (Chromium) or FIREFOX_PREFS (Firefox) by this process
+# (manager.BrowserManager adds them, with the launch setting), and contexts that got the page
+# script (guard_channels): what the manifest's guards report.
+_flagged: "weakref.WeakKeyDictionary[Browser, str]" = weakref.WeakKeyDictionary()
+
+CHROMIUM_FLAG = "chromium-flag"
+FIREFOX_PREF = "firefox-pref"
+# What each launch setting is, as the manifest's guards name it.
+WEBRTC_SETTINGS = {CHROMIUM_FLAG: "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+                   FIREFOX_PREF: "media.peerconnection.ice.proxy_only"}
 _scripted: "weakref.WeakSet[BrowserContext]" = weakref.WeakSet()
 
 # The init script (scripts/channel_guard.js), its allowlist and binding name filled in per context.
@@ -76,23 +90,49 @@ def guard_channels(context: BrowserContext, guard: NetworkGuard) -> None:
     _scripted.add(context)
 
 
-def mark_flagged(browser: Browser) -> None:
-    """``browser`` was launched here with WEBRTC_FLAGS."""
-    _flagged.add(browser)
+def mark_flagged(browser: Browser, setting: str = CHROMIUM_FLAG) -> None:
+    """``browser`` was launched here with its WebRTC launch setting: ``CHROMIUM_FLAG`` (WEBRTC_FLAGS)
+    or ``FIREFOX_PREF`` (firefox.FIREFOX_PREFS, the localhost pref included)."""
+    _flagged[browser] = setting
+
+
+def _browser_name(browser: Any) -> str | None:
+    try:
+        name = browser.browser_type.name
+    except Exception:  # a fake, or a browser whose type cannot be read
+        return None
+    return name if isinstance(name, str) else None
 
 
 def guards_in_force(context: BrowserContext | None, connection: str | None) -> dict[str, Any]:
     """The run manifest's ``guards``: what keeps the requests of ``context``'s run inside the allowlist.
 
-    ``webrtc_launch_flag``: ``set`` (launched here with it), ``requested`` (sent
-    to a Playwright server, which honours it only when started with --unsafe),
-    ``absent`` (a CDP browser) or ``unknown`` (a browser handed to run_plan, or
-    launched with the user's own policy flag). ``webrtc_page_script``: whether
-    guard_channels gave ``context`` the page script.
+    ``webrtc_launch_flag``: ``set`` (launched here with the launch setting),
+    ``requested`` (sent to a Playwright server, which honours it only when
+    started with --unsafe), ``absent`` (a CDP browser) or ``unknown`` (a
+    browser handed to run_plan, or launched with the user's own policy flag).
+    ``webrtc_page_script``: whether guard_channels gave ``context`` the page
+    script.
+
+    For a Firefox, two more keys (a Chromium's record is unchanged):
+    ``webrtc_launch_setting``: ``media.peerconnection.ice.proxy_only`` (the
+    pref that stands for Chromium's flag), and ``localhost_through_proxy``:
+    whether ``network.proxy.allow_hijacking_localhost`` holds, with the same
+    values as ``webrtc_launch_flag`` (without it Firefox sends ``localhost``
+    around the guard; a CDP connection never reaches a Firefox).
     """
     browser = getattr(context, "browser", None)
-    if browser is not None and browser in _flagged:
+    try:
+        setting = _flagged.get(browser) if browser is not None else None
+    except TypeError:  # not weakly referenceable: not a browser launched here
+        setting = None
+    if setting is not None:
         flag = "set"
     else:
         flag = {"playwright-server": "requested", "cdp": "absent"}.get(connection or "", "unknown")
-    return {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": context is not None and context in _scripted}
+    guards: dict[str, Any] = {"proxy": True, "webrtc_launch_flag": flag,
+                              "webrtc_page_script": context is not None and context in _scripted}
+    if setting == FIREFOX_PREF or (setting is None and _browser_name(browser) == "firefox"):
+        guards["webrtc_launch_setting"] = WEBRTC_SETTINGS[FIREFOX_PREF]
+        guards["localhost_through_proxy"] = flag
+    return guards

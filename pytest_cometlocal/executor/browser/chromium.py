@@ -1,5 +1,7 @@
 """Finding and launching a Chromium the executor can drive.
 
+Firefox has its own package (firefox/); the manager picks one by the browser's name.
+
 Order: an explicit path (option, ini or COMETLOCAL_CHROMIUM), Playwright's own
 downloaded build, then a system Chromium (Debian's ``/usr/bin/chromium`` and
 the usual names on PATH). The launch flags keep Chromium from phoning home,
@@ -84,18 +86,20 @@ HEADED_HINT = ("a headed Chromium needs a display: set DISPLAY (an X server) or 
 NO_DISPLAY_MARKERS = ("Missing X server", "without having a XServer", "cannot open display")
 
 
-def display_problem(headless: bool, env: Mapping[str, str] | None = None, platform: str | None = None) -> str | None:
-    """Why a headed Chromium cannot start here, before launching it (None: it can, or it is headless).
+def display_problem(headless: bool, env: Mapping[str, str] | None = None, platform: str | None = None,
+                    browser: str = "Chromium") -> str | None:
+    """Why a headed browser cannot start here, before launching it (None: it can, or it is headless).
 
     On Linux a headed browser needs an X server or a Wayland compositor; with
     neither variable set, Chromium exits at once and Playwright raises a
-    40-line error. macOS and Windows always have a display.
+    40-line error (Firefox likewise). macOS and Windows always have a display.
+    ``browser`` names it in the line (the manager passes ``"Firefox"``/``"WebKit"``).
     """
     env = os.environ if env is None else env
     platform = sys.platform if platform is None else platform
     if headless or not platform.startswith("linux") or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY"):
         return None
-    return f"{HEADED_HINT} (neither DISPLAY nor WAYLAND_DISPLAY is set)"
+    return f"{HEADED_HINT.replace('Chromium', browser)} (neither DISPLAY nor WAYLAND_DISPLAY is set)"
 
 
 def launch_problem(headless: bool, message: str) -> str | None:

@@ -7,6 +7,18 @@ with ``--remote-debugging-port``. A list of endpoints is a pool: process
 ``gwN`` of pytest-xdist takes endpoint ``N % len(pool)``, any other process
 the first. Endpoints may carry a token (userinfo or query string); only
 ``public_endpoint`` forms, without them, go into manifests and messages.
+
+Firefox (issue 49): a Playwright server launches whichever browser type the
+client connects with, so ``connect_browser(..., browser_name="firefox")``
+goes through ``playwright.firefox.connect`` with Firefox's launch options in
+the header: the BiDi channel and ``executablePath`` when the target names the
+server machine's Firefox (``RemoteTarget.firefox_path``), and
+``firefoxUserPrefs`` (firefox.FIREFOX_PREFS). The server keeps
+``executablePath`` and ``firefoxUserPrefs`` only when started with
+``--unsafe`` (``filterLaunchOptions`` of its driver): without it the
+localhost pref and the WebRTC pref do not hold, which the manifest's guards
+say (``requested``, channels.guards_in_force). CDP reaches Chromium only: a
+CDP target asked for another browser is refused (``CdpNeedsChromium``).
 """
 
 from __future__ import annotations
@@ -18,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
-from pytest_cometlocal.executor.errors import RemoteBrowserUnavailable
+from pytest_cometlocal.executor.browser.firefox import BIDI_CHANNEL, FIREFOX_PREFS, is_playwright_build
+from pytest_cometlocal.executor.errors import CdpNeedsChromium, RemoteBrowserUnavailable
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Playwright
@@ -43,6 +56,11 @@ class RemoteTarget:
     connection: str
     endpoint: str
     executable_path: str | None = None  # the Chromium on the server's machine (playwright-server only)
+    firefox_path: str | None = None  # the Firefox on the server's machine (playwright-server only; None: its own)
+
+    def executable_for(self, browser_name: str) -> str | None:
+        """The server machine's executable named for ``browser_name`` (None: the server's own build)."""
+        return {"chromium": self.executable_path, "firefox": self.firefox_path}.get(browser_name)
 
     @property
     def public_endpoint(self) -> str:
@@ -96,42 +114,75 @@ def public_endpoint(url: str) -> str:
     return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
 
 
-def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | None = None) -> dict[str, str]:
+def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | None = None,
+                          browser_name: str = "chromium") -> dict[str, str]:
     """The ``x-playwright-launch-options`` header: headless, our flags plus the user's args,
     and the server machine's Chromium when one is named. A server started without
-    ``--unsafe`` ignores args and executablePath."""
+    ``--unsafe`` ignores args and executablePath.
+
+    For ``browser_name="firefox"``: no Chromium args; ``firefoxUserPrefs`` (the user's
+    ``firefox_user_prefs`` under firefox.FIREFOX_PREFS), and with ``executable_path``
+    (a system Firefox on the server's machine) ``executablePath`` and the BiDi channel.
+    A server without ``--unsafe`` drops the prefs and the path. Other browsers (WebKit):
+    headless and timeout only."""
     options: dict[str, Any] = {}
     for key, name in _HEADER_OPTIONS.items():
         if launch_kwargs.get(key) is not None:
             options[name] = launch_kwargs[key]
     options["headless"] = bool(launch_kwargs.get("headless", True))
-    options["args"] = LAUNCH_ARGS + list(launch_kwargs.get("args") or [])
-    if executable_path:
-        options["executablePath"] = executable_path
+    if browser_name == "chromium":
+        options["args"] = LAUNCH_ARGS + list(launch_kwargs.get("args") or [])
+        if executable_path:
+            options["executablePath"] = executable_path
+        return {"x-playwright-launch-options": json.dumps(options)}
+    for chromium_only in ("args", "chromiumSandbox", "ignoreDefaultArgs"):
+        options.pop(chromium_only, None)
+    if browser_name == "firefox":
+        options["firefoxUserPrefs"] = {**dict(launch_kwargs.get("firefox_user_prefs") or {}), **FIREFOX_PREFS}
+        if executable_path:
+            options["executablePath"] = executable_path
+            if not is_playwright_build(executable_path):
+                options["channel"] = BIDI_CHANNEL
     return {"x-playwright-launch-options": json.dumps(options)}
 
 
+def cdp_problem(browser_name: str) -> str | None:
+    """Why a CDP endpoint cannot give ``browser_name`` (None: Chromium, it can): the usage error's line."""
+    if browser_name == "chromium":
+        return None
+    return (f"a CDP endpoint (--cometlocal-connect cdp:...) reaches Chromium only, not {browser_name}: "
+            f"use a Playwright server (playwright run-server) for {browser_name}")
+
+
 def connect_browser(playwright: Playwright, target: RemoteTarget, launch_kwargs: dict[str, Any],
-                    timeout_ms: float = CONNECT_TIMEOUT_MS) -> Browser:
-    """Connect to ``target``; a failure is a ``RemoteBrowserUnavailable`` with a one-line message."""
+                    timeout_ms: float = CONNECT_TIMEOUT_MS, browser_name: str = "chromium") -> Browser:
+    """Connect to ``target``; a failure is a ``RemoteBrowserUnavailable`` with a one-line message.
+
+    ``browser_name`` picks the browser type that connects (``playwright.<name>.connect``): a
+    Playwright server launches that browser for the connection. CDP is Chromium's only:
+    another name raises ``CdpNeedsChromium`` before anything is reached.
+    """
     from playwright.sync_api import Error as PlaywrightError
 
+    if target.connection == CDP and cdp_problem(browser_name):
+        raise CdpNeedsChromium(cdp_problem(browser_name))
     slow_mo = launch_kwargs.get("slow_mo") or None
+    browser_type = getattr(playwright, browser_name)
     try:
         if target.connection == PLAYWRIGHT_SERVER:
-            return playwright.chromium.connect(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo,
-                                               headers=launch_options_header(launch_kwargs, target.executable_path))
+            headers = launch_options_header(launch_kwargs, target.executable_for(browser_name), browser_name)
+            return browser_type.connect(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo, headers=headers)
         if target.connection == CDP:
             return playwright.chromium.connect_over_cdp(target.endpoint, timeout=timeout_ms, slow_mo=slow_mo)
     except PlaywrightError as exc:  # its TimeoutError too: a subclass
         raise RemoteBrowserUnavailable(
             f"cannot connect to {'Playwright server' if target.connection == PLAYWRIGHT_SERVER else 'CDP endpoint'} "
-            f"{target.public_endpoint}: {_reason(exc, target.endpoint)}"
+            f"{target.public_endpoint}: {_reason(exc, target.endpoint, browser_name)}"
         ) from None
     raise ValueError(f"unknown connection {target.connection!r}")
 
 
-def _reason(exc: PlaywrightError, endpoint: str) -> str:
+def _reason(exc: PlaywrightError, endpoint: str, browser_name: str = "chromium") -> str:
     """The first line of Playwright's error (``Error.message``), without its call log or the endpoint's token."""
     text = str(exc.message or exc).strip()
     reason = text.splitlines()[0].strip() if text else type(exc).__name__
@@ -140,8 +191,9 @@ def _reason(exc: PlaywrightError, endpoint: str) -> str:
     if versions:  # the server's "Playwright version mismatch" box
         reason += " (Playwright version mismatch: " + ", ".join(f"{side} {v}" for side, v in versions) + ")"
     if reason.startswith("Executable doesn't exist"):
-        reason += (" (on the server's machine: start the server with --unsafe and name its Chromium with "
-                   "--cometlocal-remote-chromium, or run `playwright install chromium` there)")
+        option = "--cometlocal-remote-firefox" if browser_name == "firefox" else "--cometlocal-remote-chromium"
+        reason += (f" (on the server's machine: start the server with --unsafe and name its {browser_name.capitalize()} "
+                   f"with {option}, or run `playwright install {browser_name}` there)")
     if endpoint != public_endpoint(endpoint):
         reason = reason.replace(endpoint, public_endpoint(endpoint))
         parts = urlsplit(endpoint)
