@@ -114,11 +114,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from pytest_cometlocal.contract.model.schema import group_json_schema, plan_json_schema, suite_json_schema
+    from pytest_cometlocal.contract.model.schema import NEWEST, group_json_schema, plan_json_schema, suite_json_schema
 
     make = {"plan": plan_json_schema, "group": group_json_schema, "suite": suite_json_schema}[args.kind]
     schema = make(args.format_version)
-    if not args.no_extensions and args.format_version == "v1.3":  # (extensions) the kinds registered here
+    if not args.no_extensions and args.format_version == NEWEST:  # (extensions) the kinds registered here
         from pytest_cometlocal.contract.extensions.schema import with_kinds
 
         registry = folder_registry(Path(args.root) if args.root else find_root([Path(".")]), Path.cwd())
@@ -363,8 +363,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--kind", choices=("plan", "group", "suite"), default="plan",
                    help="plan: *.actions.yaml (default); group: *.steps.yaml; suite: cometlocal.yaml")
     s.add_argument("--output", "-o", help="write to this file instead of standard output")
-    s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2", "v1.3"), default="v1.3",
-                   help="v1.3 (default); an older one prints that format's schema as it was published, "
+    s.add_argument("--format-version", choices=("v1", "v1.1", "v1.2", "v1.3", "v1.4"), default="v1.4",
+                   help="v1.4 (default); an older one prints that format's schema as it was published, "
                         "for tools that must refuse the newer additions")
     s.add_argument("--root", help="the suite's rootdir: the conftest.py files from it down to here register "
                                   "extension kinds (default: the rootdir `pytest` would use here)")

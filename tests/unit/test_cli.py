@@ -96,7 +96,7 @@ def test_schema_to_file(suite: Path) -> None:
     assert schema["title"].startswith("pytest-cometlocal plan")
 
 
-@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2", "v1.3"])
+@pytest.mark.parametrize("version", ["v1", "v1.1", "v1.2", "v1.3", "v1.4"])
 def test_committed_schema_is_up_to_date(version: str) -> None:
     """docs/plan-format-<version>.schema.json is what editors load; it must match the models."""
     from pytest_cometlocal.contract.model.schema import plan_json_schema
@@ -107,12 +107,13 @@ def test_committed_schema_is_up_to_date(version: str) -> None:
 
 
 def test_schema_format_versions(suite: Path) -> None:
-    """The default schema is v1.3's; --format-version v1.1 refuses what only v1.2 has, v1 what only v1.1 has."""
+    """The default schema is v1.4's; --format-version v1.1 refuses what only v1.2 has, v1 what only v1.1 has."""
     assert main(["schema", "-o", "newest.json"]) == 0
     assert main(["schema", "--format-version", "v1.1", "-o", "new.json"]) == 0
     newest = json.loads((suite / "newest.json").read_text())
     assert "StorageItem" in newest["$defs"] and "level" in newest["$defs"]["RoleTarget"]["properties"]
-    assert newest["$id"].endswith("plan-format-v1.3.json")
+    assert newest["$id"].endswith("plan-format-v1.4.json")
+    assert "name" in newest["$defs"]["BrowserSettings"]["properties"]  # (v1.4) browser.name
     assert main(["schema", "--format-version", "v1", "-o", "old.json"]) == 0
     new = json.loads((suite / "new.json").read_text())
     old = json.loads((suite / "old.json").read_text())

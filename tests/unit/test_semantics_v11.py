@@ -230,7 +230,7 @@ def test_verify_refuses_an_unknown_format_and_one_the_manifest_does_not_list(tmp
     unknown = recorded_run(tmp_path / "a", [spec("click", id="go")], ["v1"])
     edit_records(unknown, lambda s: s.update(schema_version="v2"))
     problems = verify_run(unknown).problems
-    assert problems == [f"trace.jsonl: seq {n} action_spec has schema_version 'v2', not a known plan format (v1, v1.1, v1.2, v1.3)"
+    assert problems == [f"trace.jsonl: seq {n} action_spec has schema_version 'v2', not a known plan format (v1, v1.1, v1.2, v1.3, v1.4)"
                         for n in (3, 5)], problems
 
     unlisted = recorded_run(tmp_path / "b", [spec("hover", id="menu")], ["v1"])
@@ -239,7 +239,7 @@ def test_verify_refuses_an_unknown_format_and_one_the_manifest_does_not_list(tmp
 
     bad_manifest = recorded_run(tmp_path / "c", [spec("click", id="go")], ["v1", "v3"])
     assert verify_run(bad_manifest).problems == [
-        "run_manifest.json: format_versions ['v1', 'v3'] is not a list of known plan formats (v1, v1.1, v1.2, v1.3)"]
+        "run_manifest.json: format_versions ['v1', 'v3'] is not a list of known plan formats (v1, v1.1, v1.2, v1.3, v1.4)"]
 
 
 def test_verify_accepts_a_run_recorded_before_v11(tmp_path: Path):

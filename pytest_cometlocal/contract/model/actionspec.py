@@ -10,7 +10,7 @@ v1.1 (docs/plan-format.md, "v1.1") only adds: six kinds, the keys ``key``,
 ``to``, ``direction`` and ``click``'s ``button``/``click_count``/``modifiers``.
 v1.2 (docs/plan-format.md, "v1.2") adds the kinds, keys and conditions listed in
 ``V12_KINDS``, ``V12_STEP_KEYS`` and ``V12_CONDITION_KINDS``, and the role targets' filters;
-v1.3 those of the ``V13_*`` rows.
+v1.3 those of the ``V13_*`` rows; v1.4 only plan and suite config keys (plan.py's ``V14_*``).
 ``format_version`` tells which of the formats a step needs.
 """
 
@@ -108,7 +108,9 @@ MouseButton = Literal["left", "right", "middle"]
 CLICK_KEYS: tuple[str, ...] = ("button", "click_count", "modifiers")
 EXTENSION_KEYS: tuple[str, ...] = ("key", "to", "direction", *CLICK_KEYS)
 # The plan formats, oldest first: the ``schema_version`` of an ActionSpec record is one of them.
-FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2", "v1.3")
+# (v1.4) v1.4 adds plan and suite config keys only (plan.V14_PLAN_KEYS, V14_SUITE_KEYS): no step is v1.4,
+# a plan that sets ``browser.name`` is (plan.plan_format_versions).
+FORMAT_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2", "v1.3", "v1.4")
 # What only v1.2 has (each slice of it adds its own): action kinds, step keys, condition kinds.
 # A role target with a filter (targets.ROLE_FILTERS) is v1.2 too. (V12_KINDS is defined above.)
 # The plan keys ``browser`` and ``clock`` are plan.V12_PLAN_KEYS.

@@ -11,9 +11,10 @@ import json
 import re
 from typing import Annotated, Any, Literal, Mapping, get_args
 
-from pydantic import Field
+from pydantic import BeforeValidator, Field
+from pydantic_core import PydanticCustomError
 
-from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN
+from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN, format_versions
 from pytest_cometlocal.contract.model.base import ContractModel
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
@@ -58,6 +59,48 @@ ColorScheme = Literal["light", "dark", "no-preference"]
 LOCALE_PATTERN = r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$"
 
 
+# (v1.4) The browsers a plan may run on (``browser.name``) and a suite runs (the suite config's ``browsers``).
+# contract/browsers.py reads them: which browsers of a run's matrix a plan gets an item on, and which of its
+# features only Chromium has (rule BROWSER_FEATURE).
+BrowserName = Literal["chromium", "firefox", "webkit"]
+BROWSER_NAMES: tuple[str, ...] = get_args(BrowserName)
+
+
+def _browser_names(value: Any, *, scalar: bool) -> Any:
+    """One located message for what a name or a list of names can get wrong (unknown, twice, empty), in place of
+    the union's two (a name's, a list's). ``scalar``: one name is allowed (``browser.name``; ``browsers`` is a list)."""
+    problem = browser_names_problem(value, scalar=scalar)
+    if problem:
+        raise PydanticCustomError("browser_names", "{problem}", {"problem": problem})
+    return value
+
+
+def browser_names_problem(value: Any, *, scalar: bool) -> str | None:
+    """What is wrong with a ``browser.name`` (``scalar``) or ``browsers`` value, or None."""
+    expected = ", ".join(BROWSER_NAMES)
+    names = [value] if scalar and isinstance(value, str) else value if isinstance(value, list) else None
+    if names is None:
+        return f"must be {'a browser name or a list of them' if scalar else 'a list of browser names'} ({expected})"
+    if not names:
+        return f"must not be empty: name at least one of {expected}"
+    for name in names:
+        if name not in BROWSER_NAMES:
+            hint = next((f"; did you mean '{b}'?" for b in BROWSER_NAMES if isinstance(name, str)
+                         and (name.lower() == b or name.lower() in _BROWSER_ALIASES[b])), "")
+            return f"unknown browser {name!r}{hint}; expected one of: {expected}"
+    twice = next((name for i, name in enumerate(names) if name in names[:i]), None)
+    return f"browser {twice!r} is listed twice" if twice is not None else None
+
+
+# Names users may reach for that are one of BROWSER_NAMES (a did-you-mean, never accepted as such).
+_BROWSER_ALIASES = {"chromium": ("chrome", "google-chrome", "msedge", "edge", "chrome-beta"),
+                    "firefox": ("firefox-esr", "moz-firefox", "ff", "gecko"), "webkit": ("safari",)}
+_NAME_LIST = Annotated[list[BrowserName], Field(min_length=1, json_schema_extra={"uniqueItems": True})]
+# ``browser.name``: one name, or a non-empty list of names without repeats.
+BrowserNames = Annotated[BrowserName | _NAME_LIST, BeforeValidator(lambda v: _browser_names(v, scalar=True))]
+# The suite config's ``browsers``: a non-empty list without repeats.
+BrowserMatrix = Annotated[_NAME_LIST, BeforeValidator(lambda v: _browser_names(v, scalar=False))]
+
 
 # Policy v1: the counters and limits that keep a run from looping silently.
 class Policy(ContractModel):
@@ -96,6 +139,8 @@ class BrowserSettings(ContractModel):
     permissions: list[Permission] | None = None
     color_scheme: ColorScheme | None = None
     offline: bool | None = None
+    # (v1.4) the browsers the plan may run on: a run's matrix gives it an item on these only (contract/browsers.py)
+    name: BrowserNames | None = None
 
 
 class ClockSettings(ContractModel):
@@ -349,6 +394,9 @@ class SuiteConfig(ContractModel):
     routes: list[Route] | None = None  # (v1.2) after the plan's own routes
     # Vars for every plan below it: the lowest layer (under --cometlocal-var, the plan's own vars and a row).
     vars: dict[Annotated[str, Field(pattern=VAR_NAME_PATTERN)], str | int | float] | None = None
+    # (v1.4) the browsers every plan below it runs on, one item each (a setting of the runs, not merged into a
+    # plan: a plan's ``browser.name`` filters it). The command line's and the ini's matrix win over it.
+    browsers: BrowserMatrix | None = None
 
 
 SUITE_KEYS: tuple[str, ...] = tuple(SuiteConfig.model_fields)
@@ -358,4 +406,25 @@ V12_PLAN_KEYS: frozenset[str] = frozenset({"browser", "clock", "routes"})
 # (v1.2) Suite keys whose list is added after the plan's own (``routes``: the plan's first, first match wins).
 APPENDED_SUITE_KEYS: frozenset[str] = frozenset({"routes"})
 # Suite config keys that are not plan keys: kept beside the plan, never merged into it.
-SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile", "vars"})
+SUITE_ONLY_KEYS: frozenset[str] = frozenset({"profile", "vars", "browsers"})
+# (v1.4) What only plan format v1.4 has: plan keys (as key paths: ``browser.name`` is a key of v1.2's
+# ``browser``) and suite config keys.
+V14_PLAN_KEYS: frozenset[str] = frozenset({"browser.name"})
+V14_SUITE_KEYS: frozenset[str] = frozenset({"browsers"})
+
+
+def plan_keys_version(plan: Plan) -> str | None:
+    """(v1.4) ``"v1.4"`` when the plan sets a V14_PLAN_KEYS key (its own or its suite config's), else None.
+
+    Only v1.4's plan keys count: a plan's v1.2 keys (``browser``, ``clock``, ``routes``) never made a run's
+    ``format_versions`` list v1.2, and the records of runs made since say what they said."""
+    return "v1.4" if plan.browser is not None and plan.browser.name is not None else None
+
+
+def plan_format_versions(plan: Plan) -> list[str]:
+    """The format versions a plan uses, oldest first: its steps' and recovery steps' (``format_versions``),
+    and (v1.4) ``"v1.4"`` for a v1.4 plan key. What a run manifest's and ``cometlocal validate``'s
+    ``format_versions`` list (no step is ever v1.4: its keys are the plan's)."""
+    versions = format_versions(plan.all_steps())
+    extra = plan_keys_version(plan)
+    return versions + [extra] if extra and extra not in versions else versions

@@ -7,10 +7,10 @@ the model's own schema. Editors use it with
 ``# yaml-language-server: $schema=<path to the printed schema>``.
 
 A published schema never changes: editors and tools that must refuse newer
-additions load it by its ``$id``. So v1, v1.1 and v1.2 are the files in
+additions load it by its ``$id``. So v1, v1.1, v1.2 and v1.3 are the files in
 ``published/``, byte for byte as they were released (the models have moved on
-since: a v1.3 model may widen a v1.2 key); only the newest format, v1.3, is
-generated from the models.
+since: a v1.3 model may widen a v1.2 key, v1.4's ``browser`` has a ``name``);
+only the newest format, v1.4, is generated from the models.
 """
 
 from __future__ import annotations
@@ -25,15 +25,17 @@ from pydantic import BaseModel
 from pytest_cometlocal.contract.model.actionspec import DEFAULTABLE_KEYS
 from pytest_cometlocal.contract.model.plan import Plan, StepGroup, SuiteConfig, UseStep
 
-FormatVersion = Literal["v1", "v1.1", "v1.2", "v1.3"]
-NEWEST: FormatVersion = "v1.3"
-# What each kind of file is called in published/ and in docs/.
-PUBLISHED_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2")
+FormatVersion = Literal["v1", "v1.1", "v1.2", "v1.3", "v1.4"]
+NEWEST: FormatVersion = "v1.4"
+# The formats whose schemas are the released files (published/<kind>-<version>.json), oldest first.
+PUBLISHED_VERSIONS: tuple[str, ...] = ("v1", "v1.1", "v1.2", "v1.3")
+# Every format ``cometlocal schema --format-version`` takes, oldest first (the newest last).
+SCHEMA_VERSIONS: tuple[str, ...] = (*PUBLISHED_VERSIONS, NEWEST)
 SCHEMA_ID = "https://pytest-cometlocal.invalid/schemas/plan-format-v1.json"
 SCHEMA_IDS = {
-    ("plan", "v1.3"): "https://pytest-cometlocal.invalid/schemas/plan-format-v1.3.json",
-    ("group", "v1.3"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.3.json",
-    ("suite", "v1.3"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.3.json",
+    ("plan", "v1.4"): "https://pytest-cometlocal.invalid/schemas/plan-format-v1.4.json",
+    ("group", "v1.4"): "https://pytest-cometlocal.invalid/schemas/step-group-v1.4.json",
+    ("suite", "v1.4"): "https://pytest-cometlocal.invalid/schemas/suite-config-v1.4.json",
 }
 TITLES = {
     "plan": "pytest-cometlocal plan (plan-format {version})",

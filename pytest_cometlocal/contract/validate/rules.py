@@ -29,6 +29,7 @@ from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_probl
 from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
+from pytest_cometlocal.contract.browsers.rules import check_browser_features
 from pytest_cometlocal.contract.validate.checks import check_state_conditions, check_state_step
 from pytest_cometlocal.contract.http.rules import check_request
 from pytest_cometlocal.contract.actions.rules import check_v13_actions
@@ -337,7 +338,7 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     """The plan-level rules, then every step's: NAME, TAG_NAME, URL (base_url), UNIQUE_ID,
     RECOVERY and POLICY (codes that no retry or recovery can change), REGEX (auth url_pattern),
     EXPECT (expect.step names a step). (v1.2) SAVED is the validator's, which knows whether any string uses
-    ``${saved.``."""
+    ``${saved.``. (v1.4) BROWSER_FEATURE: a Chromium-only feature in a plan whose browser.name has no Chromium."""
     if UNSAFE_NAME.search(plan.name) or plan.name != plan.name.strip():
         add(("name",), "a plan name cannot contain '::', brackets, control characters or surrounding spaces", "NAME")
     for i, tag in enumerate(plan.tags):
@@ -373,6 +374,7 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
     if plan.expect and plan.expect.step is not None and plan.expect.step not in ids:
         add(("expect", "step"), f"no step has id '{plan.expect.step}'", "EXPECT")
     check_settings(plan, add)  # (v1.2) browser: and clock:
+    check_browser_features(plan, add)  # (v1.4) BROWSER_FEATURE: browser.name without Chromium
 
 
 def in_u4_order(step: ActionSpec) -> ActionSpec:

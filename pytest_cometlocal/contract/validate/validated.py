@@ -102,6 +102,8 @@ class ValidPlan:
     config_sources: Mapping[str, str] = field(default_factory=dict)
     suite_config: str | None = None
     suite_profile: str | None = None  # the suite config's ``profile``, a setting of the runs
+    # (v1.4) the suite config's ``browsers``: the matrix its plans run on, when no option or ini sets one
+    suite_browsers: tuple[str, ...] | None = None
     # (v1.2) route index -> the bytes of its ``respond.file``, read (and size-bounded) at load time.
     route_files: Mapping[int, bytes] = field(default_factory=dict, repr=False)
     # (v1.2) where screenshot_matches' baselines live: ``<plan file stem>.snapshots`` beside the plan file.

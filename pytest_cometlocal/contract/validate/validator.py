@@ -47,6 +47,7 @@ from pytest_cometlocal.contract.validate.validated import InvalidPlan, PlanResul
 from pytest_cometlocal.contract.validate.rules import check_plan, check_step, in_u4_order, plan_in_u4_order
 from pytest_cometlocal.contract.validate.settings_rules import check_routes, setting_marks
 from pytest_cometlocal.contract.load.suite_config import merge_suite_config, suite_setting
+from pytest_cometlocal.contract.browsers.rules import suite_browsers  # (v1.4)
 from pytest_cometlocal.contract.http.saved import check_saved  # (v1.2) rule SAVED
 from pytest_cometlocal.contract.http.seen_rules import check_since  # (v1.3) rule SINCE
 from pytest_cometlocal.contract.model.profiles import PROFILES
@@ -81,6 +82,7 @@ class _PlanValidation:
         self.defaults: Any = None
         self.config_sources: dict[str, str] = {}
         self.suite_profile: str | None = None
+        self.suite_browsers: tuple[str, ...] | None = None  # (v1.4) the suite config's ``browsers``
         self.own_routes = 0  # (v1.2) how many of the routes are the plan's (the suite config's follow)
         self.route_files: dict[int, bytes] = {}
         self.uses_saved = False  # (v1.2) a string of the plan holds ${saved.NAME} (rule SAVED)
@@ -99,8 +101,10 @@ class _PlanValidation:
         if suite is None:
             return
         self.suite_profile, problem = suite_setting(suite, "profile", PROFILES)
-        if suite.problems or problem:
-            self.col.problems.extend([*suite.problems, *([problem] if problem else [])])
+        self.suite_browsers, matrix_problem = suite_browsers(suite)
+        problems = [p for p in (problem, matrix_problem) if p is not None]
+        if suite.problems or problems:
+            self.col.problems.extend([*suite.problems, *problems])
             raise _Stopped
         own = self.tree.get("routes")
         self.own_routes = len(own) if isinstance(own, list) else 0
@@ -274,6 +278,7 @@ class _PlanValidation:
         return ValidPlan(plan_in_u4_order(plan), source, self.uploads_root or self.ctx.plan_dir, self.row,
                          storage_saves=self.saves, config_sources=self.config_sources,
                          suite_config=suite.shown if suite is not None else None, suite_profile=self.suite_profile,
+                         suite_browsers=self.suite_browsers,
                          route_files=self.route_files, snapshots=snapshots_dir(self.ctx.plan_path),
                          var_sources=dict(sorted(self.var_sources.items())), extensions=active())
 
