@@ -12,6 +12,22 @@ The world is made once per page and document, and made again when a navigation d
 it. A ``target`` is handed over by a random attribute set on the one element the target
 resolves to and removed by the isolated world as it reads it. Everything seen is masked
 (``ctx.mask_text``) and a rule lists at most ``AXE_TARGETS_SHOWN`` targets.
+
+**No isolated world, no audit: a refusal, never a failed check** (issue 49). Playwright's public
+API has no isolated world for Firefox or WebKit, and axe in the page's world is what this module
+rejects. So on a browser that is not Chromium (its name, read before any CDP call), or where the
+world cannot be made (a connection without CDP, axe not loading), the condition does not
+evaluate to "does not hold": it raises ``AuditUnavailable``, and the step fails
+**PRECONDITION_FAILED** (stage ``precondition``/``postcondition`` as the condition's phase),
+``details`` ``{"condition": "accessibility_clean", "unavailable": "isolated_world_available",
+"browser": B, "problem": "isolated_world_unavailable", "message": ...}``. Why not
+POSTCONDITION_FAILED with that observation, as before: a negative plan that expects
+POSTCONDITION_FAILED from a violation then passed on Firefox without any audit run (a false
+pass, measured). The refusal is carried by the extensions' ``ExtensionRaised`` (the one typed
+failure a condition may raise past page/conditions.py's ``_safe_evaluate``; the engine makes it
+the step's error with that code and those details). The plugin refuses such an item at setup
+already (a plan pinned to Chromium, or a matrix item); this is the executor's own guard for a
+plan run on such a browser all the same (``run_plan``, the agent).
 """
 
 from __future__ import annotations
@@ -24,7 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.checks.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
+from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -45,6 +63,28 @@ MARK_TARGET_JS = load_script(__package__, "mark_target.js")
 class IsolatedWorldUnavailable(CometLocalError):
     """No isolated world with axe in it: the browser gives no CDP session (not Chromium, or a
     connection without CDP), or axe-core did not load there. The message says which."""
+
+
+class AuditUnavailable(ExtensionRaised):
+    """The audit cannot run in this browser: PRECONDITION_FAILED, never a condition that did not hold
+    (module docstring)."""
+
+    def __init__(self, browser: str | None, phase: str, message: str):
+        super().__init__(ErrorCode.PRECONDITION_FAILED, f"accessibility_clean cannot run here: {message}",
+                         {"condition": "accessibility_clean", "unavailable": "isolated_world_available",
+                          "browser": browser or "unknown", "problem": "isolated_world_unavailable",
+                          "message": message},
+                         "precondition" if phase == "pre" else "postcondition")
+
+
+def _browser_name(page: Any) -> str | None:
+    """``chromium``, ``firefox``, ``webkit`` (properties: no round trip); None when not known."""
+    try:
+        browser = page.context.browser
+        name = browser.browser_type.name if browser is not None else None
+    except Exception:
+        return None
+    return name if isinstance(name, str) else None
 
 
 class _World:
@@ -132,6 +172,9 @@ def _world(page: Any) -> _World:
 def accessibility_clean(cond: Condition, ctx: AuditContext, phase: str) -> tuple[bool, Any]:
     """Holds when axe finds no violation at or above ``impact_at_least`` (on the page, or in the target)."""
     args = cond.args
+    browser = _browser_name(ctx.page)
+    if browser not in (None, "chromium"):  # no CDP asked for: the refusal comes before anything is done
+        raise AuditUnavailable(browser, phase, f"it runs axe-core in Chromium's isolated world; {browser} has none")
     seen: dict[str, Any] = {"axe": AXE_VERSION, "rules": list(args.rules), "impact_at_least": args.impact_at_least}
     marker = ""
     if args.target is not None:
@@ -143,7 +186,7 @@ def accessibility_clean(cond: Condition, ctx: AuditContext, phase: str) -> tuple
     try:
         got = _world(ctx.page).run(marker, list(args.rules), list(args.disable))
     except IsolatedWorldUnavailable as exc:
-        return False, {**seen, "error": "isolated_world_unavailable", "message": ctx.mask_text(str(exc))}
+        raise AuditUnavailable(browser, phase, ctx.mask_text(str(exc))) from None
     if "error" in got:
         return False, {**seen, "error": ctx.mask_text(str(got["error"]))}
     floor = IMPACTS.index(args.impact_at_least)

@@ -22,6 +22,15 @@ Each matching request that finished is evidence once per attempt:
 exchange masked as a request step's (exchange.evidence_document) and hashed.
 What a failure shows lists the matching requests (method, masked URL, how they
 ended, the first check that failed, the evidence file), at most 20.
+
+A ``request_json`` / ``request_body`` check on a request whose browser gave no
+body (Firefox through WebDriver BiDi: http/traffic.py, issue 49) cannot be
+decided: ``BodyUnavailable``, the step fails PRECONDITION_FAILED with
+``details`` ``{"condition": "request_seen", "unavailable": "request_body_available",
+"browser": B, "problem": "the browser does not give request bodies (B)", "request": ...}``,
+never "the request's body is not JSON", and never a POSTCONDITION_FAILED a
+negative plan could take for the mismatch it expects. It is carried as
+accessibility_clean's refusal is (audits/accessibility.py's docstring says why).
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract.numbers import compare_number, describe_numbers, read_number
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
+from pytest_cometlocal.contract.model.codes import ErrorCode
+from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import evidence_document
 from pytest_cometlocal.executor.http.response_checks import header_holds
@@ -45,6 +56,17 @@ if TYPE_CHECKING:
     from pytest_cometlocal.executor.http.traffic import Exchange
 
 VALUE_LIMIT = 200  # the most characters of a compared value a failure's ``problem`` shows
+
+
+class BodyUnavailable(ExtensionRaised):
+    """A body check on a request whose browser gave no body: PRECONDITION_FAILED (module docstring)."""
+
+    def __init__(self, browser: str, phase: str, request: dict[str, Any]):
+        problem = f"the browser does not give request bodies ({browser})"
+        super().__init__(ErrorCode.PRECONDITION_FAILED, f"request_seen cannot check the request's body: {problem}",
+                         {"condition": "request_seen", "unavailable": "request_body_available", "browser": browser,
+                          "problem": problem, "request": request},
+                         "precondition" if phase == "pre" else "postcondition")
 
 
 @dataclass
@@ -133,13 +155,16 @@ def _header_problem(value: str | None, args: Any, ctx: SeenContext, what: str) -
     return more.get("problem") or f"{what} header {args.name} is {ctx.mask_text(value)[:VALUE_LIMIT]}"
 
 
-def _problem(exchange: Exchange, args: Any, ctx: SeenContext) -> str | None:
+def _problem(exchange: Exchange, args: Any, ctx: SeenContext, phase: str = "post") -> str | None:
     """The first check that does not hold on a finished request (None: it passes every one)."""
     checks = checks_of(args)
     if not checks:
         return None
     headers, body, response, missing = exchange.read()
     for key, check in checks:
+        if key in ("request_json", "request_body") and exchange.body_unavailable:
+            raise BodyUnavailable(exchange.body_unavailable, phase,
+                                  {"method": exchange.method, "url": ctx.mask_text(exchange.url)})
         if key.startswith("response_") and response is None:
             return ("no response: refused by the allowlist (network guard)" if exchange.blocked
                     else f"no response: {exchange.failure or 'none came'}")
@@ -184,7 +209,7 @@ def request_seen(cond: Condition, ctx: SeenContext, phase: str) -> tuple[bool, A
             in_flight += 1
             rows.append(_shown(exchange, ctx, None, None))
             continue
-        problem = _problem(exchange, args, ctx)
+        problem = _problem(exchange, args, ctx, phase)
         uri = look.record(exchange) if len(rows) < OBSERVED_REQUESTS else None
         rows.append(_shown(exchange, ctx, problem, uri))
         if problem is None:

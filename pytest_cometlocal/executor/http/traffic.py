@@ -11,6 +11,15 @@ by the condition, once, and only for the requests its filters keep
 guard's ``X-Cometlocal-Blocked`` header, or (a beacon's answer comes without
 headers) the guard's own list names it; an HTTPS request fails at the tunnel
 the guard refused for its host.
+
+**Request bodies per browser** (issue 49). Firefox through WebDriver BiDi
+(Playwright 1.64.1) gives no request body: ``post_data_buffer`` is None for a
+JSON ``fetch`` POST, in a route's handler too (measured). ``Exchange.read``
+then records ``body_unavailable`` (the browser's name) for a request that had
+one or may have had one (a method that carries a body, and a
+``content-length`` that is not 0, or none at all), and request_seen's body
+checks refuse instead of reading None as an empty body (http/seen.py).
+Chromium's reading is unchanged.
 """
 
 from __future__ import annotations
@@ -36,12 +45,13 @@ class Exchange:
     url: str
     response: Response | None = None
     done: bool = False  # finished (its body read) or failed
-    failure: str | None = None  # Chromium's net:: error
+    failure: str | None = None  # the browser's network error (Chromium's net::ERR_*, Firefox's NS_ERROR_*)
     number: int = 0  # its place in the run's traffic: names its evidence file
     evidence: dict[str, str] = field(default_factory=dict)  # attempt tag -> its evidence file's uri
     _read: tuple[dict[str, str], bytes | None, HttpResponse | None, str | None] | None = field(default=None, repr=False)
 
     blocked: bool = False  # refused by the network guard (TrafficLog.ended tells)
+    body_unavailable: str | None = None  # (issue 49) read(): the browser that gave no body for it (module docstring)
 
     @property
     def answered(self) -> bool:
@@ -61,6 +71,8 @@ class Exchange:
                 body = request.post_data_buffer
             except Exception:
                 body = None
+            if body is None:
+                self.body_unavailable = _bodiless_browser(request, self.method, headers)
             response, missing = None, None
             if self.answered and self.response is not None:
                 raw = self.response
@@ -85,6 +97,22 @@ class Exchange:
         if self.failure is not None:
             return {"failure": self.failure}
         return {"status": self.response.status if self.response is not None else None}
+
+
+# The methods whose request never carries a body (page/events.py's BODILESS, which this room may not import).
+_NO_BODY = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _bodiless_browser(request: Request, method: str, headers: dict[str, str]) -> str | None:
+    """The browser's name when it is not Chromium and the request may have had a body it did not give."""
+    if method.upper() in _NO_BODY or headers.get("content-length", "").strip() == "0":
+        return None
+    try:
+        browser = request.frame.page.context.browser
+        name = browser.browser_type.name if browser is not None else None
+    except Exception:  # a service worker's request has no frame: its browser is not known here
+        return None
+    return name if isinstance(name, str) and name != "chromium" else None
 
 
 class TrafficLog:

@@ -65,7 +65,7 @@ class SentRequest:
     started: float = field(default_factory=time.monotonic)
     ended: float | None = None
     status: int | None = None  # the response's, once it came
-    failure: str | None = None  # Chromium's net:: error, when it failed
+    failure: str | None = None  # the browser's network error when it failed (net::ERR_*, Firefox's NS_ERROR_*)
 
     def failed(self) -> bool:
         return self.failure is not None or (self.status is not None and self.status >= 400)
@@ -194,6 +194,7 @@ class PageEvents:
             sent.ended = time.monotonic()
             sent.failure = request.failure or "failed"
         failure = request.failure or ""
+        # Chromium's name; Firefox's NS_ERROR_* (issue 49) has no measured equivalent for a refused login.
         if "ERR_INVALID_AUTH_CREDENTIALS" in failure and request.is_navigation_request():
             self.doc_statuses.append((request.url, 401))
 

@@ -22,6 +22,17 @@ browser.
 a short probe (is the main thread stuck?), a grace period in which a dying
 renderer (out of memory) still reports its crash, and closing the page, or
 its target through the browser's CDP session when closing hangs too.
+
+**Browsers without CDP** (Firefox through WebDriver BiDi, WebKit: issue 49).
+``has_cdp`` reads the browser's name (``page.context.browser.browser_type.name``,
+no round trip): on a browser known not to be Chromium, ``cdp_session`` gives
+None without asking for a session, so nothing round-trips to fail. The probe
+is then ``page.evaluate("1")`` (on Firefox it answers during a pending
+navigation too, measured in 0.03 s), and ``page.close`` is the only close
+path: Firefox closes a tab from its parent process, so it works on a page
+spinning in a script loop (measured 0.54 s); ``PageWatch.close`` says
+``failed`` when it does not. tests/browsers/test_firefox_paths.py pins both.
+An unknown name (a fake page, a persistent context) keeps Chromium's way.
 """
 
 from __future__ import annotations
@@ -127,17 +138,37 @@ def call(what: str, ms: float, fn: Callable[[], T], *, isolated: bool = False) -
         return fn()
 
 
+def browser_name(page: Page) -> str | None:
+    """The page's browser type, ``chromium``, ``firefox`` or ``webkit`` (a property: no round trip);
+    None when it is not known (a fake page, a persistent context has no ``browser``)."""
+    try:
+        browser = page.context.browser
+        name = browser.browser_type.name if browser is not None else None
+    except Exception:
+        return None
+    return name if isinstance(name, str) else None
+
+
+def has_cdp(page: Page) -> bool:
+    """Whether the page's browser may have the DevTools protocol: not one known not to be Chromium."""
+    return browser_name(page) in (None, "chromium")
+
+
 # One CDP session per page, made on first use; None where CDP is not available
 # (a fake page in unit tests, a browser that is not Chromium).
 _sessions: "weakref.WeakKeyDictionary[Page, CDPSession | None]" = weakref.WeakKeyDictionary()
 
 
 def cdp_session(page: Page) -> CDPSession | None:
+    """The page's CDP session, made once; None without one (never asked for on a browser that is not Chromium)."""
     try:
         return _sessions[page]
     except KeyError:
         pass
     except TypeError:  # not weak-referenceable
+        return None
+    if not has_cdp(page):
+        _sessions[page] = None
         return None
     try:
         session = call("CDP session", CLOSE_MS, lambda: page.context.new_cdp_session(page), isolated=True)
@@ -234,8 +265,8 @@ class PageWatch:
 
         Returns how: ``page.close``, ``cdp`` (its target closed through the
         browser's CDP session: the Target domain is served by the browser
-        process, so it answers while the page's renderer does not),
-        ``already_closed`` or ``failed``.
+        process, so it answers while the page's renderer does not; Chromium
+        only), ``already_closed`` or ``failed``.
         """
         if self.closed():
             return "already_closed"
@@ -251,6 +282,8 @@ class PageWatch:
             return "page.close"
         except Exception:
             pass
+        if not has_cdp(self.page):
+            return "failed"  # page.close is the only way (module docstring)
         try:
             context = self.page.context
             session = call("CDP session", CLOSE_MS, lambda: context.new_cdp_session(self.page))

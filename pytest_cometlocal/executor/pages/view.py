@@ -16,8 +16,10 @@ protocol has ``Page.reload`` with ``ignoreCache: true``, sent on the page's CDP
 session (Playwright's public ``new_cdp_session``), while Playwright waits for
 the navigation it starts (``expect_navigation``, to ``load``). A browser
 without the DevTools protocol (Firefox, WebKit: issue 49) cannot do it here:
-PRECONDITION_FAILED at execution, failed condition ``cache_bypass_available``,
-before anything is reloaded; never a plain reload passed off as a hard one.
+PRECONDITION_FAILED at execution, failed condition ``cache_bypass_available``
+(observed and ``details``: the browser's name), before anything is reloaded;
+never a plain reload passed off as a hard one. No CDP session is asked of such
+a browser (the watchdog's ``has_cdp``).
 tests/executor/test_v13_scroll.py pins it: a resource served with
 ``Cache-Control: max-age`` is fetched again by a hard reload, not by a plain one.
 """
@@ -57,6 +59,7 @@ def reload(actions: Actions, attempt: StepAttempt) -> dict[str, Any]:
         failed = FailedCondition(kind="cache_bypass_available", args={}, phase="pre", observed={"browser": name})
         raise actions.failures.fail(attempt, ErrorCode.PRECONDITION_FAILED, "execution",
                                     f"reload with bypass_cache needs Chromium's DevTools protocol; {name} has none",
+                                    details={"browser": name, "unavailable": "cache_bypass_available"},
                                     failed_conditions=[failed], retryable=False)
     with page.expect_navigation(wait_until="load", timeout=attempt.spec.timeout_ms) as navigation:
         session.send("Page.reload", {"ignoreCache": True})
