@@ -43,7 +43,9 @@ except ImportError:  # the module's name in some Playwright releases
 SCRIPT_METHODS = frozenset(%r)
 _IGNORED = frozenset({"__waitInfo__", "waitForTimeout"})
 _COUNTS = {"all": 0, "script": 0}
-_send = _Connection.send_message_to_server
+# Playwright 1.65 names it send_message_to_server, 1.64 _send_message_to_server
+_SEND_NAME = "send_message_to_server" if hasattr(_Connection, "send_message_to_server") else "_send_message_to_server"
+_send = getattr(_Connection, _SEND_NAME)
 
 
 def _counting_send(self, object, method, *args, **kwargs):
@@ -53,7 +55,7 @@ def _counting_send(self, object, method, *args, **kwargs):
     return _send(self, object, method, *args, **kwargs)
 
 
-_Connection.send_message_to_server = _counting_send
+setattr(_Connection, _SEND_NAME, _counting_send)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -26,6 +26,10 @@ those). The whole tree::
     ├── NotCheckable                check/uncheck on no checkbox, radio or switch
     ├── CheckedStateNotReached      check/uncheck clicked, the state did not follow
     ├── OptionNotFound              a custom dropdown with no option, or several, of that name
+    ├── StepRefused                 a step that cannot be decided here: its code, message, details
+    │   ├── ExtensionRaised         (executor/extensions/calls.py) an extension call that fails its step
+    │   ├── AuditUnavailable        (executor/audits/accessibility.py) no accessibility audit in this browser
+    │   └── BodyUnavailable         (executor/http/seen.py) a body check the browser gives no body for
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from pytest_cometlocal.contract.model.actionspec import KINDS, ActionSpec, effect_kind, format_version
 from pytest_cometlocal.contract.extensions.registry import active, using
-from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
 from pytest_cometlocal.contract.model.plan import Plan
@@ -32,7 +31,8 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError
 from pytest_cometlocal.contract.validate.validator import validate_action_spec
 from pytest_cometlocal.executor.step.actions import Actions, action_row
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, ExecutorFailure, OutputWriteFailed, PageTampered, PageUnresponsive, Stop, first_line, is_crash,
+    CallTimedOut, ExecutorFailure, OutputWriteFailed, PageTampered, PageUnresponsive, Stop, StepRefused, first_line,
+    is_crash,
 )
 from pytest_cometlocal.executor.step.failures import PAGE_GONE, Failures
 from pytest_cometlocal.executor.step.budget import Halt
@@ -282,7 +282,7 @@ class Executor:
             except PageUnresponsive as exc:
                 raise self.failures.page_stopped(attempt, exc.what, exc.waited_ms,
                                                  probed=exc.probe == "no answer") from None
-            except ExtensionRaised as exc:  # (extensions) the code StepFailed names, or EXTENSION_FAILED
+            except StepRefused as exc:  # a refusal, or an extension's: StepFailed's code, or EXTENSION_FAILED
                 raise self.failures.fail(attempt, exc.code, exc.stage, exc.message, details=exc.details) from None
             except Exception as exc:
                 if not (is_crash(exc) or self.ctx.events.crashed):

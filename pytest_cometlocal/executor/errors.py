@@ -13,6 +13,8 @@ is built; the run folder and the browser have their own::
     ├── NotCheckable                check/uncheck (v1.1) on no checkbox, radio or switch (or uncheck on a radio)
     ├── CheckedStateNotReached      check/uncheck clicked, but the state did not become the one asked for
     ├── OptionNotFound              a custom dropdown (v1.1) shows no option, or several, named by the value
+    ├── StepRefused                 a step that cannot be decided here: its code, message, details and stage
+    │   └── ExtensionRaised         an extension call that fails its step (executor/extensions/calls.py)
     ├── OutputWriteFailed           (OSError) the run folder cannot be written
     ├── ChromiumNotFound            (RuntimeError) no Chromium to launch
     ├── RemoteBrowserUnavailable    (RuntimeError) a remote endpoint gave no browser
@@ -61,6 +63,7 @@ __all__ = [
     "Refusal",
     "RemoteBrowserUnavailable",
     "Stop",
+    "StepRefused",
     "first_line",
     "is_crash",
     "is_timeout",
@@ -112,6 +115,15 @@ class CallTimedOut(CometLocalError):
 
 class Stop(CometLocalError):
     """A permitted ``stop`` step: the run ends as a pass."""
+
+
+class StepRefused(CometLocalError):
+    """A step the executor cannot decide here (a browser without the needed protocol, an extension's
+    typed failure): it fails with this code, message and details, never as "does not hold"."""
+
+    def __init__(self, code: ErrorCode, message: str, details: dict[str, Any], stage: str = "execution"):
+        super().__init__(message)
+        self.code, self.message, self.details, self.stage = code, message, details, stage
 
 
 class NotCheckable(CometLocalError):

@@ -16,7 +16,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from playwright._impl import connection
+try:  # the module's name: `connection` in Playwright 1.65, `_connection` before
+    from playwright._impl import connection
+except ImportError:
+    from playwright._impl import _connection as connection
 
 from pytest_cometlocal.executor.step import observer
 from pytest_cometlocal.runs.verify import verify_run
@@ -59,18 +62,20 @@ def counted_run(chromium: Any, root: Path, text: str, base_url: str, profile: st
                              file=f"plans/{path.name}")
     eff = effective_settings(valid, default_base_url=base_url, env={}, cli_profile=profile)
     calls: collections.Counter = collections.Counter()
-    send = connection.Connection.send_message_to_server
+    # Playwright 1.65 names it send_message_to_server, 1.64 _send_message_to_server
+    name = "send_message_to_server" if hasattr(connection.Connection, "send_message_to_server") else "_send_message_to_server"
+    send = getattr(connection.Connection, name)
 
     def counting(self: Any, obj: Any, method: str, *args: Any, **kwargs: Any) -> Any:
         if method != "__waitInfo__":
             calls[f"{type(obj).__name__}.{method}"] += 1
         return send(self, obj, method, *args, **kwargs)
 
-    connection.Connection.send_message_to_server = counting
+    setattr(connection.Connection, name, counting)
     try:
         result = run_plan(chromium.browser(), valid, root / "runs", eff)
     finally:
-        connection.Connection.send_message_to_server = send
+        setattr(connection.Connection, name, send)
     run = Run(result, result.run_dir, read_trace(result.run_dir / "trace.jsonl"),
               json.loads((result.run_dir / "run_manifest.json").read_text(encoding="utf-8")),
               json.loads((result.run_dir / "evidence_manifest.json").read_text(encoding="utf-8")))

@@ -171,14 +171,14 @@ def _audit_condition() -> Any:
 @pytest.mark.parametrize("phase, stage", [("post", "postcondition"), ("pre", "precondition")])
 def test_accessibility_clean_on_firefox_is_precondition_failed_not_a_failed_check(phase, stage):
     from pytest_cometlocal.executor.audits.accessibility import AuditUnavailable, accessibility_clean
-    from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
+    from pytest_cometlocal.executor.errors import StepRefused
 
     page = FakePage("firefox")
     ctx = SimpleNamespace(page=page, mask_text=lambda t: t, locate=lambda spec: (None, {}))
     with pytest.raises(AuditUnavailable) as raised:
         accessibility_clean(_audit_condition(), ctx, phase)
     refusal = raised.value
-    assert isinstance(refusal, ExtensionRaised)  # what page/conditions.py lets through, and the engine types
+    assert isinstance(refusal, StepRefused)  # what page/conditions.py lets through, and the engine types
     assert (refusal.code, refusal.stage) == (ErrorCode.PRECONDITION_FAILED, stage)
     assert refusal.details["browser"] == "firefox" and refusal.details["problem"] == "isolated_world_unavailable"
     assert refusal.details["unavailable"] == "isolated_world_available"
@@ -236,7 +236,7 @@ def test_request_seen_refuses_a_body_check_on_firefox(check):
     from pydantic import TypeAdapter
 
     from pytest_cometlocal.contract.model.conditions import Condition
-    from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
+    from pytest_cometlocal.executor.errors import StepRefused
     from pytest_cometlocal.executor.http.seen import BodyUnavailable, TrafficLook, request_seen
     from pytest_cometlocal.executor.http.traffic import Exchange
 
@@ -251,7 +251,7 @@ def test_request_seen_refuses_a_body_check_on_firefox(check):
     with pytest.raises(BodyUnavailable) as raised:
         request_seen(cond, ctx, "post")
     refusal = raised.value
-    assert isinstance(refusal, ExtensionRaised) and refusal.code == ErrorCode.PRECONDITION_FAILED
+    assert isinstance(refusal, StepRefused) and refusal.code == ErrorCode.PRECONDITION_FAILED
     assert refusal.details["browser"] == "firefox"
     assert refusal.details["problem"] == "the browser does not give request bodies (firefox)"
     assert "not JSON" not in refusal.message

@@ -23,7 +23,7 @@ evaluate to "does not hold": it raises ``AuditUnavailable``, and the step fails
 "browser": B, "problem": "isolated_world_unavailable", "message": ...}``. Why not
 POSTCONDITION_FAILED with that observation, as before: a negative plan that expects
 POSTCONDITION_FAILED from a violation then passed on Firefox without any audit run (a false
-pass, measured). The refusal is carried by the extensions' ``ExtensionRaised`` (the one typed
+pass, measured). The refusal is a ``StepRefused`` (the typed
 failure a condition may raise past page/conditions.py's ``_safe_evaluate``; the engine makes it
 the step's error with that code and those details). The plugin refuses such an item at setup
 already (a plan pinned to Chromium, or a matrix item); this is the executor's own guard for a
@@ -42,7 +42,7 @@ from pytest_cometlocal.contract.errors import CometLocalError
 from pytest_cometlocal.contract.model.checks.audits import AXE_TARGETS_SHOWN, AXE_VERSION, IMPACTS
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import is_crash
-from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
+from pytest_cometlocal.executor.errors import StepRefused
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class IsolatedWorldUnavailable(CometLocalError):
     connection without CDP), or axe-core did not load there. The message says which."""
 
 
-class AuditUnavailable(ExtensionRaised):
+class AuditUnavailable(StepRefused):
     """The audit cannot run in this browser: PRECONDITION_FAILED, never a condition that did not hold
     (module docstring)."""
 

@@ -22,7 +22,7 @@ from pytest_cometlocal.contract.extensions.loading import masked_traceback
 from pytest_cometlocal.contract.extensions.registry import ActionKindDef, ConditionKindDef, active
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, ExecutorFailure, PageTampered, PageUnresponsive, first_line, is_crash,
+    CallTimedOut, ExecutorFailure, PageTampered, PageUnresponsive, StepRefused, first_line, is_crash,
 )
 from pytest_cometlocal.executor.extensions.context import ExtensionContext, ExtensionIO
 
@@ -35,12 +35,8 @@ SHOWN_CHARS, SHOWN_ITEMS, SHOWN_DEPTH = 500, 50, 6
 _PASSED_ON = (ExecutorFailure, CallTimedOut, PageUnresponsive, PageTampered)
 
 
-class ExtensionRaised(Exception):
+class ExtensionRaised(StepRefused):
     """An extension call that fails its step: the code, message and details of the error to raise."""
-
-    def __init__(self, code: ErrorCode, message: str, details: dict[str, Any], stage: str = "execution"):
-        super().__init__(message)
-        self.code, self.message, self.details, self.stage = code, message, details, stage
 
 
 def action_kind(name: str) -> ActionKindDef:

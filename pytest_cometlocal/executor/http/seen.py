@@ -46,7 +46,7 @@ from pytest_cometlocal.contract.numbers import compare_number, describe_numbers,
 from pytest_cometlocal.contract import json_values
 from pytest_cometlocal.contract.model.checks.traffic import OBSERVED_REQUESTS, checks_of, glob_regex
 from pytest_cometlocal.contract.model.codes import ErrorCode
-from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
+from pytest_cometlocal.executor.errors import StepRefused
 from pytest_cometlocal.contract.patterns import compiled
 from pytest_cometlocal.executor.http.exchange import evidence_document
 from pytest_cometlocal.executor.http.response_checks import header_holds
@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 VALUE_LIMIT = 200  # the most characters of a compared value a failure's ``problem`` shows
 
 
-class BodyUnavailable(ExtensionRaised):
+class BodyUnavailable(StepRefused):
     """A body check on a request whose browser gave no body: PRECONDITION_FAILED (module docstring)."""
 
     def __init__(self, browser: str, phase: str, request: dict[str, Any]):

@@ -23,7 +23,7 @@ from pytest_cometlocal.contract.model.checks.numbers import number_keys
 from pytest_cometlocal.contract.numbers import compare_number
 from pytest_cometlocal.contract.patterns import compiled, gave_up, gave_up_in, matching_until
 from pytest_cometlocal.contract.allowlist import allowlist_refusal, url_allowed
-from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.errors import StepRefused, is_crash
 from pytest_cometlocal.executor.browser import stored
 from pytest_cometlocal.executor.browser.cookies import COOKIE_EVALUATORS
 from pytest_cometlocal.executor.browser.storage import STORAGE_EVALUATORS
@@ -41,7 +41,6 @@ from pytest_cometlocal.executor.page.texts import NUMBER_CHECKS, NUMBER_COUNTED 
 from pytest_cometlocal.executor.audits import EVALUATORS as AUDIT_EVALUATORS
 from pytest_cometlocal.executor.scripts import load_script
 from pytest_cometlocal.executor.extensions import calls as extension_calls
-from pytest_cometlocal.executor.extensions.calls import ExtensionRaised
 
 if TYPE_CHECKING:
     from playwright.sync_api import Download, Locator, Page
@@ -427,7 +426,7 @@ def _safe_evaluate(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool
     except PatternTimeout as exc:  # the condition does not hold; which of its patterns, and why
         return False, gave_up(cond.args, exc)
     except Exception as exc:
-        if _is_fatal(exc) or isinstance(exc, ExtensionRaised):  # (extensions) it fails the step
+        if _is_fatal(exc) or isinstance(exc, StepRefused):  # a refusal or an extension's failure: it fails the step
             raise
         return False, {"error": type(exc).__name__, "message": str(exc).splitlines()[0][:200]}
 

@@ -33,8 +33,8 @@ from pytest_cometlocal.contract.model.records import FailedCondition
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.executor.step.action_failure import ActionFacts, classify_action
 from pytest_cometlocal.executor.errors import (
-    CallTimedOut, CheckedStateNotReached, ExecutorFailure, NotCheckable, OptionNotFound, PageUnresponsive, first_line,
-    is_crash, is_timeout,
+    CallTimedOut, CheckedStateNotReached, ExecutorFailure, NotCheckable, OptionNotFound, PageUnresponsive, StepRefused,
+    first_line, is_crash, is_timeout,
 )
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
@@ -76,8 +76,8 @@ class Actions:
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
             return perform(self, attempt)
-        except (ExecutorFailure, CallTimedOut, PageUnresponsive, extension_calls.ExtensionRaised):
-            raise  # (extensions) typed by the engine: StepFailed's code, or EXTENSION_FAILED
+        except (ExecutorFailure, CallTimedOut, PageUnresponsive, StepRefused):
+            raise  # typed by the engine: a refusal, StepFailed's code, or EXTENSION_FAILED
         except Exception as exc:
             if is_crash(exc) and not self.ctx.events.crashed and self.ctx.pages.closed_itself(acting):
                 # v1.2: the action made its page close itself (a popup's submit runs window.close()):
