@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # Prepare everything the tests and the demo need, idempotently:
-#   - a virtual environment in .venv with the package and its test extras;
+#   - a virtual environment in .venv with the package and its test extras, with the
+#     pins of scripts/constraints-test.txt (playwright 1.64.1: issue 49, the last
+#     Playwright that drives Debian's Firefox ESR; an installed 1.65 is downgraded);
 #   - a Chromium: Playwright's own when it can be installed, else Debian's
 #     `chromium` package when apt is available;
+#   - Debian's `firefox-esr` when apt is available (the Firefox tests and the demo's
+#     Firefox half), unless COMETLOCAL_NO_FIREFOX=1;
 #   - Debian's `xvfb` (a virtual display for the headed tests) when apt is available;
 #   - with --with-allure (scripts/test.sh only): Allure's two command-line tools,
 #     which only the report-rendering tests use.
 # Run by scripts/test.sh, scripts/demo.sh and scripts/bench.sh; safe to run again.
 # Each stage says what it does, how long it usually takes the first time, and how
-# long it took: a first set-up downloads about 300 MB (Python packages and a Chromium).
+# long it took: a first set-up downloads about 300 MB (Python packages and a Chromium),
+# plus about 70 MB for firefox-esr.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -28,11 +33,14 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 if "$VENV/bin/python" -c 'import pytest_cometlocal, playwright, xdist' 2>/dev/null; then
-  log "checking pytest-cometlocal and its test dependencies (a few seconds)"
+  log "checking pytest-cometlocal and its test dependencies, with the pins of scripts/constraints-test.txt (a few seconds)"
 else
   log "installing pytest-cometlocal and its test dependencies (first time: 1-4 minutes, ~150 MB)"
 fi
-"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[test]" 2>&1 \
+# Always run, also on the "checking" path: pip then applies the constraints to what is already installed
+# (an earlier Playwright 1.65 is downgraded to the pin); with nothing to change it takes a few seconds.
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[test]" \
+    -c "$ROOT/scripts/constraints-test.txt" 2>&1 \
   | grep -v "^WARNING: Location" >&2 || true
 "$VENV/bin/python" -c 'import pytest_cometlocal, playwright, pydantic, yaml, allure_pytest' \
   || { log "dependency installation failed"; exit 1; }
@@ -71,6 +79,33 @@ else
   else
     log "no Chromium could be installed: set COMETLOCAL_CHROMIUM to a Chromium binary"; exit 1
   fi
+fi
+
+# Debian's Firefox ESR for the Firefox tests (tests/browsers, the security tests' [firefox] half) and the
+# demo's Firefox items, driven through WebDriver BiDi (Playwright's own Firefox build is not downloaded
+# here; the plugin uses it when present). Optional: without it those tests skip with one line (they fail
+# in CI, which sets COMETLOCAL_REQUIRE_FIREFOX=1).
+have_firefox() {
+  if [ -n "${COMETLOCAL_FIREFOX:-}" ]; then [ -x "$COMETLOCAL_FIREFOX" ] || command -v "$COMETLOCAL_FIREFOX" >/dev/null 2>&1; return; fi
+  command -v firefox-esr >/dev/null 2>&1 || command -v firefox >/dev/null 2>&1 || [ -x /usr/bin/firefox-esr ]
+}
+
+if [ "${COMETLOCAL_NO_FIREFOX:-}" = 1 ]; then
+  log "COMETLOCAL_NO_FIREFOX=1: not looking for Firefox (the Firefox tests will skip)"
+elif have_firefox; then
+  log "Firefox found"
+elif command -v apt-get >/dev/null 2>&1; then
+  log "no Firefox found; installing Debian's firefox-esr with apt-get (first time: 30-90 s, ~70 MB)"
+  SUDO=""
+  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
+  if { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq firefox-esr >/dev/null; } \
+      && have_firefox; then
+    log "installed Debian's firefox-esr"
+  else
+    log "firefox-esr could not be installed: the Firefox tests will skip (set COMETLOCAL_FIREFOX to a Firefox binary)"
+  fi
+else
+  log "no Firefox and no apt-get: the Firefox tests will skip (set COMETLOCAL_FIREFOX to a Firefox binary)"
 fi
 
 # Allure's command-line tools from the npm registry, for the tests that render real

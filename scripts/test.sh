@@ -2,6 +2,8 @@
 # The test command (README, .ci/run): installs what it needs, then runs the suite
 # on two workers (pytest-xdist; a file's tests stay together on one worker).
 # Extra arguments go to pytest, e.g. `scripts/test.sh -k loader -x` (`-n 0` runs it serially).
+# The Firefox tests skip with one line where Firefox cannot be driven; CI (.ci/run) exports
+# COMETLOCAL_REQUIRE_FIREFOX=1, which makes them fail instead.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup-env.sh" --with-allure

@@ -1,11 +1,13 @@
-"""The ``browser`` marker: given to every test that starts Chromium, and enforced.
+"""The ``browser`` marker: given to every test that starts a browser (Chromium or Firefox), and enforced.
 
 A pytest plugin (tests/conftest.py registers it; an inner session loads it with
 ``-p tests.browser_guard``).
 
 Given: a test is marked ``browser`` when one of its fixtures, directly or
 through other fixtures, is in ``BROWSER_FIXTURES`` (the suite's ``chromium``,
-pytest-playwright's ``browser``/``browser_type``). A test that starts Chromium
+``firefox`` and ``browser_manager``, pytest-playwright's ``browser``/``browser_type``).
+``browser_manager`` picks its browser with ``request.getfixturevalue``, which the
+fixture closure cannot see, so it is listed itself. A test that starts a browser
 another way (an inner pytest session that runs plans) says so itself with
 ``pytestmark = pytest.mark.browser`` or ``@pytest.mark.browser``.
 
@@ -18,6 +20,8 @@ start a browser, and anything that tries fails naming the cause:
   which the session's ``BrowserManager`` calls before every launch) raises
   ``ChromiumNotFound`` naming it, in this process and in every process it
   starts (pytester subprocesses, ``subprocess`` runs of pytest);
+  ``COMETLOCAL_FIREFOX`` points at ``NO_FIREFOX`` the same way
+  (``executor.browser.firefox.find_firefox`` raises ``FirefoxNotFound``);
 - in this process, Playwright's launch and connect calls raise
   ``BrowserInBrowserFreeRun``, whatever path or endpoint they are given.
 
@@ -29,8 +33,9 @@ from __future__ import annotations
 
 import pytest
 
-BROWSER_FIXTURES = frozenset({"chromium", "browser", "browser_type"})
+BROWSER_FIXTURES = frozenset({"chromium", "firefox", "browser_manager", "browser", "browser_type"})
 NO_CHROMIUM = "/nonexistent/browser-free-run/a-test-without-the-browser-marker-wants-chromium"
+NO_FIREFOX = "/nonexistent/browser-free-run/a-test-without-the-browser-marker-wants-firefox"
 PLAYWRIGHT_CALLS = ("launch", "launch_persistent_context", "connect", "connect_over_cdp")
 
 
@@ -44,7 +49,7 @@ def starts_a_browser(item: pytest.Item) -> bool:
 
 def pytest_configure(config: pytest.Config) -> None:
     if not any(line.split(":")[0].strip() == "browser" for line in config.getini("markers")):  # an inner session
-        config.addinivalue_line("markers", "browser: starts a real Chromium (deselect with -m 'not browser')")
+        config.addinivalue_line("markers", "browser: starts a real browser (deselect with -m 'not browser')")
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects anything
@@ -76,6 +81,7 @@ def forbid_browsers(config: pytest.Config) -> None:
     patch = pytest.MonkeyPatch()
     config.add_cleanup(patch.undo)
     patch.setenv("COMETLOCAL_CHROMIUM", NO_CHROMIUM)
+    patch.setenv("COMETLOCAL_FIREFOX", NO_FIREFOX)
     for cls in (BrowserType, AsyncBrowserType):
         for call in PLAYWRIGHT_CALLS:
             patch.setattr(cls, call, _refuse(call))

@@ -2,11 +2,13 @@
 
 Helpers that are not fixtures (plan text, result checks, servers) are in tests/support.py.
 
-The executor fixtures: one Chromium for the session, the demo portal, an
-"outside" server on another loopback name (localhost) that counts the requests
-that reach it (the allowlist tests assert it counts zero), and ``run``, which
-runs a plan in a fresh guarded context and returns the result, the parsed trace
-and the manifests.
+The executor fixtures: one Chromium for the session, one Firefox beside it
+(``firefox``, issue 49), the demo portal, an "outside" server on another
+loopback name (localhost) that counts the requests that reach it (the
+allowlist tests assert it counts zero), and ``run``, which runs a plan in a
+fresh guarded context of ``browser_manager`` (Chromium, unless a test module
+parametrizes it: ``tests.browsers.ON_BOTH``) and returns the result, the
+parsed trace and the manifests.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import pytest
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 from pytest_cometlocal.demo.portal import DemoPortal
+from tests.browsers import firefox_not_here
 from tests.support import OutsideServer, Run
 
 # The TodoMVC port's plans are run by tests/executor/test_todomvc_port.py, each in a context of its own
@@ -43,6 +46,53 @@ def chromium():
     manager = BrowserManager({"headless": True}, None)
     yield manager
     manager.close()
+
+
+def shared_playwright(chromium):
+    """The Playwright of the suite's ``chromium`` manager, started now if it has not launched yet.
+
+    Playwright's sync API allows one instance per thread, so the session's Firefox
+    shares Chromium's; the Chromium manager keeps owning it (it stops it at its
+    close, after ``firefox``, which depends on it, has closed its browser).
+    """
+    if chromium._playwright is None:
+        from playwright.sync_api import sync_playwright
+
+        chromium._playwright = sync_playwright().start()
+    return chromium._playwright
+
+
+@pytest.fixture(scope="session")
+def firefox(chromium):
+    """The suite's one Firefox (a BrowserManager with ``browser_name="firefox"``), launched here.
+
+    Launched at once so the pair probe runs before any test: with no Firefox
+    (``FirefoxNotFound``: ``apt-get install -y firefox-esr``) or a Playwright
+    that cannot drive it (``BrowserPairMismatch``: Playwright 1.65 with Firefox
+    ESR 153), every test that asks for it skips with that one line, or fails
+    under ``COMETLOCAL_REQUIRE_FIREFOX=1``. The pytest skip is cached with the
+    fixture, so the launch is not tried again.
+    """
+    from pytest_cometlocal.executor.browser.manager import BrowserManager
+    from pytest_cometlocal.executor.errors import BrowserPairMismatch, FirefoxNotFound
+
+    manager = BrowserManager({"headless": True}, None, playwright=shared_playwright(chromium),
+                             browser_name="firefox")
+    try:
+        manager.browser()
+    except (FirefoxNotFound, BrowserPairMismatch) as exc:
+        manager.close()
+        firefox_not_here(str(exc))
+    yield manager
+    manager.close()
+
+
+@pytest.fixture
+def browser_manager(request):
+    """The manager ``run`` (and the tests that take it) runs plans on: ``chromium``, or the browser a
+    module gives with ``@pytest.mark.parametrize("browser_manager", ["chromium", "firefox"], indirect=True)``
+    (``tests.browsers.ON_BOTH``; test ids ``[chromium]`` / ``[firefox]``)."""
+    return request.getfixturevalue(getattr(request, "param", "chromium"))
 
 
 @pytest.fixture
@@ -83,8 +133,9 @@ def portal(outside: OutsideServer) -> DemoPortal:
 
 
 @pytest.fixture
-def run(tmp_path: Path, chromium, portal: DemoPortal, outside: OutsideServer):
-    """run(yaml_text, env=..., context_args=..., profile=...) -> Run. ``{portal}`` and ``{outside}`` are substituted."""
+def run(tmp_path: Path, browser_manager, portal: DemoPortal, outside: OutsideServer):
+    """run(yaml_text, env=..., context_args=..., profile=...) -> Run, on ``browser_manager``'s browser.
+    ``{portal}`` and ``{outside}`` are substituted."""
     from pytest_cometlocal.executor.session import run_plan
 
     def go(text: str, *, env: dict[str, str] | None = None, context_args: dict[str, Any] | None = None,
@@ -99,7 +150,7 @@ def run(tmp_path: Path, chromium, portal: DemoPortal, outside: OutsideServer):
             raise AssertionError("\n".join(p.format() for p in plan.problems))
         eff = effective_settings(plan, default_base_url=portal.url, force_dry_run=dry_run, env=env or {},
                                  cli_profile=profile)
-        result = run_plan(chromium.browser(), plan, tmp_path / "runs", eff, context_args)
+        result = run_plan(browser_manager.browser(), plan, tmp_path / "runs", eff, context_args)
         events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
         manifest = json.loads((result.run_dir / "run_manifest.json").read_text())
         evidence = json.loads((result.run_dir / "evidence_manifest.json").read_text())

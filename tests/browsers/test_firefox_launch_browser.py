@@ -4,9 +4,8 @@ Skipped with one line when no Firefox is found or when this Playwright cannot
 drive it (the pair probe says so: Playwright 1.65 with Firefox ESR 153); with
 ``COMETLOCAL_REQUIRE_FIREFOX=1`` (CI) those are failures instead.
 
-Playwright's sync API allows one instance per thread, and the suite's session
-Chromium (tests/conftest.py ``chromium``) may already hold this one: Firefox
-gets a thread of its own here, and every call into it runs there.
+The suite's ``firefox`` (tests/conftest.py) shares the session Chromium's Playwright
+(the sync API allows one instance per thread).
 
 The mismatch test runs a Playwright that cannot drive the installed Firefox
 in a subprocess: this interpreter when its Playwright is such one (1.65.x),
@@ -22,65 +21,22 @@ import os
 import subprocess
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from pytest_cometlocal.executor.browser.channels import guards_in_force
 from pytest_cometlocal.executor.browser.firefox import find_firefox
-from pytest_cometlocal.executor.browser.manager import BrowserManager
 from pytest_cometlocal.executor.browser.network_guard import BLOCK_HEADER, NetworkGuard
-from pytest_cometlocal.executor.errors import BrowserPairMismatch, FirefoxNotFound
+from pytest_cometlocal.executor.errors import FirefoxNotFound
 from pytest_cometlocal.executor.session import guarded_context
+from tests.browsers import firefox_not_here
 
 pytestmark = pytest.mark.browser
 
 REPO = Path(__file__).resolve().parents[2]
 SUBPROCESS_TIMEOUT_S = 180  # a Firefox launch took 5.6-6.1 s on this machine, unloaded
-
-
-def not_here(reason: str) -> None:
-    """Skip with one line, or fail where Firefox is required (CI)."""
-    if os.environ.get("COMETLOCAL_REQUIRE_FIREFOX") == "1":
-        pytest.fail(f"COMETLOCAL_REQUIRE_FIREFOX=1: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-class OwnThread:
-    """One thread for Firefox's Playwright: ``run(fn)`` calls ``fn`` there and returns (or raises) its result."""
-
-    def __init__(self) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="firefox")
-
-    def run(self, fn: Callable[..., Any], *args: Any, timeout: float = SUBPROCESS_TIMEOUT_S) -> Any:
-        return self._pool.submit(fn, *args).result(timeout)
-
-    def shutdown(self) -> None:
-        self._pool.shutdown(wait=True)
-
-
-@pytest.fixture(scope="module")
-def firefox() -> Iterator[tuple[OwnThread, BrowserManager]]:
-    """A launched Firefox (in its own thread) and the manager that launched it."""
-    try:
-        find_firefox()
-    except FirefoxNotFound as exc:
-        not_here(str(exc))
-    thread = OwnThread()
-    manager = BrowserManager({"headless": True}, None, browser_name="firefox")
-    try:
-        try:
-            thread.run(manager.browser)
-        except BrowserPairMismatch as exc:
-            not_here(str(exc))
-        yield thread, manager
-    finally:
-        try:
-            thread.run(manager.close)
-        finally:
-            thread.shutdown()
 
 
 @pytest.fixture(scope="module")
@@ -107,10 +63,10 @@ def site() -> Iterator[int]:
 
 
 def test_firefox_is_launched_and_recorded(firefox) -> None:
-    thread, manager = firefox
-    browser = thread.run(manager.browser)
-    assert manager.launches == 1 and thread.run(manager.browser) is browser
-    assert thread.run(lambda: browser.browser_type.name) == "firefox"
+    manager = firefox
+    browser = manager.browser()
+    assert manager.launches >= 1 and manager.browser() is browser  # launched once; relaunched only after a crash
+    assert browser.browser_type.name == "firefox"
     assert manager.version and manager.version[0].isdigit()
     assert manager.profile["browser"] == "firefox" and manager.profile["browser_version"] == manager.version
     assert manager.firefox is not None and manager.profile.get("browser_channel") == manager.firefox.channel
@@ -119,7 +75,7 @@ def test_firefox_is_launched_and_recorded(firefox) -> None:
 def test_a_page_loads_and_localhost_goes_through_the_guard(firefox, site) -> None:
     """127.0.0.1 is allowed and bypasses the proxy; ``localhost`` is not allowed and must get the guard's
     403 (without the pref network.proxy.allow_hijacking_localhost Firefox sends it around the guard: 200)."""
-    thread, manager = firefox
+    manager = firefox
 
     def visit() -> dict[str, Any]:
         with NetworkGuard(["127.0.0.1"]) as guard, guarded_context(manager.browser(), guard) as context:
@@ -141,7 +97,7 @@ def test_a_page_loads_and_localhost_goes_through_the_guard(firefox, site) -> Non
                     "recorded": [(b.host, b.url) for b in guard.blocked], "candidates": candidates,
                     "guards": guards_in_force(context, "launch")}
 
-    seen = thread.run(visit)
+    seen = visit()
     assert (seen["allowed"], seen["text"]) == (200, "served")
     assert seen["blocked"] == 403 and seen["block_header"] == "localhost"
     assert ("localhost", f"http://localhost:{site}/") in seen["recorded"]
@@ -180,7 +136,7 @@ def test_an_incompatible_playwright_gets_one_line_naming_both_versions() -> None
     try:
         find_firefox()
     except FirefoxNotFound as exc:
-        not_here(str(exc))
+        firefox_not_here(str(exc))
     python = os.environ.get("COMETLOCAL_MISMATCH_PYTHON") or sys.executable
     version = _playwright_version(python)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))}

@@ -1,10 +1,9 @@
 """The executor's Chromium-only paths on Firefox (issue 49): each one's Firefox path or typed refusal.
 
-Firefox ESR through WebDriver BiDi (``channel="moz-firefox"`` and the system binary), with the prefs
-of /work/design49.md. Playwright 1.65 cannot drive Firefox 153 (every new context fails), so these
-tests skip, naming why, where the pair does not work; run them with a Playwright < 1.65. The local
-``firefox`` fixture shares the session's one Playwright (the sync API allows one per thread) through
-the suite's ``chromium`` manager; tests/conftest.py's own fixture replaces it once it exists.
+The suite's ``firefox`` (tests/conftest.py): Firefox ESR through WebDriver BiDi, launched by
+``BrowserManager(browser_name="firefox")`` with its prefs, on the session's one Playwright.
+Playwright 1.65 cannot drive Firefox 153 (every new context fails): the fixture's pair probe
+then skips these tests with one line (fails them under ``COMETLOCAL_REQUIRE_FIREFOX=1``).
 """
 
 from __future__ import annotations
@@ -12,13 +11,11 @@ from __future__ import annotations
 import faulthandler
 import http.server
 import json
-import os
 import socket
 import socketserver
 import textwrap
 import threading
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -29,9 +26,6 @@ from pytest_cometlocal.executor.page.watchdog import PageWatch, bound, cdp_sessi
 
 pytestmark = pytest.mark.browser
 
-FIREFOX = os.environ.get("COMETLOCAL_FIREFOX", "/usr/bin/firefox-esr")
-PREFS = {"network.proxy.allow_hijacking_localhost": True, "browser.sessionhistory.max_total_viewers": 0,
-         "media.peerconnection.ice.proxy_only": True}
 HARD_LIMIT_S = 180  # a watchdog that stopped working would hang these tests (tests/executor/test_watchdog.py)
 
 PAGES = {
@@ -85,24 +79,9 @@ def site() -> Iterator[str]:
     server.shutdown()
 
 
-@pytest.fixture(scope="module")
-def firefox(chromium):
-    """One Firefox for the module, through the session's Playwright."""
-    if not Path(FIREFOX).exists():
-        pytest.skip(f"no Firefox at {FIREFOX} (apt-get install -y firefox-esr)")
-    if tuple(int(p) for p in version("playwright").split(".")[:2]) >= (1, 65):
-        pytest.skip(f"Playwright {version('playwright')} cannot drive Firefox ESR 153 through WebDriver BiDi "
-                    "(emulation.setMediaFeaturesOverride); run with playwright<1.65")
-    chromium.browser()
-    playwright = chromium._playwright  # the session's one Playwright (sync API: one per thread)
-    browser = playwright.firefox.launch(channel="moz-firefox", executable_path=FIREFOX, firefox_user_prefs=PREFS)
-    yield browser
-    browser.close()
-
-
 @pytest.fixture
 def page(firefox):
-    context = firefox.new_context()
+    context = firefox.browser().new_context()
     page = context.new_page()
     yield page
     try:
@@ -192,7 +171,7 @@ def ff_run(tmp_path: Path, firefox, site: str):
         if isinstance(plan, InvalidPlan):
             raise AssertionError("\n".join(p.format() for p in plan.problems))
         eff = effective_settings(plan, default_base_url=site, env={})
-        result = run_plan(firefox, plan, tmp_path / "runs", eff, None)
+        result = run_plan(firefox.browser(), plan, tmp_path / "runs", eff, None)
         events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
         return result, events
 

@@ -4,8 +4,8 @@ The observation script runs in the page's main world: a page that replaces
 ``JSON.stringify``, an ``Array.prototype`` method, a prototype's getter or
 ``getComputedStyle`` breaks it. The step gets a typed error naming it
 (PAGE_UNRESPONSIVE, ``details.probe: malformed answer``), never a traceback,
-and the run folder still verifies. One server and the suite's one browser;
-one run per override.
+and the run folder still verifies. One server and the suite's browsers
+(Chromium, and Firefox: issue 49); one run per override.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Iterator
 import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
+from tests.browsers import ON_BOTH
 from tests.support import opened, run_text, served_pages
 
 pytestmark = pytest.mark.browser
@@ -60,11 +61,13 @@ def check(run, step: str) -> None:
     assert verified.ok, verified.problems
 
 
+@ON_BOTH
 @pytest.mark.parametrize("name", sorted(OVERRIDES))
-def test_an_override_before_load_fails_the_first_step_typed(name: str, site: str, chromium, tmp_path: Path):
-    check(run_text(chromium, tmp_path, opened(f"{site}/{name}/head", CLICK), site), "open")
+def test_an_override_before_load_fails_the_first_step_typed(name: str, site: str, browser_manager, tmp_path: Path):
+    check(run_text(browser_manager, tmp_path, opened(f"{site}/{name}/head", CLICK), site), "open")
 
 
+@ON_BOTH
 @pytest.mark.parametrize("name", ["json_stringify", "array_map"])
-def test_an_override_installed_by_a_step_fails_that_step_typed(name: str, site: str, chromium, tmp_path: Path):
-    check(run_text(chromium, tmp_path, opened(f"{site}/{name}/click", CLICK), site), "go")
+def test_an_override_installed_by_a_step_fails_that_step_typed(name: str, site: str, browser_manager, tmp_path: Path):
+    check(run_text(browser_manager, tmp_path, opened(f"{site}/{name}/click", CLICK), site), "go")

@@ -10,6 +10,13 @@ aborted and traced, not raised: plan-format-v1.md), the trace must list each
 attempt as a blocked request, and the secret must be in no file of the run.
 The same page runs in the browser this suite launches and in one a real
 Playwright server launches for the connection (docs/invariants.md).
+
+Firefox (issue 49) runs the tests of a launched browser too (``[firefox]``):
+its WebRTC guard is the pref ``media.peerconnection.ice.proxy_only`` (no
+candidate is gathered), the page script is the same. A Playwright server's
+browser and a browser started without our flags (a CDP endpoint's) stay
+Chromium-only: CDP endpoints are Chromium's, and the servers here launch
+Chromium.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from pytest_cometlocal.executor.browser.chromium import system_chromium
 from pytest_cometlocal.executor.browser.remote import PLAYWRIGHT_SERVER, RemoteTarget, connect_browser
 from tests.reliability.faultserver import LoopbackServer, RoutedHandler
 from tests.reliability.test_security import readable_forms
+from tests.browsers import ON_BOTH, inner_browser_args
 from tests.support import DEFAULTS
 
 OUTSIDE = "127.0.0.2"
@@ -163,10 +171,19 @@ def assert_nothing_left(r, listener: UdpListener) -> None:
             assert SECRET not in form, name
 
 
-def test_no_webrtc_or_webtransport_datagram_leaves_a_launched_browser(run, udp_outside, channel_page):
+# What the run manifest says of the guards of a launched browser (Firefox: the pref, and localhost sent to the guard).
+LAUNCHED_GUARDS = {
+    "chromium": {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True},
+    "firefox": {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True,
+                "webrtc_launch_setting": "media.peerconnection.ice.proxy_only", "localhost_through_proxy": "set"},
+}
+
+
+@ON_BOTH
+def test_no_webrtc_or_webtransport_datagram_leaves_a_launched_browser(run, browser_manager, udp_outside, channel_page):
     r = run(channel_plan(channel_page), env={"RTC_TOKEN": SECRET})
     assert_nothing_left(r, udp_outside)
-    assert r.manifest["guards"] == {"proxy": True, "webrtc_launch_flag": "set", "webrtc_page_script": True}
+    assert r.manifest["guards"] == LAUNCHED_GUARDS[browser_manager.browser_name]
 
 
 @contextlib.contextmanager
@@ -219,7 +236,8 @@ def test_no_webrtc_datagram_leaves_a_playwright_servers_browser(chromium, tmp_pa
 
 def test_the_page_script_alone_holds_in_a_browser_without_the_flag(chromium, tmp_path, udp_outside, channel_page):
     """A CDP endpoint's Chromium was started by someone else, without our flags: the page script
-    is then the only WebRTC guard, and for this page it holds by itself."""
+    is then the only WebRTC guard, and for this page it holds by itself. (Chromium only: a CDP
+    endpoint is always a Chromium.)"""
     from tests.support import run_text
 
     bare = chromium.browser().browser_type.launch(headless=True, executable_path=system_chromium())
@@ -251,8 +269,10 @@ def flag_alone(browser, page_url: str, listener: UdpListener) -> None:
     assert listener.counts() == dict.fromkeys(CHANNELS, 0), listener.counts()
 
 
-def test_the_launch_flag_alone_keeps_a_launched_browser_quiet(chromium, udp_outside, channel_page):
-    flag_alone(chromium.browser(), channel_page, udp_outside)
+@ON_BOTH
+def test_the_launch_flag_alone_keeps_a_launched_browser_quiet(browser_manager, udp_outside, channel_page):
+    """Chromium's --force-webrtc-ip-handling-policy, Firefox's pref media.peerconnection.ice.proxy_only."""
+    flag_alone(browser_manager.browser(), channel_page, udp_outside)
 
 
 def test_the_launch_flag_alone_keeps_a_playwright_servers_browser_quiet(chromium, udp_outside, channel_page,
@@ -270,11 +290,12 @@ def test_the_launch_flag_alone_keeps_a_playwright_servers_browser_quiet(chromium
 
 @pytest.mark.browser
 @pytest.mark.usefixtures("lean_inner_runs")
-@pytest.mark.parametrize("how", ["-n 2", "--cometlocal-connect"])
+@pytest.mark.parametrize("how", ["-n 2", "-n 2 firefox", "--cometlocal-connect"])
 def test_plan_items_send_nothing_under_xdist_and_through_a_playwright_server(
         pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, udp_outside: UdpListener, channel_page: str,
-        how: str) -> None:
-    """The plugin's own path: its fixtures' contexts, in each xdist worker or on a Playwright server's browser."""
+        how: str, request: pytest.FixtureRequest) -> None:
+    """The plugin's own path: its fixtures' contexts, in each xdist worker (on Chromium and on Firefox)
+    or on a Playwright server's browser (Chromium: the server here launches Chromium)."""
     from tests.plugin.test_remote import REMOTE_CHROMIUM, playwright_server
 
     monkeypatch.setenv("RTC_TOKEN", SECRET)
@@ -282,8 +303,9 @@ def test_plan_items_send_nothing_under_xdist_and_through_a_playwright_server(
         (pytester.path / f"c{n}.actions.yaml").write_text(channel_plan(channel_page).replace("name: channels",
                                                                                              f"name: channels {n}"))
     with contextlib.ExitStack() as stack:
-        if how == "-n 2":
-            args = ["-n", "2"]
+        if how.startswith("-n 2"):
+            browser = how.split()[-1] if how.endswith("firefox") else "chromium"
+            args = ["-n", "2", *inner_browser_args(request, browser)]
             flag = "set"
         else:
             if REMOTE_CHROMIUM is None:
@@ -299,7 +321,9 @@ def test_plan_items_send_nothing_under_xdist_and_through_a_playwright_server(
     assert len(runs) == 2
     for run_dir in runs:
         manifest = json.loads((run_dir / "run_manifest.json").read_text())
-        assert manifest["guards"] == {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": True}
+        guards = dict(LAUNCHED_GUARDS[browser], webrtc_launch_flag=flag) if how.startswith("-n 2") else \
+            {"proxy": True, "webrtc_launch_flag": flag, "webrtc_page_script": True}
+        assert manifest["guards"] == guards
         events = [json.loads(line) for line in (run_dir / "trace.jsonl").read_text().splitlines()]
         blocked = [b for e in events for b in (e.get("metadata") or {}).get("blocked_requests", [])]
         assert {"method": "ICE", "url": f"ice:{OUTSIDE}:{udp_outside.ports['ice']}", "host": OUTSIDE} in blocked
@@ -335,14 +359,15 @@ LOOKS_NATIVE = """async (outside) => {
 }"""
 
 
-def test_the_page_script_keeps_webrtc_usable_within_the_allowlist(chromium, channel_page):
+@ON_BOTH
+def test_the_page_script_keeps_webrtc_usable_within_the_allowlist(browser_manager, channel_page):
     """Allowed ICE servers are kept; the wrapper behaves as the native constructor; subframes get it too,
     a new empty one used before it loads included."""
     from pytest_cometlocal.executor.browser.channels import guard_channels
     from pytest_cometlocal.executor.browser.network_guard import NetworkGuard
 
     with NetworkGuard(["127.0.0.1"]) as guard:
-        context = chromium.browser().new_context(proxy=guard.proxy_settings())
+        context = browser_manager.browser().new_context(proxy=guard.proxy_settings())
         try:
             guard_channels(context, guard)
             page = context.new_page()

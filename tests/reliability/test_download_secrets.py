@@ -23,6 +23,7 @@ import pytest
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.executor.runfolder.redactor import encoded_forms
 from tests.reliability.faultserver import SecretDownloads
+from tests.browsers import BROWSERS, ON_BOTH, inner_browser_args
 from tests.support import DEFAULTS, run_text, write
 
 REPO = Path(__file__).resolve().parents[2]
@@ -125,8 +126,9 @@ def site():
         yield server
 
 
-def test_secrets_in_a_download_reach_no_file_of_the_run(chromium, tmp_path: Path, site: SecretDownloads) -> None:
-    r = run_text(chromium, tmp_path, PLAN, site.url, env=ENV)
+@ON_BOTH
+def test_secrets_in_a_download_reach_no_file_of_the_run(browser_manager, tmp_path: Path, site: SecretDownloads) -> None:
+    r = run_text(browser_manager, tmp_path, PLAN, site.url, env=ENV)
     # "get" passes: its download_started matched the real name (export-Tk-...), not the stored one.
     assert r.error is None, r.error
     verification = verify_run(r.run_dir)
@@ -153,13 +155,16 @@ def cometlocal_base_url(site):
 
 @pytest.mark.browser
 @pytest.mark.usefixtures("lean_inner_runs")
-def test_secrets_in_a_download_reach_no_allure_result(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("browser", BROWSERS)
+def test_secrets_in_a_download_reach_no_allure_result(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
+                                                      request: pytest.FixtureRequest, browser: str) -> None:
+    args = inner_browser_args(request, browser)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
     pytester.makeconftest(INNER_CONFTEST)
     write(pytester, "downloads.actions.yaml", PLAN)
-    result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly", timeout=240)
+    result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly", *args, timeout=240)
     result.assert_outcomes(passed=1)
     (run_dir,) = (pytester.path / "cometlocal-runs").iterdir()
     verification = verify_run(run_dir)

@@ -16,6 +16,7 @@ import pytest
 
 from pytest_cometlocal.runs.verify import verify_run
 from tests.reliability.test_download_secrets import REPO
+from tests.browsers import BROWSERS, inner_browser_args
 from tests.support import DEFAULTS, write
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("lean_inner_runs")]
@@ -66,14 +67,17 @@ def leaks(*folders: Path) -> list[str]:
         downloads.ENV = saved_env
 
 
+@pytest.mark.parametrize("browser", BROWSERS)
 def test_a_secret_in_a_header_and_a_json_body_reaches_no_file(pytester: pytest.Pytester,
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                                               monkeypatch: pytest.MonkeyPatch,
+                                                               request: pytest.FixtureRequest, browser: str) -> None:
+    args = inner_browser_args(request, browser)
     for name, value in ENV.items():
         monkeypatch.setenv(name, value)
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]))
     pytester.makeconftest(INNER_CONFTEST)
     write(pytester, "secret.actions.yaml", PLAN)
-    result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly", timeout=240)
+    result = pytester.runpytest_subprocess("--alluredir", "allure-results", "-p", "no:randomly", *args, timeout=240)
     result.assert_outcomes(passed=1)
     (run_dir,) = (pytester.path / "cometlocal-runs").iterdir()
     assert verify_run(run_dir).ok

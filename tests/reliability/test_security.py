@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
+from tests.browsers import ON_BOTH
 from tests.support import DEFAULTS, plan
 
 # ---------------------------------------------------------------------------
@@ -65,6 +66,7 @@ steps:
 """
 
 
+@ON_BOTH
 @settings(max_examples=5, deadline=None, derandomize=True, database=None, phases=(Phase.explicit, Phase.generate),
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(a=secret_values, b=secret_values, c=secret_values)
@@ -90,6 +92,7 @@ def test_secrets_are_in_no_artifact(run, a: str, b: str, c: str) -> None:
 # The allowlist holds for every subresource kind
 
 
+@ON_BOTH  # the outside host is localhost: on Firefox only the pref allow_hijacking_localhost sends it to the guard
 def test_every_subresource_to_an_outside_host_is_stopped(run, outside, fault_server):
     before = len(outside.hits)
     r = run("name: reach\nallowlist: [127.0.0.1]\n" + DEFAULTS + "steps:\n"
@@ -107,6 +110,7 @@ def test_every_subresource_to_an_outside_host_is_stopped(run, outside, fault_ser
     assert len(outside.hits) == before, outside.hits[before:]
 
 
+@ON_BOTH
 def test_a_download_name_cannot_leave_the_evidence_folder(run, fault_server, tmp_path):
     r = run("name: evil\n" + DEFAULTS + "steps:\n"
             f"  - {{id: open, kind: navigate, target: {{type: url, url: '{fault_server.url}/page'}}}}\n"
