@@ -1,6 +1,7 @@
 """Fixtures a plan item uses; each can be overridden in a user's conftest.py.
 
-Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
+Chain: cometlocal_browser (the item's browser of the matrix: one per browser name and session,
+relaunched if it dies, ``cometlocal_browser_managers``, all on one Playwright;
 ``executor.browser.manager.BrowserManager``)
 -> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
 -> cometlocal_network_guard (the allowlist proxy of this item)

@@ -337,8 +337,10 @@ def _remote_target(config: pytest.Config) -> RemoteTarget | None:
         workerinput = getattr(config, "workerinput", None)
         worker = workerinput.get("workerid") if workerinput else os.environ.get("PYTEST_XDIST_WORKER")
         executable = _layered(config, "cometlocal_remote_chromium", "COMETLOCAL_REMOTE_CHROMIUM")
-        return RemoteTarget(connection, pick_endpoint(endpoints, worker),
-                            executable if connection == PLAYWRIGHT_SERVER else None)
+        firefox = _layered(config, "cometlocal_remote_firefox", "COMETLOCAL_REMOTE_FIREFOX")  # (v1.4)
+        server = connection == PLAYWRIGHT_SERVER
+        return RemoteTarget(connection, pick_endpoint(endpoints, worker), executable if server else None,
+                            firefox if server else None)
     return None
 
 

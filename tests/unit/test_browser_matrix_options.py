@@ -144,3 +144,27 @@ def test_browser_profile_names_a_stand_in_browser_as_chromium() -> None:
         version = "153.8.0"
 
     assert browser_profile(Fake()) == {"browser": "firefox", "browser_version": "153.8.0"}
+
+
+@pytest.mark.usefixtures("lean_inner_runs")
+def test_options_ini_and_remote_firefox_reach_the_settings(pytester: pytest.Pytester,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from pytest_cometlocal.plugin.options import settings
+
+    monkeypatch.delenv("COMETLOCAL_REMOTE_FIREFOX", raising=False)
+    pytester.makeini("[pytest]\ncometlocal_browsers =\n    firefox\n    chromium\ncometlocal_firefox = /opt/ff\n")
+    config = pytester.parseconfigure("-p", "no:playwright")
+    assert settings(config).browsers == ("firefox", "chromium") and settings(config).firefox == "/opt/ff"
+    config = pytester.parseconfigure("-p", "no:playwright", "--cometlocal-browser", "webkit",
+                                     "--cometlocal-firefox", "/usr/bin/ff",
+                                     "--cometlocal-connect", "ws://127.0.0.1:9/", "--cometlocal-remote-firefox", "/x/ff")
+    opts = settings(config)
+    assert opts.browsers == ("webkit",) and opts.firefox == "/usr/bin/ff"
+    assert opts.remote is not None and opts.remote.executable_for("firefox") == "/x/ff"
+
+
+@pytest.mark.usefixtures("lean_inner_runs")
+def test_an_unknown_browser_in_the_ini_is_a_one_line_usage_error(pytester: pytest.Pytester) -> None:
+    pytester.makeini("[pytest]\ncometlocal_browsers = opera\n")
+    with pytest.raises(pytest.UsageError, match="ini cometlocal_browsers: unknown browser 'opera'"):
+        pytester.parseconfigure("-p", "no:playwright")

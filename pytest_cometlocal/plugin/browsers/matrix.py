@@ -36,6 +36,11 @@ def add_options(group: Any, parser: pytest.Parser) -> None:
     group.addoption("--cometlocal-firefox", metavar="PATH", default=None,
                     help="Firefox binary to launch (default: ini cometlocal_firefox, COMETLOCAL_FIREFOX, "
                          "Playwright's own build, then a system firefox-esr)")
+    group.addoption("--cometlocal-remote-firefox", metavar="PATH", default=None,
+                    help="with --cometlocal-connect: the Firefox binary on the server's machine (the server needs "
+                         "--unsafe; default: COMETLOCAL_REMOTE_FIREFOX, ini cometlocal_remote_firefox, else the "
+                         "server's own)")
+    parser.addini("cometlocal_remote_firefox", "the Firefox binary on the Playwright server's machine", default=None)
     parser.addini("cometlocal_browsers", "browsers every plan runs on, one a line (chromium, firefox, webkit)",
                   type="linelist", default=[])
     parser.addini("cometlocal_firefox", "Firefox binary to launch", default=None)
