@@ -168,3 +168,25 @@ def test_an_unknown_browser_in_the_ini_is_a_one_line_usage_error(pytester: pytes
     pytester.makeini("[pytest]\ncometlocal_browsers = opera\n")
     with pytest.raises(pytest.UsageError, match="ini cometlocal_browsers: unknown browser 'opera'"):
         pytester.parseconfigure("-p", "no:playwright")
+
+
+def test_run_plan_on_another_browser_gets_the_same_refusal_before_any_browser_call(validate, tmp_path: Path) -> None:
+    """``guarded_context`` refuses first: the stand-in browser fails the test if anything is asked of it."""
+    from pytest_cometlocal.executor.session import run_plan
+
+    class Type:
+        name = "firefox"
+
+    class NoCalls:
+        browser_type = Type()
+        version = "153.8.0"
+
+        def new_context(self, **kwargs):
+            raise AssertionError("a context was asked of the browser")
+
+    plan = _valid(validate, A11Y)
+    result = run_plan(NoCalls(), plan, tmp_path / "runs", effective_settings(plan))  # type: ignore[arg-type]
+    assert result.status == "failed" and result.error.error_code == ErrorCode.PRECONDITION_FAILED
+    assert result.error.failed_conditions[0].kind == "isolated_world_available"
+    profile = json.loads((result.run_dir / "run_manifest.json").read_text())["execution_profile"]
+    assert (profile["browser"], profile["browser_version"]) == ("firefox", "153.8.0")
