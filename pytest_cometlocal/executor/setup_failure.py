@@ -17,7 +17,7 @@ from typing import Any
 
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.problems import Problem
-from pytest_cometlocal.contract.browsers import chromium_only_features
+from pytest_cometlocal.contract.browsers import CHROMIUM_ONLY, chromium_only_features, device_has_touch
 from pytest_cometlocal.contract.model.plan import Plan
 from pytest_cometlocal.contract.model.records import ExecutorError, FailedCondition
 from pytest_cometlocal.contract.settings import EffectiveSettings
@@ -71,6 +71,17 @@ def browser_feature_refusal(plan: Plan | None, browser: str) -> BrowserFeatureRe
                                  condition=use.condition, where=use.where, step=use.step, browser=browser,
                                  step_index=index, kind=step.kind if step else None,
                                  criticality=step.criticality if step else None)
+
+
+def device_refusal(device: str | None, browser: str, where: str = "--cometlocal-device") -> BrowserFeatureRefusal | None:
+    """The refusal of a touch device given outside the plan (the command line's) on a browser without touch
+    emulation, else None (always None on Chromium; a plan's own ``browser.device`` is ``browser_feature_refusal``'s)."""
+    if device is None or browser == "chromium" or not device_has_touch(device):
+        return None
+    condition, why = CHROMIUM_ONLY["touch"]
+    return BrowserFeatureRefusal(ErrorCode.PRECONDITION_FAILED, BROWSER_FEATURES,
+                                 f"touch ({where} {device!r}) needs Chromium: {why}; {browser} has no such thing",
+                                 feature="touch", condition=condition, where=where, browser=browser)
 
 
 def refusal_problem(eff: EffectiveSettings, refusal: Refusal, data: bytes | None = None) -> Problem | None:

@@ -32,7 +32,7 @@ from pytest_cometlocal.executor.browser.storage_states import StateInUse
 from pytest_cometlocal.executor.page.observation import BlankFrames
 from pytest_cometlocal.executor.errors import BrowserLaunchFailed, ContextRefused, Refusal, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
-from pytest_cometlocal.executor.setup_failure import browser_feature_refusal, record_refusal
+from pytest_cometlocal.executor.setup_failure import browser_feature_refusal, device_refusal, record_refusal
 from pytest_cometlocal.executor.session import (
     RunFinisher,
     RunRecord,
@@ -130,7 +130,9 @@ def cometlocal_browser(request: pytest.FixtureRequest, cometlocal_browser_manage
     name = item_browser(request.node)
     result = getattr(request.node, "result", None)
     if name != "chromium" and isinstance(result, ValidPlan):
-        refusal = browser_feature_refusal(result.plan, name)
+        own_device = result.plan.browser is not None and result.plan.browser.device is not None
+        refusal = browser_feature_refusal(result.plan, name) or (
+            None if own_device else device_refusal(settings(request.config).flags.device, name))
         if refusal is not None:
             raise ContextRefused(refusal)
     manager = cometlocal_browser_managers[name]

@@ -190,3 +190,14 @@ def test_run_plan_on_another_browser_gets_the_same_refusal_before_any_browser_ca
     assert result.error.failed_conditions[0].kind == "isolated_world_available"
     profile = json.loads((result.run_dir / "run_manifest.json").read_text())["execution_profile"]
     assert (profile["browser"], profile["browser_version"]) == ("firefox", "153.8.0")
+
+
+def test_a_touch_device_from_the_command_line_is_refused_on_firefox_only() -> None:
+    from pytest_cometlocal.executor.setup_failure import device_refusal
+
+    refusal = device_refusal("Pixel 7", "firefox")
+    assert refusal is not None and (refusal.condition, refusal.where) == ("touch_emulation_available",
+                                                                          "--cometlocal-device")
+    assert device_refusal("Pixel 7", "chromium") is None
+    assert device_refusal("Desktop Chrome", "firefox") is None  # no touch screen: nothing to refuse
+    assert device_refusal(None, "firefox") is None
