@@ -18,7 +18,7 @@ from pytest_cometlocal.contract.expectation import expectation_met
 from pytest_cometlocal.contract.extensions.loading import Extensions
 from pytest_cometlocal.contract.extensions.registry import KindRegistry, RegistrationProblem
 from pytest_cometlocal.contract.load.suite_config import SuiteConfigFinder
-from pytest_cometlocal.contract.model.actionspec import format_versions
+from pytest_cometlocal.contract.model.plan import plan_format_versions
 from pytest_cometlocal.contract.settings import effective_settings
 from pytest_cometlocal.contract.validate.internal import unreadable_file
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_path
@@ -112,7 +112,7 @@ def validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
                 valid_count += 1
                 entry["valid"] = True
                 entry["steps"] = len(result.plan.steps)
-                entry["format_versions"] = format_versions(result.plan.all_steps())  # v1.1: which formats it needs
+                entry["format_versions"] = plan_format_versions(result.plan)  # v1.1: which formats it needs
                 if args.format == "json":  # only the JSON report shows the effective settings
                     eff = effective_settings(result, cli_base_url=args.base_url, env={})
                     entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),

@@ -26,13 +26,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Sequence
 
 from pytest_cometlocal.contract.expectation import expect_record
-from pytest_cometlocal.contract.model.actionspec import format_versions
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.model.plan import Policy
 from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError, TraceEvent
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidPlan
-from pytest_cometlocal.contract.model.plan import Plan, state_settings
+from pytest_cometlocal.contract.model.plan import Plan, plan_format_versions, state_settings
 from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
 from pytest_cometlocal.executor.browser.context_settings import install_clock
@@ -41,7 +40,7 @@ from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST,
 from pytest_cometlocal.executor.browser.storage_states import StateInUse, StorageStates
 from pytest_cometlocal.executor.engine import Executor, RunResult, StepResult
 from pytest_cometlocal.executor.errors import ContextRefused
-from pytest_cometlocal.executor.setup_failure import record_refusal
+from pytest_cometlocal.executor.setup_failure import browser_feature_refusal, record_refusal
 from pytest_cometlocal.executor.page.watchdog import close_context
 from pytest_cometlocal.executor.results import ExecutorSettings
 from pytest_cometlocal.executor.runfolder.evidence_store import EvidenceStore
@@ -72,7 +71,8 @@ def plan_sha256(plan: Any) -> str:
 @dataclass(frozen=True)
 class RunRecord:
     """What a run's manifest says it is: its name, its ``plan`` entry, its execution profile
-    (its ``name`` is the run's execution profile; the base URL, ``browser: chromium``), further keys, the
+    (its ``name`` is the run's execution profile; the base URL; (v1.4) ``browser`` and ``browser_version``,
+    from the context's browser unless given), further keys, the
     browser's connection (``launch``, ``playwright-server``, ``cdp``) for the manifest's guards, and
     the plan format versions its steps use (none for a planner's run: each proposed step adds its own)."""
 
@@ -93,7 +93,21 @@ class RunRecord:
                 "doc_index": plan.source.doc_index, **row, "sha256": plan_sha256(plan.plan),
                 **expect_record(plan.plan.expect), **(extra_info or {})}
         return cls(plan.item_name, info, dict(profile or {}), {"configuration": eff.configuration(), **(extra or {})},
-                   (profile or {}).get("connection"), tuple(format_versions(plan.plan.all_steps())))
+                   (profile or {}).get("connection"), tuple(plan_format_versions(plan.plan)))
+
+
+def browser_profile(browser: Browser | None) -> dict[str, Any]:
+    """(v1.4) The run manifest's ``browser`` (Playwright's name: chromium, firefox, webkit) and
+    ``browser_version``; Chromium when no browser is known (a run refused before any)."""
+    name = browser_type_name(browser)
+    version = getattr(browser, "version", None) if browser is not None else None
+    return {"browser": name or "chromium", **({"browser_version": version} if isinstance(version, str) else {})}
+
+
+def browser_type_name(browser: Browser | None) -> str | None:
+    """``browser.browser_type.name``, or None for no browser (or a stand-in without one)."""
+    name = getattr(getattr(browser, "browser_type", None), "name", None)
+    return name if isinstance(name, str) else None
 
 
 def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,
@@ -113,7 +127,8 @@ def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, c
     return RunFolder.create(
         output, record.name, mode=eff.mode, policy=eff.plan.plan.policy, allowlist=eff.allowlist, plan_info=record.plan,
         redactor=Redactor([*eff.secrets.values(), *(state.values if state else ())]),
-        profile={"base_url": eff.base_url, "browser": "chromium", **record.profile, "name": eff.profile}, extra=extra,
+        profile={"base_url": eff.base_url, **browser_profile(context.browser if context is not None else None),
+                 **record.profile, "name": eff.profile}, extra=extra,
         format_versions=record.format_versions, listeners=listeners,
     )
 
@@ -127,11 +142,17 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     ``clock:`` is installed before any page loads. What the browser refuses on the way (a setting, the
     saved state, the clock; or a browser that disconnects) is a typed ``ContextRefused``
     (``browser.context_failure``), never Playwright's bare error; ``first_page`` does the same for the page.
+    (v1.4) A plan that uses a feature only Chromium has, on another browser, is refused before anything
+    is made: PRECONDITION_FAILED naming the feature's condition (``setup_failure.browser_feature_refusal``).
 
     Closing never raises: a context whose browser died, or whose HAR or video
     cannot be written, is not the plan's failure (a page whose main thread
     spins forever does not keep Chromium from closing it).
     """
+    name = browser_type_name(browser)
+    refusal = browser_feature_refusal(plan, name) if plan is not None and name is not None else None
+    if refusal is not None:  # (v1.4) a feature only Chromium has: refused before the context is made
+        raise ContextRefused(refusal)
     args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {}), **(settings_args(plan.browser) if plan else {})}
     if state is not None:
         args["storage_state"] = state.path
@@ -212,7 +233,7 @@ def run_plan(browser: Browser, plan: ValidPlan, output: Path, eff: EffectiveSett
     refuses is a failed RunResult too, its run folder saying why (``executor.setup_failure``).
     """
     name = plan.plan.storage_state
-    record = RunRecord.of_plan(eff, profile, extra_info)
+    record = RunRecord.of_plan(eff, {**browser_profile(browser), **(profile or {})}, extra_info)
     state = None
     try:
         if name is not None and storage is not None:

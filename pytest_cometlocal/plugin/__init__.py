@@ -17,6 +17,7 @@ from pytest_cometlocal.plugin.fixtures import (
     cometlocal_base_url,
     cometlocal_browser,
     cometlocal_browser_manager,
+    cometlocal_browser_managers,
     cometlocal_context,
     cometlocal_context_args,
     cometlocal_launch_args,
@@ -24,6 +25,7 @@ from pytest_cometlocal.plugin.fixtures import (
     cometlocal_page,
     cometlocal_plan_settings,
     cometlocal_runner,
+    cometlocal_shared_playwright,
     cometlocal_storage_state,
 )
 from pytest_cometlocal.plugin.extensions import pytest_addhooks
@@ -37,6 +39,7 @@ __all__ = [
     "cometlocal_base_url",
     "cometlocal_browser",
     "cometlocal_browser_manager",
+    "cometlocal_browser_managers",
     "cometlocal_context",
     "cometlocal_context_args",
     "cometlocal_launch_args",
@@ -44,6 +47,7 @@ __all__ = [
     "cometlocal_page",
     "cometlocal_plan_settings",
     "cometlocal_runner",
+    "cometlocal_shared_playwright",
     "cometlocal_storage_state",
     "pytest_addhooks",
     "pytest_addoption",

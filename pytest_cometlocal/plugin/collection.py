@@ -23,6 +23,9 @@ from typing import Any, Iterator
 
 import pytest
 
+from pytest_cometlocal.contract.browsers.rules import suite_browsers
+from pytest_cometlocal.plugin.browsers.matrix import Matrix, browser_names_of, item_name, matrix_for, split_matrix
+from pytest_cometlocal.plugin.browsers.summary import count_not_run
 from pytest_cometlocal.plugin.extensions import RunObservers, registry_for
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.safe_yaml import read_file
@@ -95,6 +98,11 @@ class PlanFile(pytest.File):
         root = self.config.rootpath
         return self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
 
+    @cached_property
+    def matrix(self) -> Matrix:
+        """(v1.4) The browsers this file's plans run on: the session's choice, else its suite config's ``browsers``."""
+        return matrix_for(settings(self.config).browsers, suite_browsers(self.context.suite_config)[0])
+
     def collect(self) -> Iterator[pytest.Item]:
         try:
             self.data = read_file(self.path)
@@ -106,13 +114,22 @@ class PlanFile(pytest.File):
             except Exception as exc:  # never a collection error: that would interrupt the whole session
                 entries = [unreadable_file(self.shown, exc)]
         registered = self.config.stash.setdefault(_TAGS_KEY, set())
+        matrix = self.matrix
+        names = browser_names_of(self.data, self.shown, self.context.suite_config) if self.data is not None else {}
         for entry in entries:
             for tag in entry.tags:
                 if tag not in registered:
                     # Registered before use (once per tag), so --strict-markers accepts plan tags.
                     self.config.addinivalue_line("markers", f"{tag}: cometlocal plan tag")
                     registered.add(tag)
-            yield PlanItem.from_parent(self, name=entry.item_name, callobj=_run_plan, entry=entry)
+            # (v1.4) one item per browser of the matrix the plan's browser.name allows (an invalid plan: every one)
+            allowed = names.get(entry.doc_index) if isinstance(entry, PlanOutline) else None
+            run_on, not_run = split_matrix(matrix, allowed)
+            count_not_run(self.config, not_run)
+            row = entry.row_id if isinstance(entry, PlanOutline) else (entry.row.id if entry.row else None)
+            for browser in run_on:
+                yield PlanItem.from_parent(self, name=item_name(entry.name, row, browser, matrix.explicit),
+                                           callobj=_run_plan, entry=entry, browser=browser)
 
     def validated(self) -> list[PlanResult]:
         """The plans of the bytes collected, validated (the last file's are kept: items run file by file)."""
@@ -143,7 +160,7 @@ class PlanItem(pytest.Function):
     validated plans is never alive at once.
     """
 
-    def __init__(self, *, entry: PlanOutline | InvalidPlan, **kwargs: Any) -> None:
+    def __init__(self, *, entry: PlanOutline | InvalidPlan, browser: str = "chromium", **kwargs: Any) -> None:
         self.outline: PlanOutline | None = entry if isinstance(entry, PlanOutline) else None
         self._invalid: InvalidPlan | None = entry if isinstance(entry, InvalidPlan) else None
         self._plan: PlanResult | None = None
@@ -157,6 +174,7 @@ class PlanItem(pytest.Function):
         self.cometlocal_error: ExecutorError | None = None
         self.refused: Refusal | None = None  # the browser refused the plan's context at setup
         self.cometlocal_run_dir: Path | None = None
+        self.cometlocal_browser_name = browser  # (v1.4) the browser of the matrix this item runs on
 
     @property
     def result(self) -> PlanResult:

@@ -1,6 +1,7 @@
 """Fixtures a plan item uses; each can be overridden in a user's conftest.py.
 
-Chain: cometlocal_browser (one Chromium per session, relaunched if it dies:
+Chain: cometlocal_browser (the item's browser of the matrix: one per browser name and session,
+relaunched if it dies, ``cometlocal_browser_managers``, all on one Playwright;
 ``executor.browser.manager.BrowserManager``)
 -> cometlocal_plan_settings (base URL, allowlist, mode, secrets of this item)
 -> cometlocal_network_guard (the allowlist proxy of this item)
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 import pytest
 
+from pytest_cometlocal.plugin.browsers.managers import BrowserManagers, SharedPlaywright, browser_record
 from pytest_cometlocal.plugin.extensions import RunObservers, chained
 from pytest_cometlocal.contract.model.records import ExecutorError
 from pytest_cometlocal.contract.validate.validated import ValidPlan
@@ -30,7 +32,7 @@ from pytest_cometlocal.executor.browser.storage_states import StateInUse
 from pytest_cometlocal.executor.page.observation import BlankFrames
 from pytest_cometlocal.executor.errors import BrowserLaunchFailed, ContextRefused, Refusal, RemoteBrowserUnavailable
 from pytest_cometlocal.executor.results import RunResult
-from pytest_cometlocal.executor.setup_failure import record_refusal
+from pytest_cometlocal.executor.setup_failure import browser_feature_refusal, device_refusal, record_refusal
 from pytest_cometlocal.executor.session import (
     RunFinisher,
     RunRecord,
@@ -58,35 +60,91 @@ if TYPE_CHECKING:
 @pytest.fixture(scope="session")
 def cometlocal_launch_args(pytestconfig: pytest.Config) -> dict[str, Any]:
     """Keyword arguments for chromium.launch (override to add args, proxy, ...); ``--browser-channel``
-    unless ``--cometlocal-chromium`` names the binary."""
+    unless ``--cometlocal-chromium`` names the binary. A channel is Chromium's only: Firefox's (``moz-firefox``)
+    is the Firefox manager's own choice (browser/firefox/ ``firefox_launch_kwargs``), never passed here."""
     opts = settings(pytestconfig)
     # "chromium" names Playwright's own build of the browser the plugin finds by itself: no channel then.
-    named = opts.flags.channel and not opts.flags.channel.startswith("chromium") and not opts.chromium
-    channel = {"channel": opts.flags.channel} if named else {}
-    return {"headless": not opts.headed, "slow_mo": opts.slowmo, **channel}
+    channel = opts.flags.channel
+    named = channel and not channel.startswith(("chromium", "moz-")) and not opts.chromium
+    return {"headless": not opts.headed, "slow_mo": opts.slowmo, **({"channel": channel} if named else {})}
 
 
 @pytest.fixture(scope="session")
-def cometlocal_browser_manager(request: pytest.FixtureRequest, pytestconfig: pytest.Config,
-                               cometlocal_launch_args: dict[str, Any]) -> Iterator[BrowserManager]:
+def cometlocal_shared_playwright(request: pytest.FixtureRequest, pytestconfig: pytest.Config) -> Iterator[SharedPlaywright]:
+    """(v1.4) The session's one Playwright, which every browser's manager shares (the sync API allows one per
+    thread): pytest-playwright's ``playwright`` fixture when it is loaded, else one started on first use."""
+    shared = SharedPlaywright(request.getfixturevalue("playwright") if pytest_playwright_loaded(pytestconfig) else None)
+    yield shared
+    shared.stop()
+
+
+@pytest.fixture(scope="session")
+def cometlocal_browser_manager(pytestconfig: pytest.Config, cometlocal_launch_args: dict[str, Any],
+                               cometlocal_shared_playwright: SharedPlaywright) -> Iterator[BrowserManager]:
+    """The session's Chromium manager (``cometlocal_browser_managers["chromium"]``)."""
     opts = settings(pytestconfig)
-    shared = None
-    if pytest_playwright_loaded(pytestconfig):  # pytest-playwright: share its Playwright
-        shared = request.getfixturevalue("playwright")
-    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute, playwright=shared,
-                             remote=opts.remote)
+    manager = BrowserManager(cometlocal_launch_args, opts.chromium, opts.testid_attribute,
+                             playwright=cometlocal_shared_playwright.get(), remote=opts.remote)
     yield manager
     manager.close()
 
 
+@pytest.fixture(scope="session")
+def cometlocal_browser_managers(pytestconfig: pytest.Config, cometlocal_launch_args: dict[str, Any],
+                                cometlocal_browser_manager: BrowserManager,
+                                cometlocal_shared_playwright: SharedPlaywright) -> Iterator[BrowserManagers]:
+    """(v1.4) browser name -> its BrowserManager, each made when an item first needs it, all on the session's
+    one Playwright; ``"chromium"`` is ``cometlocal_browser_manager``. Firefox's binary: ``--cometlocal-firefox``
+    or ini ``cometlocal_firefox`` (else COMETLOCAL_FIREFOX and the lookup of ``find_firefox``)."""
+    opts = settings(pytestconfig)
+
+    def make(name: str) -> BrowserManager:
+        return BrowserManager(cometlocal_launch_args, opts.firefox if name == "firefox" else None,
+                              opts.testid_attribute, playwright=cometlocal_shared_playwright.get(),
+                              remote=opts.remote, browser_name=name)
+
+    managers = BrowserManagers(make, chromium=cometlocal_browser_manager)
+    yield managers
+    managers.close(keep=cometlocal_browser_manager)
+
+
+def item_browser(item: pytest.Item) -> str:
+    """The browser an item runs on (``cometlocal_browser_name``, set at collection; Chromium for any other)."""
+    return getattr(item, "cometlocal_browser_name", "chromium")
+
+
+def item_profile(item: pytest.Item) -> dict[str, Any]:
+    """The run manifest's browser keys of an item: its manager's profile once ``cometlocal_browser`` gave it a
+    browser, else (refused before any launch) its browser's name; its JUnit properties say the same."""
+    profile = getattr(item, "cometlocal_browser_profile", None) or {"browser": item_browser(item)}
+    for key, prop in (("browser", "cometlocal.browser"), ("browser_version", "cometlocal.browser_version")):
+        if not any(name == prop for name, _ in item.user_properties):
+            item.user_properties.append((prop, str(profile.get(key) or "")))
+    return dict(profile)
+
+
 @pytest.fixture
-def cometlocal_browser(cometlocal_browser_manager: BrowserManager) -> Browser:
-    """The session's Chromium (a new one if the previous one crashed)."""
+def cometlocal_browser(request: pytest.FixtureRequest, cometlocal_browser_managers: BrowserManagers) -> Browser:
+    """The item's browser (its manager's, a new one if the previous one crashed). A plan that uses a feature
+    only Chromium has is refused here on another browser, before any launch (``executor.setup_failure``)."""
+    name = item_browser(request.node)
+    result = getattr(request.node, "result", None)
+    if name != "chromium" and isinstance(result, ValidPlan):
+        own_device = result.plan.browser is not None and result.plan.browser.device is not None
+        refusal = browser_feature_refusal(result.plan, name) or (
+            None if own_device else device_refusal(settings(request.config).flags.device, name))
+        if refusal is not None:
+            raise ContextRefused(refusal)
+    manager = cometlocal_browser_managers[name]
     try:
-        return cometlocal_browser_manager.browser()
+        browser = manager.browser()
     except (RemoteBrowserUnavailable, BrowserLaunchFailed) as exc:
         message = str(exc)
-    pytest.fail(message, pytrace=False)  # one line naming the endpoint, not a traceback
+    else:
+        request.node.cometlocal_browser_version = manager.version
+        request.node.cometlocal_browser_profile = browser_record(manager, name)
+        return browser
+    pytest.fail(message, pytrace=False)  # one line naming the endpoint or both versions, not a traceback
 
 
 @pytest.fixture
@@ -221,7 +279,7 @@ def cometlocal_runner(cometlocal_page: Page, cometlocal_plan_settings: Effective
                 pausing = opts.headed and bool(pytestconfig.getoption("cometlocal_pause_on_failure", False))
                 finishers.append(PlaywrightVideo(cometlocal_page.context, opts.flags.video, pausing).finish)
         record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.flags.launch_record(),
-                                         **opts.connection_profile},
+                                         **opts.connection_profile, **item_profile(item)},
                                    {"nodeid": item.nodeid}, notes)
         with open_run(None, eff, opts.output, record, guard=cometlocal_network_guard, page=cometlocal_page,
                       state=cometlocal_storage_state, storage=shared_states(pytestconfig).files, listeners=listeners,
@@ -249,8 +307,8 @@ def refused_outcome(request: pytest.FixtureRequest, item: pytest.Item, refusal: 
         state = request.getfixturevalue("cometlocal_storage_state")
     except ContextRefused:  # the saved state itself was refused: nothing of it to name or mask
         state = None
-    record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile},
-                               {"nodeid": item.nodeid})
+    record = RunRecord.of_plan(eff, {"runner": "pytest", "headless": not opts.headed, **opts.connection_profile,
+                                     **item_profile(item)}, {"nodeid": item.nodeid})
     run = create_run_folder(eff, opts.output, record, None, state)
     error = record_refusal(eff, run, refusal, data, {"nodeid": item.nodeid})
     problems = error.details.get("validation_errors", [])

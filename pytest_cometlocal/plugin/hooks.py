@@ -21,6 +21,7 @@ from pytest_cometlocal.plugin.reporting.html_report import register_html_report
 from pytest_cometlocal.plugin.reporting.report import error_code_summary, suggested_fix_summary
 from pytest_cometlocal.plugin.retries import flaky_summary, record_attempts, register_flaky_results
 from pytest_cometlocal.plugin import xdist_groups
+from pytest_cometlocal.plugin.browsers import summary as browsers_summary
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -32,6 +33,8 @@ def pytest_configure(config: pytest.Config) -> None:
     store_settings(config)
     if not config.pluginmanager.is_registered(xdist_groups):
         config.pluginmanager.register(xdist_groups, "cometlocal-xdist-groups")
+    if not config.pluginmanager.is_registered(browsers_summary):  # (v1.4) plans a browser did not run
+        config.pluginmanager.register(browsers_summary, "cometlocal-browsers-summary")
     register_pauses(config)
     register_html_report(config)
     load_entry_points(config)  # (extensions) installed packages' kinds and observers

@@ -41,6 +41,7 @@ from pytest_cometlocal.contract.model.profiles import PROFILES
 from pytest_cometlocal.executor.browser.chromium import display_problem
 from pytest_cometlocal.executor.browser.network_guard import DEFAULT_GUARD_HOST
 from pytest_cometlocal.executor.browser.remote import CDP, PLAYWRIGHT_SERVER, RemoteTarget, check_endpoint, pick_endpoint, split_endpoints
+from pytest_cometlocal.plugin.browsers.matrix import add_options as add_browser_options, read_browsers
 from pytest_cometlocal.plugin.pwflags import Flags, add_options, read_flags
 from pytest_cometlocal.plugin.reporting.pwtrace import TRACING_MODES
 from pytest_cometlocal.plugin.snapshots import add_option as add_snapshots_option
@@ -143,6 +144,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("cometlocal_output", "folder for run folders (relative to the ini file)", default=DEFAULT_OUTPUT)
     parser.addini("cometlocal_testid_attribute", "attribute used by testid targets", default="data-testid")
     add_snapshots_option(parser)  # (v1.2) --cometlocal-update-snapshots (plugin/snapshots.py)
+    add_browser_options(group, parser)  # (v1.4) --cometlocal-browser, --cometlocal-firefox (plugin/browsers/)
 
 
 # The flags pytest-xdist adds; given without it, pytest only says "unrecognized arguments".
@@ -229,6 +231,8 @@ class Settings:
     default_profile: str | None = None  # ini cometlocal_profile
     flags: Flags = Flags()  # with pytest-playwright's option names (plugin/pwflags.py)
     run_vars: Mapping[str, RunVar] = field(default_factory=dict)  # --cometlocal-var, ini cometlocal_vars
+    browsers: tuple[str, ...] | None = None  # (v1.4) the session's explicit matrix; None: suite config or chromium
+    firefox: str | None = None  # (v1.4) --cometlocal-firefox, ini cometlocal_firefox
 
     def settings_of(self, plan: ValidPlan, default_base_url: str | None) -> EffectiveSettings:
         """The effective settings of ``plan`` under these options (contract/settings.py)."""
@@ -271,6 +275,8 @@ class Settings:
             default_profile=_ini_profile(config),
             flags=flags,
             run_vars=_run_vars(config),
+            browsers=read_browsers(config),
+            firefox=config.getoption("cometlocal_firefox", None) or config.getini("cometlocal_firefox") or None,
         )
 
 
@@ -331,8 +337,10 @@ def _remote_target(config: pytest.Config) -> RemoteTarget | None:
         workerinput = getattr(config, "workerinput", None)
         worker = workerinput.get("workerid") if workerinput else os.environ.get("PYTEST_XDIST_WORKER")
         executable = _layered(config, "cometlocal_remote_chromium", "COMETLOCAL_REMOTE_CHROMIUM")
-        return RemoteTarget(connection, pick_endpoint(endpoints, worker),
-                            executable if connection == PLAYWRIGHT_SERVER else None)
+        firefox = _layered(config, "cometlocal_remote_firefox", "COMETLOCAL_REMOTE_FIREFOX")  # (v1.4)
+        server = connection == PLAYWRIGHT_SERVER
+        return RemoteTarget(connection, pick_endpoint(endpoints, worker), executable if server else None,
+                            firefox if server else None)
     return None
 
 

@@ -169,7 +169,11 @@ def label_item(item: pytest.Item, valid: ValidPlan, settings: EffectiveSettings)
             allure.dynamic.parameter(name, value)
     allure.dynamic.parameter("base_url", settings.base_url or "")
     allure.dynamic.parameter("mode", settings.mode)
-    allure.dynamic.parameter("browser", "chromium")
+    # (v1.4) the item's browser of the matrix, and the version its manager launched
+    allure.dynamic.parameter("browser", getattr(item, "cometlocal_browser_name", "chromium"))
+    version = getattr(item, "cometlocal_browser_version", None)
+    if version:
+        allure.dynamic.parameter("browser_version", version)
     for name, value in settings_items(settings_record(plan.browser, plan.clock)):  # (v1.2) only the keys set
         allure.dynamic.parameter(name, value)
 
