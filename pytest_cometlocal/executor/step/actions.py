@@ -39,6 +39,7 @@ from pytest_cometlocal.executor.errors import (
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.step.gaps import browser_gaps
 from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
@@ -72,10 +73,13 @@ class Actions:
         """Do the step's one side effect; returns what the action_executed event records."""
         acting = self.ctx.page
         try:
+            browser_gaps.check_before(self, attempt)  # (issue 49) a kind this browser cannot do: refused first
             perform = action_row(attempt.spec.kind).perform
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
             return perform(self, attempt)
+        except browser_gaps.BrowserGapRefused as refused:
+            raise browser_gaps.as_failure(self, attempt, refused) from None
         except (ExecutorFailure, CallTimedOut, PageUnresponsive, StepRefused):
             raise  # typed by the engine: a refusal, StepFailed's code, or EXTENSION_FAILED
         except Exception as exc:
@@ -240,6 +244,8 @@ class Actions:
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
                             timeout_ms=spec.timeout_ms, url=attempt.requested_url)
         verdict = classify_action(facts)
+        if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out:
+            browser_gaps.after_timeout(self, attempt)  # (issue 49) Firefox's submit to another origin
         if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.ctx.watch.answers():
             # Not an element that never became actionable: a page that stopped answering
             # (a navigation still pending is told apart by the rules before this one).
