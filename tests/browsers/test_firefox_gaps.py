@@ -40,6 +40,8 @@ PAGES = {
                    b"<button type=submit>Send</button></form>",
     "/post-same": b"<title>post</title><form method=post action='/landing'><button type=submit>Send</button></form>",
     "/landing": b"<title>landing</title><p>landed</p>",
+    "/amounts": b"<title>amounts</title><label>Quantity <input type=number value=1></label>"
+                b"<label>Mail <input type=email value=a@b.c></label>",
 }
 
 
@@ -197,5 +199,23 @@ def test_a_submit_to_the_same_origin_on_firefox_works(ff_run):
           kind: click
           target: {type: role, role: button, name: Send, exact: true}
           postconditions: [{kind: title_contains, args: {text: landing}}]
+    """))
+    assert result.error is None, result.error
+
+
+def test_fill_on_firefox_replaces_a_number_or_email_value_instead_of_appending(ff_run):
+    """Playwright's fill on Firefox appends to these inputs (1 then "3" gave 13): emptied first."""
+    result, _ = ff_run(_plan("""\
+        - {id: open, kind: navigate, target: {type: url, url: "{site}/amounts"}}
+        - id: quantity
+          kind: fill
+          target: {type: label, text: Quantity, exact: true}
+          value: "3"
+          postconditions: [{kind: element_value_equals, args: {value: "3"}}]
+        - id: mail
+          kind: fill
+          target: {type: label, text: Mail, exact: true}
+          value: q@r.s
+          postconditions: [{kind: element_value_equals, args: {value: q@r.s}}]
     """))
     assert result.error is None, result.error

@@ -108,6 +108,7 @@ class Actions:
         text = resolve_secrets(spec.value, self.ctx.settings.secrets)
         if spec.delay_ms is not None:  # v1.3: key by key
             return v13.type_slowly(self, attempt, text)
+        browser_gaps.empty_first(self, attempt, v13.forced(spec))  # (issue 49) Firefox appends otherwise
         self._locator(attempt).fill(text, timeout=spec.timeout_ms, **v13.forced(spec))
         return v13.forced(spec)
 

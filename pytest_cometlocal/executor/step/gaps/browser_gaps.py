@@ -19,6 +19,11 @@ the browser) and ``details`` {condition, unavailable, browser, problem, browser_
   When that origin is outside the allowlist, the step is DOMAIN_BLOCKED (ACTION_CRITICAL_BLOCKED at a
   critical step), as on Chromium, where the request reaches the guard; the details add
   ``browser_gap`` and ``stopped_before_request: true``. Otherwise PRECONDITION_FAILED as above.
+
+Worked around, not refused: **fill** on Firefox appends to an ``<input type=number>`` or
+``type=email`` that has a value (``fill("3")`` on ``1`` gives ``13``: the select-all before typing
+does not reach those inputs), which typed wrong data silently (the demo's order quantity). On a
+browser that is not Chromium the field is emptied first (``fill("")``, which works there), then filled.
 """
 
 from __future__ import annotations
@@ -123,6 +128,13 @@ FORM_ACTION_JS = """(el) => {
     return button.hasAttribute('formaction') ? button.formAction : button.form.action;
   return el.form ? el.form.action : null;
 }"""
+
+
+def empty_first(actions: Actions, attempt: StepAttempt, options: dict[str, Any]) -> None:
+    """Before a ``fill`` off Chromium: empty the field, so that the text replaces its value (module docstring)."""
+    if browser_name(actions.ctx.page) in (None, "chromium") or attempt.target is None:
+        return
+    attempt.target.locator.fill("", timeout=attempt.spec.timeout_ms, **options)
 
 
 def check_before(actions: Actions, attempt: StepAttempt) -> None:
