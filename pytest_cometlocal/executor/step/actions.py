@@ -78,8 +78,6 @@ class Actions:
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
             return perform(self, attempt)
-        except browser_gaps.BrowserGapRefused as refused:
-            raise browser_gaps.as_failure(self, attempt, refused) from None
         except (ExecutorFailure, CallTimedOut, PageUnresponsive, StepRefused):
             raise  # typed by the engine: a refusal, StepFailed's code, or EXTENSION_FAILED
         except Exception as exc:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from pytest_cometlocal.contract.allowlist import url_allowed
 from pytest_cometlocal.contract.model.codes import ErrorCode
@@ -79,26 +79,27 @@ BEFORE = {"drag": "drag"}
 SUBMITTING = frozenset({"click", "press"})
 
 
-class BrowserGapRefused(StepRefused):
-    """A step the browser cannot do (a row of GAPS): PRECONDITION_FAILED with the browser named."""
-
-    def __init__(self, gap: Gap, browser: str, condition: str, **more: Any):
-        message = f"{condition} cannot be done on {browser}: {gap.problem} ({gap.unavailable})"
-        super().__init__(ErrorCode.PRECONDITION_FAILED, message,
-                         {"condition": condition, "unavailable": gap.unavailable, "browser": browser,
-                          "problem": gap.problem, "browser_gap": gap.id, **more})
-        self.gap, self.browser = gap, browser
-
-    def failed_condition(self) -> FailedCondition:
-        return FailedCondition(kind=self.gap.unavailable, args={}, phase="pre", observed={"browser": self.browser})
+def refusal(gap: Gap, browser: str, condition: str, **more: Any) -> StepRefused:
+    """A step the browser cannot do (a row of GAPS): PRECONDITION_FAILED with the browser named.
+    (A StepRefused, as the other refusals; ``failed_condition`` reads its details.)"""
+    message = f"{condition} cannot be done on {browser}: {gap.problem} ({gap.unavailable})"
+    return StepRefused(ErrorCode.PRECONDITION_FAILED, message,
+                       {"condition": condition, "unavailable": gap.unavailable, "browser": browser,
+                        "problem": gap.problem, "browser_gap": gap.id, **more})
 
 
-def refusal_before(kind: str, browser: str | None) -> BrowserGapRefused | None:
+def failed_condition(refused: StepRefused) -> FailedCondition:
+    """The refusal's failed condition: the feature, observed on the browser."""
+    return FailedCondition(kind=refused.details["unavailable"], args={}, phase="pre",
+                           observed={"browser": refused.details["browser"]})
+
+
+def refusal_before(kind: str, browser: str | None) -> StepRefused | None:
     """The refusal of an action kind on a browser, decided before the action; None: go ahead."""
     gap = GAPS.get(BEFORE.get(kind, ""))
     if gap is None or browser is None or not gap.applies(browser):
         return None
-    return BrowserGapRefused(gap, browser, kind)
+    return refusal(gap, browser, kind)
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
@@ -120,14 +121,25 @@ def submit_gap(kind: str, browser: str | None, page_url: str, action_url: str | 
     return origin(action_url)[0] in ("http", "https") and origin(action_url) != origin(page_url)
 
 
-# The URL the element would submit its form to: a submit button's (its formaction first), or, for
-# Enter in a field, its form's; null when the element submits no form.
-FORM_ACTION_JS = """(el) => {
-  const button = el.closest('button, input[type=submit], input[type=image]');
-  if (button && button.form && (button.type === 'submit' || button.type === 'image'))
-    return button.hasAttribute('formaction') ? button.formAction : button.form.action;
-  return el.form ? el.form.action : null;
-}"""
+# The element's submit control (itself or an ancestor: a button's text in a span) and its form, as
+# XPath from the element: read with locator calls, no script, after the timeout only.
+SUBMITTER = ("xpath=ancestor-or-self::*[self::button[not(@type) or @type='submit' or @type='SUBMIT']"
+             " or self::input[@type='submit' or @type='image']][1]")
+FORM = "xpath=ancestor::form[1]"
+
+
+def form_action(locator: Any, kind: str, page_url: str) -> str | None:
+    """The absolute URL the element would submit its form to: a submit control's (its ``formaction``
+    first), or for ``press`` (Enter in a field) its form's; None when it submits no form."""
+    target = locator.locator(SUBMITTER) if kind == "click" else locator
+    if kind == "click" and target.count() == 0:
+        return None
+    form = target.locator(FORM)
+    if form.count() == 0:
+        return None
+    action = (target.get_attribute("formaction", timeout=FORM_PROBE_MS) if kind == "click" else None) \
+        or form.first.get_attribute("action", timeout=FORM_PROBE_MS) or page_url
+    return urljoin(page_url, action.strip())
 
 
 def empty_first(actions: Actions, attempt: StepAttempt, options: dict[str, Any]) -> None:
@@ -141,13 +153,13 @@ def check_before(actions: Actions, attempt: StepAttempt) -> None:
     """Refuse the step's action before it is done when its kind is a gap on this browser."""
     refused = refusal_before(attempt.spec.kind, browser_name(actions.ctx.page))
     if refused is not None:
-        raise refused
+        raise as_failure(actions, attempt, refused)
 
 
-def as_failure(actions: Actions, attempt: StepAttempt, refused: BrowserGapRefused) -> ExecutorFailure:
+def as_failure(actions: Actions, attempt: StepAttempt, refused: StepRefused) -> ExecutorFailure:
     """The step's typed failure: the refusal's code and details, its failed condition, not retried."""
     return actions.failures.fail(attempt, refused.code, refused.stage, refused.message, details=refused.details,
-                                 failed_conditions=[refused.failed_condition()], retryable=False)
+                                 failed_conditions=[failed_condition(refused)], retryable=False)
 
 
 def after_timeout(actions: Actions, attempt: StepAttempt) -> None:
@@ -158,7 +170,7 @@ def after_timeout(actions: Actions, attempt: StepAttempt) -> None:
         return
     try:
         with bound("form action", FORM_PROBE_MS):
-            action_url = attempt.target.locator.evaluate(FORM_ACTION_JS, timeout=FORM_PROBE_MS)
+            action_url = form_action(attempt.target.locator.first, spec.kind, page.url)
     except Exception:
         return  # not known: the timeout stays the step's plain PRECONDITION_FAILED
     if not isinstance(action_url, str) or not submit_gap(spec.kind, browser, page.url, action_url):
@@ -167,6 +179,5 @@ def after_timeout(actions: Actions, attempt: StepAttempt) -> None:
     extra = {"browser_gap": "cross_origin_submit", "browser": browser}
     if not url_allowed(action_url, actions.ctx.settings.allowlist):
         actions.safety.domain_blocked(attempt, action_url, before_request=True, extra=extra)
-    refused = BrowserGapRefused(GAPS["cross_origin_submit"], browser, spec.kind, url=action_url,
-                                timeout_ms=spec.timeout_ms)
+    refused = refusal(GAPS["cross_origin_submit"], browser, spec.kind, url=action_url, timeout_ms=spec.timeout_ms)
     raise as_failure(actions, attempt, refused)
