@@ -38,13 +38,10 @@ Chromium's details are unchanged. Either way the code is NAVIGATION_FAILED.
 The auth rule (``ERR_INVALID_AUTH_CREDENTIALS``: look for the auth signal) has
 no measured Firefox equivalent and stays Chromium's.
 
-**Known gap, not detectable here: drag on Firefox.** Playwright's ``drag_to``
-returns on Firefox without error, and an HTML5 drag-and-drop list is not
-reordered (issue 49's measurement): there is no exception to classify. A
-plan sees it as its postcondition (POSTCONDITION_FAILED, e.g. the order in
-an ``aria_snapshot_matches``); a refusal before the action (``html5_drag_available``,
-keyed on the browser's name) belongs in step/actions.py. For the docs' "Per
-browser" table.
+**Known gaps** (issue 49) are typed in step/gaps/browser_gaps.py, not here: a ``drag`` off
+Chromium is refused before the action (``drag_to`` returns on Firefox without error and no
+``drop`` comes: nothing to classify), and Firefox's form submit to another origin is named after
+its timeout. docs/executor.md, "Per browser", lists them.
 """
 
 from __future__ import annotations

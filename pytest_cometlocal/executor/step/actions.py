@@ -39,6 +39,7 @@ from pytest_cometlocal.executor.errors import (
 from pytest_cometlocal.executor.runfolder.downloads import WITHHELD_REASON, download_evidence
 from pytest_cometlocal.contract.run_folder import sha256_bytes
 from pytest_cometlocal.executor.step.failures import Failures
+from pytest_cometlocal.executor.step.gaps import browser_gaps
 from pytest_cometlocal.executor.pages import actions as page_actions
 from pytest_cometlocal.executor.pages import view as page_view
 from pytest_cometlocal.executor.http import client as http_client
@@ -72,6 +73,7 @@ class Actions:
         """Do the step's one side effect; returns what the action_executed event records."""
         acting = self.ctx.page
         try:
+            browser_gaps.check_before(self, attempt)  # (issue 49) a kind this browser cannot do: refused first
             perform = action_row(attempt.spec.kind).perform
             if attempt.spec.opens == "page":  # v1.2: click or press must open a page, which becomes active
                 return page_actions.opening_page(self, attempt, perform)
@@ -104,6 +106,7 @@ class Actions:
         text = resolve_secrets(spec.value, self.ctx.settings.secrets)
         if spec.delay_ms is not None:  # v1.3: key by key
             return v13.type_slowly(self, attempt, text)
+        browser_gaps.empty_first(self, attempt, v13.forced(spec))  # (issue 49) Firefox appends otherwise
         self._locator(attempt).fill(text, timeout=spec.timeout_ms, **v13.forced(spec))
         return v13.forced(spec)
 
@@ -240,6 +243,8 @@ class Actions:
         facts = ActionFacts(kind=spec.kind, text=str(exc), timed_out=timed_out, crashed=crashed,
                             timeout_ms=spec.timeout_ms, url=attempt.requested_url)
         verdict = classify_action(facts)
+        if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out:
+            browser_gaps.after_timeout(self, attempt)  # (issue 49) Firefox's submit to another origin
         if verdict.code == ErrorCode.PRECONDITION_FAILED and timed_out and not self.ctx.watch.answers():
             # Not an element that never became actionable: a page that stopped answering
             # (a navigation still pending is told apart by the rules before this one).

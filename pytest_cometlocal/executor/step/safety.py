@@ -43,11 +43,14 @@ class Safety:
             if request.navigation and request.main_frame and not url_allowed(request.url, self.ctx.settings.allowlist):
                 self.domain_blocked(attempt, request.url, before_request=False)
 
-    def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool, stage: str = "execution") -> None:
-        """DOMAIN_BLOCKED (ACTION_CRITICAL_BLOCKED at a critical step); a request step's is at stage precondition."""
+    def domain_blocked(self, attempt: StepAttempt, url: str, before_request: bool, stage: str = "execution",
+                       extra: dict[str, Any] | None = None) -> None:
+        """DOMAIN_BLOCKED (ACTION_CRITICAL_BLOCKED at a critical step); a request step's is at stage precondition.
+        ``extra``: more details (a browser gap that kept the request from being sent, gaps/browser_gaps.py)."""
         host, refusal = url_host(url), allowlist_refusal(url)
         details = {"host": host, "url": url, "allowlist": list(self.ctx.settings.allowlist),
-                   "stopped_before_request": before_request, "blocked_requests": self.ctx.events.blocked_since(attempt.marks)}
+                   "stopped_before_request": before_request, "blocked_requests": self.ctx.events.blocked_since(attempt.marks),
+                   **(extra or {})}
         if refusal:  # read two ways, or not at all: refused whatever the allowlist holds
             details["refused"] = refusal
         if attempt.spec.criticality == "critical":
