@@ -144,6 +144,9 @@ class StepAttempt:
     response: Any = None  # (v1.2) a request step's last response (executor/http/exchange.py HttpResponse)
     saved: dict[str, str] | None = None  # (v1.2) the values this attempt saved, recorded with its checks
     request_key: str | None = None  # (v1.2) a request step's call: part of its state (http/client.py)
+    # The attempt's verdict once its failure evidence is written (step/failures.py): a watchdog that fires
+    # after it, while the failure's own page calls run, does not decide the attempt a second time.
+    failure: Any = None
 
 
 @dataclass(frozen=True)

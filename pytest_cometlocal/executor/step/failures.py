@@ -108,15 +108,22 @@ class Failures:
             details = {**(details or {}), "source": list(source)}
         code = fault.code.value
         retryable = ctx.retry.retryable(attempt, code, fault.retryable)
-        if pack.alive and fault.observe_after:  # replacement targets for a failed target: shown, never applied
-            details = with_suggestions(ctx.page, ctx.places, attempt, fault.code, details, fault.failed_conditions,
-                                       ctx.retry.retries(attempt, code, retryable), ctx.run.redactor)
         cause = fault.cause
         if pack.write_failed is not None:
             cause = (cause or "") + f" (evidence write failed: {pack.write_failed})"
         fault = replace(fault, details=details, cause=cause)
-        return ExecutorFailure(build_error(attempt, fault, pack, retryable, ctx.run.run_id, ctx.run.trace.next_seq,
-                                           ctx.run.redactor))
+        attempt.failure = self._built(attempt, fault, pack, retryable)  # decided: what follows only adds to it
+        if pack.alive and fault.observe_after:  # replacement targets for a failed target: shown, never applied
+            details = with_suggestions(ctx.page, ctx.places, attempt, fault.code, details, fault.failed_conditions,
+                                       ctx.retry.retries(attempt, code, retryable), ctx.run.redactor)
+            if details is not fault.details:
+                attempt.failure = self._built(attempt, replace(fault, details=details), pack, retryable)
+        return attempt.failure
+
+    def _built(self, attempt: StepAttempt, fault: Fault, pack: FailureEvidence, retryable: bool) -> ExecutorFailure:
+        run = self.ctx.run
+        return ExecutorFailure(build_error(attempt, fault, pack, retryable, run.run_id, run.trace.next_seq,
+                                           run.redactor))
 
     def output_write_failed(self, exc: OutputWriteFailed, spec: ActionSpec | None, index: int | None) -> ExecutorError:
         """OUTPUT_WRITE_FAILED: the run folder stopped taking files (the engine frees its reserve first)."""
@@ -145,6 +152,8 @@ class Failures:
         answers nothing, stuck or not. ``probed``: the caller has already found
         that the page runs no script, so it is not asked again.
         """
+        if attempt.failure is not None:  # its failure was decided before the watchdog fired (for_fault)
+            return attempt.failure
         answered = False
         if not probed:
             stop_loading(self.ctx.page)
@@ -160,6 +169,8 @@ class Failures:
         """PAGE_UNRESPONSIVE, probe ``malformed answer``: the page broke one of the executor's scripts
         (it replaced a built-in they use), so it cannot be observed; as a stuck page, never retried and
         closed after (docs/executor.md, "A page that tampers with the executor's scripts")."""
+        if attempt.failure is not None:  # decided before (for_fault)
+            return attempt.failure
         return self.fail(attempt, ErrorCode.PAGE_UNRESPONSIVE, "execution",
                          f"the page gave no usable answer to the {what}: {problem}",
                          details={"during": what, "probe": "malformed answer", "problem": problem},
@@ -167,6 +178,8 @@ class Failures:
 
     def crashed(self, attempt: StepAttempt, during: str, cause: str) -> ExecutorFailure:
         self.ctx.events.crashed = True
+        if attempt.failure is not None:  # decided before the crash; the run knows of the crash (events.crashed)
+            return attempt.failure
         return self.fail(attempt, ErrorCode.BROWSER_CRASHED, "execution", "the page or browser crashed",
                          details={"during": during}, cause=cause, retryable=False)
 
