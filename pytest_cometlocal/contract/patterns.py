@@ -47,6 +47,7 @@ from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.checks.traffic import RequestBodyArgs
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.model.base import nested_fields
 
 # Patterns match URLs and file names: a few hundred characters is already a lot.
 MAX_PATTERN_LENGTH = 2000
@@ -178,6 +179,9 @@ def pattern_problem(pattern: str) -> str | None:
     return None
 
 
+_SCALAR = (str, int, float, bool, type(None))
+
+
 def _models(value: Any, loc: Loc, skip: tuple[type, ...]) -> Iterator[tuple[BaseModel, Loc]]:
     """Every model inside ``value`` (lists and dicts walked, ``skip`` classes not), with its key path."""
     stack: list[tuple[Any, Loc]] = [(value, loc)]
@@ -187,12 +191,14 @@ def _models(value: Any, loc: Loc, skip: tuple[type, ...]) -> Iterator[tuple[Base
             if skip and isinstance(node, skip) and node is not value:
                 continue
             yield node, where
-            for name, info in type(node).model_fields.items():
-                stack.append((getattr(node, name), where + (info.alias or name,)))
+            for name, key in nested_fields(type(node)):  # scalar fields hold no model: not read
+                child = getattr(node, name)
+                if child is not None:
+                    stack.append((child, where + (key,)))
         elif isinstance(node, (list, tuple)):
-            stack.extend((item, where + (i,)) for i, item in enumerate(node))
+            stack.extend((item, where + (i,)) for i, item in enumerate(node) if not isinstance(item, _SCALAR))
         elif isinstance(node, dict):
-            stack.extend((item, where + (key,)) for key, item in node.items())
+            stack.extend((item, where + (key,)) for key, item in node.items() if not isinstance(item, _SCALAR))
 
 
 def regex_problems(model: Any, loc: Loc = (), skip: tuple[type, ...] = ()) -> list[tuple[Loc, str]]:

@@ -333,6 +333,9 @@ CONDITION_KINDS: tuple[str, ...] = tuple(
 )
 
 
+_BUILT_IN = frozenset(CONDITION_KINDS)
+
+
 class ExtensionCondition(_Condition):
     """A condition kind a team registers in Python (docs/extensions.md): its args are checked against
     the registered model by the validator (rule EXTENSION), not here."""
@@ -345,8 +348,8 @@ def kind(value: object) -> str | None:
     """The union member a condition is: its kind, or ``extension`` for an extension kind's name.
     (Named ``kind``: pydantic names the discriminator after this function in its errors.)"""
     written = value.get("kind") if isinstance(value, dict) else getattr(value, "kind", None)
-    if written is None:
-        return None
+    if written is None or (isinstance(written, str) and written in _BUILT_IN):  # the common case: no pattern
+        return written
     return "extension" if is_extension_kind(written) else written
 
 

@@ -32,6 +32,7 @@ from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberC
 from pytest_cometlocal.contract.numbers import bound_problem, read_number
 from pytest_cometlocal.contract.model.checks.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
+from pytest_cometlocal.contract.model.base import nested_fields
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
 from pytest_cometlocal.contract.patterns import pattern_problem
 
@@ -222,7 +223,7 @@ def _number_models(args: Any, aloc: Loc) -> list[tuple[Any, Loc]]:
     """The args and the models inside them (storage_items' where / every / some, request_seen's checks, one
     or a list) that take the number keys, each with where it is written."""
     found = [(args, aloc)] if isinstance(args, NumberChecks) else []
-    for name in type(args).model_fields:
+    for name, _key in nested_fields(type(args)):  # a NumberChecks model is never in a scalar field
         value = getattr(args, name, None)
         entries = value if isinstance(value, list) else [value]
         for j, entry in enumerate(entries):
