@@ -14,6 +14,7 @@ parsed trace and the manifests.
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -91,8 +92,9 @@ def firefox(chromium):
 def browser_manager(request):
     """The manager ``run`` (and the tests that take it) runs plans on: ``chromium``, or the browser a
     module gives with ``@pytest.mark.parametrize("browser_manager", ["chromium", "firefox"], indirect=True)``
-    (``tests.browsers.ON_BOTH``; test ids ``[chromium]`` / ``[firefox]``)."""
-    return request.getfixturevalue(getattr(request, "param", "chromium"))
+    (``tests.browsers.ON_BOTH``; test ids ``[chromium]`` / ``[firefox]``). ``COMETLOCAL_TEST_BROWSER=firefox``
+    runs every other test that takes it on Firefox: a way to look for Firefox's differences, not a CI run."""
+    return request.getfixturevalue(getattr(request, "param", os.environ.get("COMETLOCAL_TEST_BROWSER", "chromium")))
 
 
 @pytest.fixture
