@@ -156,7 +156,7 @@ def guarded_context(browser: Browser, guard: NetworkGuard, context_args: Mapping
     args = {**DEFAULT_CONTEXT_ARGS, **(context_args or {}), **(settings_args(plan.browser) if plan else {})}
     if state is not None:
         args["storage_state"] = state.path
-    args["proxy"] = guard.proxy_settings()  # the guard is not optional
+    args["proxy"] = guard.proxy_settings(direct=name == "chromium")  # the guard is not optional
     with making(NEW_CONTEXT, plan, browser, has_state=state is not None):
         context = browser.new_context(**args)
     try:

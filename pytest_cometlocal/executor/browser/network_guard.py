@@ -6,9 +6,12 @@ redirected) from reaching an outside host. The guard is a small HTTP proxy on
 loopback (or on the address a remote browser can reach), set as the context's proxy: Chromium sends every request, every hop
 of a redirect chain included, through it before anything goes to the
 network. Requests to hosts outside the allowlist are answered here with 403
-and recorded; they never reach the outside host. Exact allowed hosts are
-bypassed (they go direct, at no cost); wildcard entries are checked and
-forwarded here.
+and recorded; they never reach the outside host. On Chromium exact allowed hosts
+are bypassed (they go direct, at no cost); wildcard entries are checked and
+forwarded here. Firefox (and any browser but Chromium) gets no bypass at all:
+there, a redirect from a bypassed host to another host goes direct, past the
+proxy (measured on Firefox 153 through WebDriver BiDi, issue 49), so every
+request of such a context comes here and allowed ones are forwarded.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import http.client
 import select
 import socket
 import socketserver
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -45,6 +49,12 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     daemon_threads = True
     allow_reuse_address = True
     guard: "NetworkGuard"
+
+    def handle_error(self, request, client_address) -> None:
+        """A browser that hung up while it was answered (a page left, a tab closed) is not news: no
+        traceback on the terminal. Anything else is a fault of this plugin and is printed as one."""
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
 
 
 class _Server6(_Server):
@@ -204,14 +214,17 @@ class NetworkGuard:
             self._stopper = threading.Thread(target=close, name="cometlocal-guard-stop", daemon=True)
             self._stopper.start()
 
-    def proxy_settings(self) -> dict[str, str]:
-        """Playwright ``proxy=`` for new_context: exact hosts bypass, all else comes here."""
+    def proxy_settings(self, direct: bool = True) -> dict[str, str]:
+        """Playwright ``proxy=`` for new_context: exact hosts bypass, all else comes here. ``direct=False``
+        (every browser but Chromium, module docstring): no bypass, everything comes here."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if not direct:
+            return {"server": f"http://{host}:{self.port}"}
         exact = [h for h in self.allowlist if not h.startswith("*.")]
         # "<-loopback>" cancels Chromium's implicit direct route for localhost and
         # 127.0.0.0/8, so an outside loopback name is guarded like any other host.
         # It must come first: a later "<-loopback>" would also cancel an allowed
         # "127.0.0.1" listed before it (rules apply in order).
-        host = f"[{self.host}]" if ":" in self.host else self.host
         return {"server": f"http://{host}:{self.port}", "bypass": ",".join(["<-loopback>"] + exact)}
 
     def __enter__(self) -> "NetworkGuard":
