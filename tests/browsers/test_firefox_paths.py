@@ -215,7 +215,10 @@ def test_accessibility_clean_on_firefox_is_refused_precondition_failed(ff_run, n
     error = result.error
     assert error is not None and error.error_code.value == "PRECONDITION_FAILED", error
     assert error.action_id == "open"  # never POSTCONDITION_FAILED: a negative plan cannot take it for a violation
-    assert error.details["browser"] == "firefox" and error.details["problem"] == "isolated_world_unavailable"
+    # refused before the context is made (executor/session.py guarded_context): no step ran
+    assert error.details["browser"] == "firefox" and error.details["unavailable"] == "isolated_world_available"
+    assert error.details["feature"] == "accessibility_clean" and error.details["where"] == "steps[0].postconditions[0]"
+    assert [f.kind for f in error.failed_conditions] == ["isolated_world_available"]
     assert "firefox" in error.message
     assert no_cdp == []
 
@@ -229,8 +232,10 @@ def test_a_closed_port_on_firefox_is_navigation_failed_with_its_cause(ff_run):
     """))
     error = result.error
     assert error is not None and error.error_code.value == "NAVIGATION_FAILED", error
-    assert error.details["net_error"] == "NS_ERROR_CONNECTION_REFUSED"
-    assert error.details["net_error_class"] == "ERR_CONNECTION_REFUSED"
+    # On Firefox every request passes the guard's proxy (no bypass: network_guard.py), which cannot connect
+    # and hangs up: Firefox reports the reset, not the refusal; the code is NAVIGATION_FAILED as on Chromium.
+    assert error.details["net_error"] == "NS_ERROR_NET_RESET"
+    assert error.details["net_error_class"] == "ERR_CONNECTION_RESET"
 
 
 # -- 2.13 request bodies --------------------------------------------------------------------------

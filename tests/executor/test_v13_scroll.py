@@ -56,7 +56,7 @@ def test_scroll_places_viewport_and_hard_reload(run):
     versions = {e["step_id"]: e["action_spec"]["schema_version"] for e in r.events if e.get("action_spec")}
     assert {versions[s] for s in ("page_bottom", "grid_point", "phone_size", "hard_reload")} == {"v1.3"}
     assert versions["plain_reload"] == "v1.2" and versions["open"] == "v1"
-    assert r.manifest["format_versions"] == ["v1", "v1.2", "v1.3"]
+    assert r.manifest["format_versions"] == ["v1", "v1.2", "v1.3", "v1.4"]  # v1.4: the plan is pinned to Chromium (browser.name)
 
 
 def test_scroll_and_viewport_failures_are_typed(run):

@@ -88,8 +88,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             upstream = socket.create_connection((host, int(port or 443)), timeout=30)
-        except OSError:
-            self.send_error(502)
+        except OSError:  # a server that is down looks down: the browser gets no answer, as without the guard
+            self.close_connection = True
             return
         self.send_response(200, "Connection established")
         self.end_headers()
@@ -133,20 +133,25 @@ class _Handler(BaseHTTPRequestHandler):
             conn = conn_cls(host, parts.port, timeout=60)
             conn.request(self.command, target, body=body, headers=headers)
             response = conn.getresponse()
-            payload = response.read()
-        except OSError:
-            self.send_error(502)
+        except OSError:  # a server that is down looks down: the browser gets no answer, as without the guard
+            self.close_connection = True
             return
         self.send_response(response.status, response.reason)
         for key, value in response.getheaders():
             if key.lower() not in _HOP_BY_HOP and key.lower() != "content-length":
                 self.send_header(key, value)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("Connection", "close")
+        if response.getheader("Content-Length") is not None and not response.getheader("Transfer-Encoding"):
+            self.send_header("Content-Length", response.getheader("Content-Length"))
+        self.send_header("Connection", "close")  # else the body ends where the connection does
         self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(payload)
-        conn.close()
+        try:  # relayed as it comes (a stream of server-sent events is never held back to its end)
+            while self.command != "HEAD" and (chunk := response.read1(65536)):
+                self.wfile.write(chunk)
+                self.wfile.flush()
+        except OSError:
+            pass  # either side hung up: the browser sees the answer end there
+        finally:
+            conn.close()
 
     do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _forward
 
