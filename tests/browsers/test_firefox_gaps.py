@@ -1,22 +1,18 @@
 """Firefox's known gaps (issue 49), run as plans on Firefox: each a typed failure naming the browser,
 never a hang or an untyped timeout (executor/step/gaps/browser_gaps.py).
 
-The module's ``firefox`` fixture is test_firefox_paths.py's: one Firefox ESR through WebDriver BiDi,
-sharing the session's Playwright. Without a Firefox (or with Playwright >= 1.65, which cannot drive
-Firefox 153) it skips with one line, unless COMETLOCAL_REQUIRE_FIREFOX=1 (CI), where it fails.
+Plans run through ``ff_run`` (tests/browsers/conftest.py) on the suite's one Firefox (tests/conftest.py
+``firefox``, launched as the plugin launches it). Without a Firefox, or with a Playwright that cannot
+drive it, they skip with one line, unless COMETLOCAL_REQUIRE_FIREFOX=1 (CI), where they fail.
 """
 
 from __future__ import annotations
 
 import faulthandler
 import http.server
-import json
-import os
 import socketserver
 import textwrap
 import threading
-from importlib.metadata import version
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -25,9 +21,6 @@ from pytest_cometlocal.demo.pages.widgets import SORTABLE
 
 pytestmark = pytest.mark.browser
 
-FIREFOX = os.environ.get("COMETLOCAL_FIREFOX", "/usr/bin/firefox-esr")
-PREFS = {"network.proxy.allow_hijacking_localhost": True, "browser.sessionhistory.max_total_viewers": 0,
-         "media.peerconnection.ice.proxy_only": True}
 HARD_LIMIT_S = 180  # a gap that hangs again would hang these tests
 
 PAGES = {
@@ -80,51 +73,6 @@ def site() -> Iterator[str]:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
-
-
-def _unavailable(why: str) -> None:
-    if os.environ.get("COMETLOCAL_REQUIRE_FIREFOX") == "1":
-        pytest.fail(f"COMETLOCAL_REQUIRE_FIREFOX=1: {why}", pytrace=False)
-    pytest.skip(why)
-
-
-@pytest.fixture(scope="module")
-def firefox(chromium):
-    """One Firefox for the module, through the session's Playwright."""
-    if not Path(FIREFOX).exists():
-        _unavailable(f"no Firefox at {FIREFOX} (apt-get install -y firefox-esr)")
-    if tuple(int(p) for p in version("playwright").split(".")[:2]) >= (1, 65):
-        _unavailable(f"Playwright {version('playwright')} cannot drive Firefox ESR 153 through WebDriver BiDi "
-                     "(emulation.setMediaFeaturesOverride); run with playwright<1.65")
-    chromium.browser()
-    playwright = chromium._playwright  # the session's one Playwright (sync API: one per thread)
-    browser = playwright.firefox.launch(channel="moz-firefox", executable_path=FIREFOX, firefox_user_prefs=PREFS)
-    yield browser
-    browser.close()
-
-
-@pytest.fixture
-def ff_run(tmp_path: Path, firefox, site: str):
-    """ff_run(yaml_text) -> (RunResult, trace events): the plan run on Firefox, ``{site}`` substituted."""
-    from pytest_cometlocal.contract.settings import effective_settings
-    from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
-    from pytest_cometlocal.executor.session import run_plan
-
-    def go(text: str) -> tuple[Any, list[dict[str, Any]]]:
-        text = textwrap.dedent(text).replace("{site}", site)
-        plan_path = tmp_path / "plans" / "t.actions.yaml"
-        plan_path.parent.mkdir(parents=True, exist_ok=True)
-        plan_path.write_text(text, encoding="utf-8")
-        ctx = ValidationContext(root=tmp_path, plan_path=plan_path, env={})
-        (plan,) = validate_text(plan_path.read_bytes(), ctx, file="plans/t.actions.yaml")
-        if isinstance(plan, InvalidPlan):
-            raise AssertionError("\n".join(p.format() for p in plan.problems))
-        eff = effective_settings(plan, default_base_url=site, env={})
-        result = run_plan(firefox, plan, tmp_path / "runs", eff, None)
-        events = [json.loads(line) for line in (result.run_dir / "trace.jsonl").read_text().splitlines()]
-        return result, events
-
-    return go
 
 
 def _plan(steps: str, head: str = "") -> str:
