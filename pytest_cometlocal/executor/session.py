@@ -32,7 +32,7 @@ from pytest_cometlocal.contract.model.records import EvidenceRef, ExecutorError,
 from pytest_cometlocal.contract.settings import EffectiveSettings
 from pytest_cometlocal.contract.validate.validated import InvalidPlan, ValidPlan
 from pytest_cometlocal.contract.model.plan import Plan, plan_format_versions, state_settings
-from pytest_cometlocal.executor.browser.channels import guard_channels, guards_in_force
+from pytest_cometlocal.executor.browser.channels import browser_type_name, guard_channels, guards_in_force
 from pytest_cometlocal.executor.browser.context_settings import context_args as settings_args
 from pytest_cometlocal.executor.browser.context_settings import install_clock
 from pytest_cometlocal.executor.browser.context_failure import CLOCK, NEW_CONTEXT, NEW_PAGE, making
@@ -102,12 +102,6 @@ def browser_profile(browser: Browser | None) -> dict[str, Any]:
     name = browser_type_name(browser)
     version = getattr(browser, "version", None) if browser is not None else None
     return {"browser": name or "chromium", **({"browser_version": version} if isinstance(version, str) else {})}
-
-
-def browser_type_name(browser: Browser | None) -> str | None:
-    """``browser.browser_type.name``, or None for no browser (or a stand-in without one)."""
-    name = getattr(getattr(browser, "browser_type", None), "name", None)
-    return name if isinstance(name, str) else None
 
 
 def create_run_folder(eff: EffectiveSettings, output: Path, record: RunRecord, context: BrowserContext | None = None,

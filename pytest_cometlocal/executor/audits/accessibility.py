@@ -43,6 +43,7 @@ from pytest_cometlocal.contract.model.checks.audits import AXE_TARGETS_SHOWN, AX
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.executor.errors import is_crash
 from pytest_cometlocal.executor.errors import StepRefused
+from pytest_cometlocal.executor.browser.channels import browser_type_name
 from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
@@ -78,13 +79,11 @@ class AuditUnavailable(StepRefused):
 
 
 def _browser_name(page: Any) -> str | None:
-    """``chromium``, ``firefox``, ``webkit`` (properties: no round trip); None when not known."""
+    """The page's browser (watchdog.py's ``browser_name``, which this room may not import: page imports audits)."""
     try:
-        browser = page.context.browser
-        name = browser.browser_type.name if browser is not None else None
+        return browser_type_name(page.context.browser)
     except Exception:
         return None
-    return name if isinstance(name, str) else None
 
 
 class _World:

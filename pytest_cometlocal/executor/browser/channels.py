@@ -96,7 +96,9 @@ def mark_flagged(browser: Browser, setting: str = CHROMIUM_FLAG) -> None:
     _flagged[browser] = setting
 
 
-def _browser_name(browser: Any) -> str | None:
+def browser_type_name(browser: Any) -> str | None:
+    """``browser.browser_type.name`` (``chromium``, ``firefox``, ``webkit``; a property, no round trip), or None
+    for no browser, a stand-in, or a browser whose type cannot be read. The one reading of a browser's name."""
     try:
         name = browser.browser_type.name
     except Exception:  # a fake, or a browser whose type cannot be read
@@ -132,7 +134,7 @@ def guards_in_force(context: BrowserContext | None, connection: str | None) -> d
         flag = {"playwright-server": "requested", "cdp": "absent"}.get(connection or "", "unknown")
     guards: dict[str, Any] = {"proxy": True, "webrtc_launch_flag": flag,
                               "webrtc_page_script": context is not None and context in _scripted}
-    if setting == FIREFOX_PREF or (setting is None and _browser_name(browser) == "firefox"):
+    if setting == FIREFOX_PREF or (setting is None and browser_type_name(browser) == "firefox"):
         guards["webrtc_launch_setting"] = WEBRTC_SETTINGS[FIREFOX_PREF]
         guards["localhost_through_proxy"] = flag
     return guards

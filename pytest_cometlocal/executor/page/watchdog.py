@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TypeVar
 
 import greenlet
 
+from pytest_cometlocal.executor.browser.channels import browser_type_name
 from pytest_cometlocal.executor.errors import CallTimedOut
 
 if TYPE_CHECKING:
@@ -143,10 +144,9 @@ def browser_name(page: Page) -> str | None:
     None when it is not known (a fake page, a persistent context has no ``browser``)."""
     try:
         browser = page.context.browser
-        name = browser.browser_type.name if browser is not None else None
     except Exception:
         return None
-    return name if isinstance(name, str) else None
+    return browser_type_name(browser)
 
 
 def has_cdp(page: Page) -> bool:

@@ -20,7 +20,7 @@ from pytest_cometlocal.executor.page.conditions import CheckContext
 from pytest_cometlocal.executor.page.events import PageEvents
 from pytest_cometlocal.executor.page.observation import BlankFrames
 from pytest_cometlocal.executor.pages.pages import Pages
-from pytest_cometlocal.executor.page.watchdog import PageWatch
+from pytest_cometlocal.executor.page.watchdog import PageWatch, browser_name
 from pytest_cometlocal.executor.results import ExecutorSettings, StepAttempt
 from pytest_cometlocal.executor.runfolder.folder import RunFolder
 from pytest_cometlocal.executor.step.budget import PolicyState, RetryRule
@@ -122,5 +122,4 @@ class StepContext:
 
 def _browser_name(page: Page) -> str:
     """``chromium`` / ``firefox`` / ``webkit``: a baseline's name says which browser drew it."""
-    browser = page.context.browser
-    return browser.browser_type.name if browser is not None else "chromium"
+    return browser_name(page) or "chromium"
