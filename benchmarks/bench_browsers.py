@@ -34,16 +34,17 @@ def browsers() -> dict[str, str]:
     return dict(item.split("=", 1) for item in spec.split(","))
 
 
-def bench_browsers(work: Path, rounds: int, flows: int) -> dict[str, Any]:
+def bench_browsers(work: Path, rounds: int, flows: int, variants: tuple[str, ...] = VARIANTS,
+                   warmup: bool = True) -> dict[str, Any]:
     from tests.django_admin import PASSWORD, django_admin
 
     builds = browsers()
-    pairs = [(v, b) for b in builds for v in (*VARIANTS, BASELINE)]
+    pairs = [(v, b) for b in builds for v in (*variants, BASELINE)]
     sessions: list[dict[str, Any]] = []
     (work / "django").mkdir(parents=True, exist_ok=True)
     with django_admin(work / "django", hard_limit_s=3 * 3600) as url:
         base_env = {"BENCH_REAL_URL": url, "BENCH_ADMIN_PASSWORD": PASSWORD}
-        for rnd in (99, *range(rounds)):  # 99: the warm-up round, not counted
+        for rnd in ((99,) if warmup else ()) + tuple(range(rounds)):  # 99: the warm-up round, not counted
             for variant, build in rotation(pairs, rnd if rnd != 99 else 0):
                 env = {**base_env, "COMETLOCAL_CHROMIUM": builds[build]}
                 n = 1 if variant == BASELINE else (2 if rnd == 99 else flows)
@@ -65,7 +66,7 @@ def report(result: dict[str, Any]) -> str:
                                                for s in sessions if s.get("item_s")}
     rows, out = [], []
     for build in result["builds"]:
-        for v in VARIANTS:
+        for v in dict.fromkeys(s["variant"] for s in sessions):
             items = [x for s in sessions if s["variant"] == v and s["build"] == build for x in s["item_s"]]
             rows.append([v, build, len(items), median(items), f"{min(items, default=0):.2f}-{max(items, default=0):.2f}"])
     out.append(table(["variant", "build", "flows", "median s/flow", "min-max s"], rows))
@@ -94,10 +95,16 @@ def main() -> None:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--flows", type=int, default=3, help="flows per pytest process, the first its warm-up")
+    p.add_argument("--variants", default=",".join(VARIANTS), help="a comma list among: " + ", ".join(VARIANTS))
+    p.add_argument("--no-warmup", action="store_true", help="no warm-up round (each process's first flow still is one)")
     p.add_argument("--keep", metavar="DIR")
     args = p.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="bench-browsers-"))
-    print(report(bench_browsers(work, args.rounds, args.flows)))
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    unknown = set(variants) - set(VARIANTS)
+    if unknown:
+        p.error(f"unknown variants: {sorted(unknown)}")
+    print(report(bench_browsers(work, args.rounds, args.flows, variants, not args.no_warmup)))
 
 
 if __name__ == "__main__":
