@@ -233,7 +233,7 @@ def _bench_real(base: Path, rounds: int, flows: int, warmup: bool) -> dict[str, 
 
 
 def print_trace_phases(result: dict[str, Any], title: str) -> None:
-    from .bench_profile import TRACE_PHASES
+    from .trace_phases import TRACE_PHASES
 
     names = [name for name, _ in TRACE_PHASES]
     print(f"\n### Where a step's time goes, {title}: median ms per phase, from the trace's timestamps "
