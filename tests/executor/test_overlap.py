@@ -91,3 +91,41 @@ def test_a_page_that_navigates_between_request_and_result_still_gets_a_fresh_pic
     page.set_content("<title>B</title><h1 style='color: red'>Something else entirely</h1>")
     frame = pending.result().signature.screenshot_hash
     assert frame == observe(page).signature.screenshot_hash  # the new document's picture, not the old one
+
+
+def _frames_recorded(r) -> list[dict]:
+    """Every state signature of the trace that says which frame it got (metadata.screenshot_frame)."""
+    found = []
+    for event in r.events:
+        for key in ("state_signature_before", "state_signature_after", "state_signature"):
+            signature = event.get(key)
+            if isinstance(signature, dict) and (signature.get("metadata") or {}).get("screenshot_frame"):
+                found.append(signature)
+    return found
+
+
+def test_each_fresh_picture_records_its_frame_and_the_wait_and_a_masked_one_does_not(run):
+    """Issue 50 item 2: the trace says which screencast frame a state got (the frame's own timestamp), how
+    long its fence took and how long the step waited for it; a picture of a secret on screen is the masked
+    full-size capture, which records no frame."""
+    r = run(plan(FORM, name="form"))
+    assert r.code is None, r.error
+    recorded = _frames_recorded(r)
+    assert recorded, "no state recorded its frame"
+    for signature in recorded:
+        frame = signature["metadata"]["screenshot_frame"]
+        assert signature["algorithm_version"] == "v2-frame-320" and signature["screenshot_hash"]
+        assert frame["method"] == "screencast-after-fence"
+        assert isinstance(frame["frame_ts"], (int, float)) and frame["frame_ts"] > 1.6e9  # seconds since 1970
+        assert 0 <= frame["fence_ms"] and 0 <= frame["waited_ms"]
+    assert verify_run(r.run_dir).ok
+    # A secret on screen (a user-name field holding one): the masked capture, which is no frame.
+    steps = OPEN.format(url="/login") + (
+        "- {id: user, kind: fill, target: {type: label, text: User name, exact: true}, value: '${secrets.a}'}\n"
+        "- {id: end, kind: assert, postconditions: [{kind: title_contains, args: {text: Sign}}]}\n")
+    r = run(plan(steps, name="secret", extra="secrets: {a: {env: PW_A}}\n"), env={"PW_A": "a-secret-value"})
+    assert r.code is None, r.error
+    masked = [e["state_signature_before"] for e in r.events
+              if e["event_type"] == "observation_captured" and e["step_id"] == "end"]
+    assert masked and masked[0]["algorithm_version"] == "v1", masked
+    assert "screenshot_frame" not in masked[0]["metadata"]

@@ -122,7 +122,10 @@ def _pictures(page: Page, data: dict[str, Any], full: bool, metadata: dict[str, 
     masked = bool(data.get("marked"))
     caret = data.get("caret", True)
     skip = masked or (full and not frame_hash)
-    frame, error = (None, None) if skip else retried(page, lambda: grab_frame(page, caret))
+    record: dict[str, Any] = {}
+    frame, error = (None, None) if skip else retried(page, lambda: grab_frame(page, caret, record))
+    if frame is not None and record:
+        metadata["screenshot_frame"] = record
     if frame is not None or error is not None:
         png = None
         if full:
@@ -295,6 +298,8 @@ class PendingObservation:
         shot, error = retried(self.page, frame.result)  # a retry after the first call takes a frame of its own
         if error:
             self.seen.metadata["screenshot_error"] = error
+        elif shot is not None and frame.record:
+            self.seen.metadata["screenshot_frame"] = frame.record
         if self.blanks is not None:
             self.blanks.keep(_blank_key(self.seen.data), shot)
         self.ready = finish(self.seen, shot, None, FRAME_ALGORITHM)

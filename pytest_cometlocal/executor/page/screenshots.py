@@ -17,6 +17,12 @@ callback proves it committed, not drawn: a stale frame now and then on a loaded
 machine). The screencast's first frame is copied after that; without the
 fence, a page slow to paint gave frames from before the change (a test pins it).
 
+**What each frame was** (issue 50): ``grab_frame`` and ``PendingFrame`` fill a
+``FrameRecord`` (``frame_ts``: the frame's ``metadata.timestamp``; ``fence_ms``:
+the fence sent to the fence resolved; ``waited_ms``: what the caller blocked
+for), which the observation keeps as ``metadata.screenshot_frame``: the trace
+then says which frame a state got and what it cost the step.
+
 A **full-size PNG** (``capture_png``) is what the evidence keeps: critical
 steps and failures. It is also what the hash is taken from when a secret is on
 screen (Playwright's ``page.screenshot`` with its ``mask``; the frame could
@@ -134,11 +140,20 @@ def _caret_back(session: CDPSession) -> None:
         pass
 
 
-def grab_frame(page: Page, caret: bool = True) -> bytes | None:
-    """One fresh screencast frame of the viewport (JPEG); None without the DevTools protocol."""
+FRAME_METHOD = "screencast-after-fence"
+
+
+def _ms(since: float) -> float:
+    return round((time.perf_counter() - since) * 1000, 1)
+
+
+def grab_frame(page: Page, caret: bool = True, record: dict[str, Any] | None = None) -> bytes | None:
+    """One fresh screencast frame of the viewport (JPEG); None without the DevTools protocol.
+    ``record``, when given, gets the frame's ``FrameRecord`` fields (the module's docstring)."""
     session = cdp_session(page)
     if session is None:
         return None
+    start = time.perf_counter()
     fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
     try:
         _send(session, "Runtime.evaluate", {"expression": fence, "awaitPromise": True})
@@ -146,10 +161,14 @@ def grab_frame(page: Page, caret: bool = True) -> bytes | None:
         if caret:
             _caret_back(session)
         raise
-    return _first_frame(page, session, caret)
+    fence_ms = _ms(start)
+    shot = _first_frame(page, session, caret, record)
+    if record is not None:
+        record.update(fence_ms=fence_ms, waited_ms=_ms(start))
+    return shot
 
 
-def _first_frame(page: Page, session: CDPSession, caret: bool) -> bytes:
+def _first_frame(page: Page, session: CDPSession, caret: bool, record: dict[str, Any] | None = None) -> bytes:
     """The screencast's first frame, started after the fence has run (the caret put back after it)."""
     frames: list[dict[str, Any]] = []
 
@@ -176,6 +195,9 @@ def _first_frame(page: Page, session: CDPSession, caret: bool) -> bytes:
                 pass
         if caret:
             _caret_back(session)
+    if record is not None:
+        record.clear()
+        record.update(method=FRAME_METHOD, frame_ts=(frames[0].get("metadata") or {}).get("timestamp"))
     return base64.b64decode(frames[0]["data"])
 
 
@@ -197,6 +219,8 @@ class PendingFrame:
         self.session = cdp_session(page)
         self.handle: str | None = None
         self.done = False
+        self.record: dict[str, Any] = {}  # the FrameRecord of the frame result() gives
+        self.sent = time.perf_counter()
         if self.session is None:
             return
         fence = (_CARET_OFF_JS + ";\n" if caret else "") + _FENCE_JS
@@ -218,8 +242,9 @@ class PendingFrame:
         if self.session is None:
             return None
         if self.handle is None:
-            return grab_frame(self.page, self.caret)
+            return grab_frame(self.page, self.caret, self.record)
         session = self.session
+        start = time.perf_counter()
         try:
             _send(session, "Runtime.awaitPromise", {"promiseObjectId": self.handle, "returnByValue": True})
         except CallTimedOut:
@@ -227,10 +252,13 @@ class PendingFrame:
         except Exception as exc:
             if is_crash(exc):
                 raise
-            return grab_frame(self.page, self.caret)  # the document changed under the handle: a fence of its own
+            return grab_frame(self.page, self.caret, self.record)  # the document changed under the handle
         finally:
             self._release()
-        return _first_frame(self.page, session, self.caret)
+        fence_ms = _ms(self.sent)
+        shot = _first_frame(self.page, session, self.caret, self.record)
+        self.record.update(fence_ms=fence_ms, waited_ms=_ms(start))
+        return shot
 
     def cancel(self) -> None:
         """Not needed after all (a failure): let the fence's handle go; nothing else is running."""
