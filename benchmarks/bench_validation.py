@@ -15,7 +15,9 @@ parsing the same files with PyYAML's C loader (``yaml.load_all`` with
 - ``collect``: (``pytest --collect-only DIR`` - the same on an empty folder) /
   the C-loader parse in process.
 
-Goal (issue 12): each at most 1.25x.
+Goal (issue 12, again issue 50): each at most 1.25x. The last line gives validate / parse per round
+(min, median, max) and whether the median meets it; ``--check`` makes a miss exit 1, so the goal can
+be checked on demand (the test suite asserts no timing).
 """
 
 from __future__ import annotations
@@ -171,6 +173,21 @@ def ratios(rows: list[tuple[str, list[float]]]) -> list[tuple[str, float]]:
     return out
 
 
+def round_ratios(rows: list[tuple[str, list[float]]]) -> list[float]:
+    """validate / C-loader parse, round by round (the two were measured side by side in each round)."""
+    times = dict(rows)
+    return [v / p for v, p in zip(times["load + validate, from files"], times["C-loader parse, from files"])]
+
+
+def verdict(rows: list[tuple[str, list[float]]]) -> tuple[bool, str]:
+    """Issue 50's goal, validate / parse <= GOAL on the median of the rounds' ratios: (met, one line)."""
+    per_round = round_ratios(rows)
+    med = statistics.median(per_round)
+    met = med <= GOAL
+    return met, (f"validate / C-loader parse, per round: min {min(per_round):.2f}x, median {med:.2f}x, "
+                 f"max {max(per_round):.2f}x; goal <= {GOAL}x: {'met' if met else 'NOT met'}")
+
+
 def print_table(rows: list[tuple[str, list[float]]], plans: int) -> None:
     print(f"| {'measure':<36} | {'median s':>9} | {'min s':>7} | {'ms/plan':>8} |")
     print(f"|{'-' * 38}|{'-' * 11}|{'-' * 9}|{'-' * 10}|")
@@ -190,6 +207,8 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-collect", action="store_true")
+    parser.add_argument("--check", action="store_true",
+                        help=f"exit 1 when the median validate / parse ratio is above {GOAL}x (on demand, not in tests)")
     args = parser.parse_args()
 
     rows = measure(args.plans, args.steps, args.rounds, collect=not args.no_collect)
@@ -197,6 +216,12 @@ def main() -> None:
     print(f"# {platform.platform()}, Python {platform.python_version()}, {os.cpu_count()} CPUs")
     print()
     print_table(rows, args.plans)
+    met, line = verdict(rows)
+    print()
+    print(f"# load average (1 min) at the end: {os.getloadavg()[0]:.2f}")
+    print(line)
+    if args.check and not met:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
