@@ -160,16 +160,19 @@ _NONE: frozenset[str] = frozenset()
 # The step rule families that look only at some keys, step kinds or condition kinds, in the order they
 # report: (rule, keys, kinds, condition kinds). A step with none of them gives the family nothing to report.
 _GATED: tuple[tuple[Callable[..., None], frozenset[str], frozenset[str], frozenset[str]], ...] = (
-    (lambda step, loc, add, _allowlist: check_scroll_to(step, loc, add),  # (v1.3) a place `to` is scroll's, a target `to` drag's
-     frozenset({"to"}), _NONE, _NONE),
-    (lambda step, loc, add, _allowlist: check_request(step, loc, add),  # (v1.2) request keys, save_text, response_* conditions
+    # (v1.3) a place `to` is scroll's, a target `to` drag's
+    (lambda step, loc, add, _allowlist: check_scroll_to(step, loc, add), frozenset({"to"}), _NONE, _NONE),
+    # (v1.2) request keys, save_text, response_* conditions
+    (lambda step, loc, add, _allowlist: check_request(step, loc, add),
      REQUEST_KEYS, frozenset({"request"}), RESPONSE_KINDS),
-    (lambda step, loc, add, _allowlist: check_v13_actions(step, loc, add),  # (v1.3) FORCE, EVENT, select's list, fill's delay
+    # (v1.3) FORCE, EVENT, select's list, fill's delay
+    (lambda step, loc, add, _allowlist: check_v13_actions(step, loc, add),
      frozenset({"force", "value", "delay_ms", "detail"}), _NONE, _NONE),
-    (lambda step, loc, add, allowlist: check_state_step(step, loc, add, allowlist),  # (v1.3) cookie and storage steps
+    # (v1.3) cookie and storage steps (checks.py)
+    (lambda step, loc, add, allowlist: check_state_step(step, loc, add, allowlist),
      frozenset({"cookie", "key_matches"}), _NONE, _NONE),
-    (lambda step, loc, add, _allowlist: check_seen(step, loc, add),  # (v1.3) request_seen's url glob and pointers
-     _NONE, _NONE, frozenset({"request_seen"})),
+    # (v1.3) request_seen's url glob and pointers
+    (lambda step, loc, add, _allowlist: check_seen(step, loc, add), _NONE, _NONE, frozenset({"request_seen"})),
 )
 
 

@@ -44,7 +44,8 @@ class StepIndex:
     def __init__(self, step: Any, condition_kinds: Iterable[str]):
         self.kind: str = step.kind
         defaults = always(type(step))
-        self.written: frozenset[str] | set[str] = step.model_fields_set | defaults if defaults else step.model_fields_set
+        written = step.model_fields_set
+        self.written: frozenset[str] | set[str] = written | defaults if defaults else written
         self.condition_kinds = frozenset(condition_kinds)
         # Rule EXTENSION reads an extension kind (the step's or a condition's) and ``args`` (only theirs);
         # a built-in kind is never an extension kind's name (model/checks/extension.py).
