@@ -9,7 +9,7 @@ for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
 in a failure.
 
-(v1.3) Which step keys a state kind takes is ``_KEY_KINDS``'s (rules.py); here what is inside them: a
+(v1.3) Which step keys a state kind takes is ``_KEY_KINDS``'s (step/inputs.py); here what is inside them: a
 cookie to set has a name and a value and says where by ``url`` or ``domain``, a cookie filter only
 filters, ``SameSite=None`` needs ``secure`` (browsers drop it otherwise), ``clear_storage`` takes one
 of ``key`` / ``key_matches``. A host the plan's own allowlist leaves out is refused at load (rule
