@@ -24,9 +24,11 @@ from urllib.parse import SplitResult, urlsplit
 from pytest_cometlocal.contract.browser_url import NETWORK_SCHEMES, read_url
 
 
+@lru_cache(maxsize=1024)
 def split_url(url: str) -> SplitResult | str:
     """The URL's parts, or why it cannot be read (one line): urllib cannot, the browser cannot,
-    or the two read another host."""
+    or the two read another host. Cached by the text (both answers are immutable): a suite's plans
+    repeat their base URL and paths, and reading one the browser's way is costly."""
     reading = read_url(url)
     if reading.refused:
         return reading.refused

@@ -47,7 +47,7 @@ from pytest_cometlocal.contract.model.plan import AuthSignals, UrlPattern
 from pytest_cometlocal.contract.model.checks.traffic import RequestBodyArgs
 from pytest_cometlocal.contract.model.targets import PageSpec
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.model.base import nested_fields
+from pytest_cometlocal.contract.model.base import can_hold, nested_fields
 
 # Patterns match URLs and file names: a few hundred characters is already a lot.
 MAX_PATTERN_LENGTH = 2000
@@ -80,6 +80,9 @@ REGEX_FIELDS: dict[type[BaseModel], tuple[str, ...]] = {
     RequestBodyArgs: ("matches",),    # (v1.3) request_seen's request_body
     CssArgs: ("matches",),  # (v1.3) element_css
 }
+
+
+_REGEX_MODELS = frozenset(REGEX_FIELDS)  # a frozenset keeps its hash: the caches' keys are cheap
 
 
 class BoundedPattern:
@@ -191,7 +194,7 @@ def _models(value: Any, loc: Loc, skip: tuple[type, ...]) -> Iterator[tuple[Base
             if skip and isinstance(node, skip) and node is not value:
                 continue
             yield node, where
-            for name, key in nested_fields(type(node)):  # scalar fields hold no model: not read
+            for name, key in nested_fields(type(node), _REGEX_MODELS):  # only fields that can hold a regex model
                 child = getattr(node, name)
                 if child is not None:
                     stack.append((child, where + (key,)))
@@ -201,12 +204,20 @@ def _models(value: Any, loc: Loc, skip: tuple[type, ...]) -> Iterator[tuple[Base
             stack.extend((item, where + (key,)) for key, item in node.items() if not isinstance(item, _SCALAR))
 
 
+def may_hold_regex(model: BaseModel) -> bool:
+    """Whether ``model`` can hold a regex field at any depth (its class's fields say; model/base.py ``can_hold``)."""
+    return can_hold(type(model), _REGEX_MODELS)
+
+
 def regex_problems(model: Any, loc: Loc = (), skip: tuple[type, ...] = ()) -> list[tuple[Loc, str]]:
     """(key path, message) for every regex field in ``model`` that cannot be used.
 
     ``skip``: model classes not to look inside (the plan's steps, which the step rules check).
+    A model whose class cannot hold a regex field (most condition args) is not walked.
     """
     found: list[tuple[Loc, str]] = []
+    if isinstance(model, BaseModel) and not may_hold_regex(model):
+        return found
     for node, where in _models(model, loc, skip):
         for name in REGEX_FIELDS.get(type(node), ()):
             value = getattr(node, name)

@@ -1,6 +1,6 @@
 """(v1.3) The rules of the v1.3 actions that need more than the model's types (docs/validation-rules.md).
 
-Which kinds take each new key is rule INPUTS' table (contract/validate/rules.py ``_KEY_KINDS``); here:
+Which kinds take each new key is rule INPUTS' table (contract/validate/step/inputs.py ``_KEY_KINDS``); here:
 
 - FORCE (the U5 family): ``force: true`` skips Playwright's actionability checks (visible, enabled,
   stable, receives the pointer), which are what keeps a step from acting on an element the user could

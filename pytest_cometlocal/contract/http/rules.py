@@ -30,6 +30,9 @@ _TOKEN = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")  # an HTTP header name (RF
 _REQUEST_ONLY = (("method", "method"), ("url", "url"), ("headers", "headers"), ("json", "json_body"),
                  ("form", "form"), ("body", "body"), ("save", "save"))
 _BODIES = (("json", "json_body"), ("form", "form"), ("body", "body"))
+# The step attributes ``check_request`` reads on a step of another kind: a step with none of them, and no
+# response_* condition, gives it nothing to report (contract/validate/step/index.py).
+REQUEST_KEYS = frozenset({attr for _key, attr in _REQUEST_ONLY} | {"save_text"})
 SAVE_TEXT_KINDS = frozenset({"assert", "wait_for"})
 
 

@@ -16,7 +16,8 @@ from typing import Any, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict
 
 _SCALARS = (str, int, float, bool, bytes, type(None), enum.Enum)
-_NESTED: dict[type, tuple[tuple[str, str], ...]] = {}
+_NESTED: dict[tuple[type, frozenset[type] | None], tuple[tuple[str, str], ...]] = {}
+_HOLDS: dict[tuple[type, frozenset[type]], bool] = {}
 
 
 class ContractModel(BaseModel):
@@ -48,14 +49,27 @@ class RecordModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
-def nested_fields(cls: type[BaseModel]) -> tuple[tuple[str, str], ...]:
-    """(attribute, key as written) of each field of ``cls`` that can hold a model, a list or a mapping:
-    the rules that look inside a plan's models (regex and number keys) walk only these, since a plan has
+def nested_fields(cls: type[BaseModel], holding: frozenset[type] | None = None) -> tuple[tuple[str, str], ...]:
+    """(attribute, key as written) of each field of ``cls`` that can hold a model, a list or a mapping
+    (with ``holding``, a frozenset: that can hold, at any depth, a model of one of those classes): the
+    rules that look inside a plan's models (regex and number keys) walk only these, since a plan has
     thousands of scalar fields and validation's cost is per field read. Cached per class."""
-    found = _NESTED.get(cls)
+    found = _NESTED.get((cls, holding))
     if found is None:
-        found = _NESTED[cls] = tuple((name, info.alias or name) for name, info in cls.model_fields.items()
-                                     if _may_nest(info.annotation))
+        found = _NESTED[(cls, holding)] = tuple(
+            (name, info.alias or name) for name, info in cls.model_fields.items()
+            if _may_nest(info.annotation) and (holding is None or _holds(_reach(info.annotation, set()), holding)))
+    return found
+
+
+def can_hold(cls: type[BaseModel], wanted: frozenset[type]) -> bool:
+    """Whether a model of ``cls`` is, or can hold at any depth, a model of a class in ``wanted``: read
+    from the fields' annotations, once per class. A rule that looks only inside such models (a regex
+    field, a number key) skips a model that cannot hold one. An annotation that cannot be read this way
+    (``Any``, a type of its own) can hold anything: only a proven no skips. Cached per (class, wanted)."""
+    found = _HOLDS.get((cls, wanted))
+    if found is None:
+        found = _HOLDS[(cls, wanted)] = _holds(_reach(cls, set()), wanted)
     return found
 
 
@@ -69,3 +83,37 @@ def _may_nest(annotation: Any) -> bool:
     if origin is not None:
         return True  # list[...], dict[...], tuple[...] and the like
     return not (isinstance(annotation, type) and issubclass(annotation, _SCALARS))
+
+
+
+def _holds(reach: set[type] | None, wanted: frozenset[type]) -> bool:
+    return reach is None or any(issubclass(r, w) or issubclass(w, r) for r in reach for w in wanted)
+
+
+def _reach(annotation: Any, seen: set[type]) -> set[type] | None:
+    """The model classes a value of ``annotation`` can be or hold at any depth; None: anything."""
+    origin = get_origin(annotation)
+    if origin is typing.Literal:
+        return set()
+    if origin is not None or isinstance(annotation, types.UnionType):  # Annotated, Union, list[...], dict[...]
+        args = get_args(annotation)[:1] if origin is typing.Annotated else get_args(annotation)
+        found: set[type] = set()
+        for arg in args:
+            inner = _reach(arg, seen)
+            if inner is None:
+                return None
+            found |= inner
+        return found
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        found = {annotation}
+        if annotation not in seen:
+            seen.add(annotation)
+            for info in annotation.model_fields.values():
+                inner = _reach(info.annotation, seen)
+                if inner is None:
+                    return None
+                found |= inner
+        return found
+    if annotation is Ellipsis or (isinstance(annotation, type) and issubclass(annotation, _SCALARS)):
+        return set()
+    return None

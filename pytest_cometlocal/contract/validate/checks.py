@@ -9,7 +9,7 @@ for (targets.ROLE_FILTER_ROLES). A storage item's or cookie's ``equals`` /
 ``matches`` cannot name a secret: what they compare with is page data, shown
 in a failure.
 
-(v1.3) Which step keys a state kind takes is ``_KEY_KINDS``'s (rules.py); here what is inside them: a
+(v1.3) Which step keys a state kind takes is ``_KEY_KINDS``'s (step/inputs.py); here what is inside them: a
 cookie to set has a name and a value and says where by ``url`` or ``domain``, a cookie filter only
 filters, ``SameSite=None`` needs ``secure`` (browsers drop it otherwise), ``clear_storage`` takes one
 of ``key`` / ``key_matches``. A host the plan's own allowlist leaves out is refused at load (rule
@@ -33,7 +33,7 @@ from pytest_cometlocal.contract.numbers import bound_problem, read_number
 from pytest_cometlocal.contract.model.checks.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.model.base import nested_fields
-from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES
+from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES, ROLE_FILTERS
 from pytest_cometlocal.contract.patterns import pattern_problem
 
 Report = Callable[[Loc, str, str], None]
@@ -41,6 +41,13 @@ Report = Callable[[Loc, str, str], None]
 # The args whose values are compared with page data and so cannot name a secret.
 NO_SECRET_ARGS: dict[str, tuple[str, ...]] = {"storage_item": ("equals", "matches"), "cookie": ("equals", "matches"),
                                               "storage_items": ("where", "every", "some"), "storage_equals": ("equals",)}  # v1.3
+
+
+# The condition kinds ``check_v12_conditions`` and ``check_state_conditions`` look at: a step without
+# one gives them nothing to report (contract/validate/step/index.py).
+V12_CONDITION_KINDS = frozenset({"element_texts_equal", "storage_item", "accessibility_clean", "screenshot_matches",
+                                 "cookie", *NO_SECRET_ARGS})
+STATE_CONDITION_KINDS = frozenset({"storage_items", "cookie_count"})
 
 
 def cookie_name_problem(name: str) -> str | None:
@@ -105,7 +112,7 @@ def check_v12_conditions(conditions: Iterable[tuple[Any, str, int, Any]], loc: L
 def check_role_filters(targets: Iterable[tuple[Any, Loc, int]], add: Report) -> None:
     """ROLE_FILTER: each filter of a role target only with the roles ARIA defines it for."""
     for t, tloc, _depth in targets:
-        if t.type != "role":
+        if t.type != "role" or t.model_fields_set.isdisjoint(ROLE_FILTERS):  # a filter not written is None
             continue
         for name, value in t.filters.items():
             roles = ROLE_FILTER_ROLES[name]
@@ -215,15 +222,20 @@ def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add
     between's low is not above its high; no number key names a secret (INTERPOLATION: it is compared with
     page data, which a failure shows)."""
     for cond, phase, i, _target in conditions:
-        for args, aloc in _number_models(cond.args, loc + (phase, i, "args")):
-            _check_number_keys(cond, args, aloc, add)
+        cls = type(cond.args)
+        if issubclass(cls, NumberChecks) or nested_fields(cls, _NUMBER_MODELS):  # most args: neither
+            for args, aloc in _number_models(cond.args, loc + (phase, i, "args")):
+                _check_number_keys(cond, args, aloc, add)
+
+
+_NUMBER_MODELS = frozenset({NumberChecks})
 
 
 def _number_models(args: Any, aloc: Loc) -> list[tuple[Any, Loc]]:
     """The args and the models inside them (storage_items' where / every / some, request_seen's checks, one
     or a list) that take the number keys, each with where it is written."""
     found = [(args, aloc)] if isinstance(args, NumberChecks) else []
-    for name, _key in nested_fields(type(args)):  # a NumberChecks model is never in a scalar field
+    for name, _key in nested_fields(type(args), _NUMBER_MODELS):  # only fields that can hold one (most args: none)
         value = getattr(args, name, None)
         entries = value if isinstance(value, list) else [value]
         for j, entry in enumerate(entries):
@@ -233,7 +245,10 @@ def _number_models(args: Any, aloc: Loc) -> list[tuple[Any, Loc]]:
 
 
 def _check_number_keys(cond: Any, args: Any, aloc: Loc, add: Report) -> None:
-    own = [k for k in args.COMPARED if k in args.model_fields_set]
+    written = args.model_fields_set
+    if written.isdisjoint(NUMBER_KEYS) and not (args.COMPARISON_REQUIRED and written.isdisjoint(args.COMPARED)):
+        return  # the common case: no number key, and the comparison the kind needs (if any) is written
+    own = [k for k in args.COMPARED if k in written]
     keys = number_keys(args)
     if own and keys:
         add(aloc + (keys[0],), f"{cond.kind} takes {own[0]} or number checks ({', '.join(NUMBER_KEYS)}), "

@@ -15,7 +15,7 @@ from typing import Any, Callable
 from pytest_cometlocal.contract.model import conditions as C
 from pytest_cometlocal.contract.model import targets as T
 from pytest_cometlocal.contract.model.actionspec import (
-    CLICK_KEYS, NO_TARGET_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
+    NO_TARGET_KINDS, SINGLE_TARGET_KINDS, TARGETLESS_KINDS, ActionSpec, StepDefaults, format_version,
 )
 from pytest_cometlocal.contract.model.codes import ErrorCode
 from pytest_cometlocal.contract.load.interpolation import SECRET_REFERENCE
@@ -25,8 +25,8 @@ from pytest_cometlocal.contract.model.plan import RESERVED_TAGS, Plan
 from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.checks import (
     check_numbers, check_role_filters, check_scroll_to, check_v12_conditions)
-from pytest_cometlocal.contract.validate.keys import key_problem, snapshot_problem
-from pytest_cometlocal.contract.patterns import regex_problems
+from pytest_cometlocal.contract.validate.keys import snapshot_problem
+from pytest_cometlocal.contract.patterns import may_hold_regex, regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.browsers.rules import check_browser_features
@@ -38,6 +38,11 @@ from pytest_cometlocal.contract.validate.validated import UNSAFE_NAME
 from pytest_cometlocal.contract.validate.collector import describe
 from pytest_cometlocal.contract.extensions.rules import check_extension_step, is_strong_extension, needs_strong
 from pytest_cometlocal.contract.model.checks.extension import is_extension_kind
+from pytest_cometlocal.contract.validate.step.index import StepIndex
+from pytest_cometlocal.contract.validate.step.inputs import check_extension_inputs
+from pytest_cometlocal.contract.model.conditions import RESPONSE_KINDS
+from pytest_cometlocal.contract.http.rules import REQUEST_KEYS
+from pytest_cometlocal.contract.validate.checks import STATE_CONDITION_KINDS, V12_CONDITION_KINDS
 
 Report = Callable[[Loc, str, str], None]
 PHASES = ("preconditions", "postconditions")
@@ -109,34 +114,39 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
 
     The step's conditions and the targets inside each target spec are read
     once here and handed to the rule families, as several of them look at
-    each; the rules report in the same order as they are called.
+    each; the rules report in the same order as they are called. A family of
+    ``_GATED`` runs only for a step that has what it looks at (step/index.py).
     """
     conditions = _conditions(step)
+    seen = StepIndex(step, [cond.kind for cond, *_rest in conditions])
     own = None if step.target is None else _spec(step.target, loc + ("target",))
     in_conditions = [_spec(target, loc + (phase, i, "args", "target"))
                      for _cond, phase, i, target in conditions if target is not None]
-    in_conditions += [_spec(mask, loc + (phase, i, "args", "mask", j))  # (v1.2) screenshot_matches' masks
-                      for cond, phase, i, _t in conditions for j, mask in enumerate(getattr(cond.args, "mask", ()))]
+    if "screenshot_matches" in seen.condition_kinds:  # (v1.2) its masks, the one condition that has them
+        in_conditions += [_spec(mask, loc + (phase, i, "args", "mask", j))
+                          for cond, phase, i, _t in conditions for j, mask in enumerate(field(cond.args, "mask") or ())]
     # drag's `to` is one more element target, held to the same rules as the step's own ((v1.3) not scroll's place).
     if step.drop_target is not None:
         in_conditions.insert(0, _spec(step.drop_target, loc + ("to",)))
     check_targets_by_kind(step, loc, add, own, in_conditions)
     check_inputs(step, loc, add, uploads_root)
-    check_extension_inputs(step, loc, add)
-    check_extension_step(step, loc, add, describe)  # (extensions) rule EXTENSION, and `args`
-    check_scroll_to(step, loc, add)  # (v1.3) a place `to` is scroll's, a target `to` drag's
-    check_request(step, loc, add)  # (v1.2) request keys, save_text, response_* conditions
-    check_v13_actions(step, loc, add)  # (v1.3) FORCE, EVENT, select's list, fill's delay
-    check_state_step(step, loc, add, allowlist)  # (v1.3) cookie and storage steps (checks.py)
-    check_seen(step, loc, add)  # (v1.3) request_seen's url glob and pointers
+    check_extension_inputs(step, loc, add, seen.written)
+    if seen.extension:
+        check_extension_step(step, loc, add, describe)  # (extensions) rule EXTENSION, and `args`
+    written, condition_kinds = seen.written, seen.condition_kinds
+    for rule, keys, kinds, wanted_conditions in _GATED:  # seen.wants, inline: five rows a step
+        if step.kind in kinds or not written.isdisjoint(keys) or not condition_kinds.isdisjoint(wanted_conditions):
+            rule(step, loc, add, allowlist)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
     check_target_specs(step, add, specs)
     check_role_filters((t for spec in specs for t in spec[2]), add)
     check_conditions(step, loc, add, conditions)
-    check_v12_conditions(conditions, loc, add)
-    check_state_conditions(conditions, loc, add)  # (v1.3)
+    if not condition_kinds.isdisjoint(V12_CONDITION_KINDS):
+        check_v12_conditions(conditions, loc, add)
+    if not condition_kinds.isdisjoint(STATE_CONDITION_KINDS):
+        check_state_conditions(conditions, loc, add)  # (v1.3)
     check_numbers(conditions, loc, add)  # (v1.3) rule NUMBER
     check_strong_postcondition(step, loc, add)
     if step.metadata:
@@ -144,6 +154,26 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
             json.dumps(step.metadata, allow_nan=False)
         except ValueError:
             add(loc + ("metadata",), "metadata must be JSON-serialisable (no NaN or infinity)", "SCHEMA")
+
+
+_NONE: frozenset[str] = frozenset()
+# The step rule families that look only at some keys, step kinds or condition kinds, in the order they
+# report: (rule, keys, kinds, condition kinds). A step with none of them gives the family nothing to report.
+_GATED: tuple[tuple[Callable[..., None], frozenset[str], frozenset[str], frozenset[str]], ...] = (
+    # (v1.3) a place `to` is scroll's, a target `to` drag's
+    (lambda step, loc, add, _allowlist: check_scroll_to(step, loc, add), frozenset({"to"}), _NONE, _NONE),
+    # (v1.2) request keys, save_text, response_* conditions
+    (lambda step, loc, add, _allowlist: check_request(step, loc, add),
+     REQUEST_KEYS, frozenset({"request"}), RESPONSE_KINDS),
+    # (v1.3) FORCE, EVENT, select's list, fill's delay
+    (lambda step, loc, add, _allowlist: check_v13_actions(step, loc, add),
+     frozenset({"force", "value", "delay_ms", "detail"}), _NONE, _NONE),
+    # (v1.3) cookie and storage steps (checks.py)
+    (lambda step, loc, add, allowlist: check_state_step(step, loc, add, allowlist),
+     frozenset({"cookie", "key_matches"}), _NONE, _NONE),
+    # (v1.3) request_seen's url glob and pointers
+    (lambda step, loc, add, _allowlist: check_seen(step, loc, add), _NONE, _NONE, frozenset({"request_seen"})),
+)
 
 
 def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
@@ -212,54 +242,6 @@ def check_inputs(step: ActionSpec, loc: Loc, add: Report, uploads_root: Path | N
         add(loc + ("file_ref",), f"'file_ref' is not used by '{kind}' (only upload)", "INPUTS")
 
 
-# Each v1.1 key and the kinds it belongs to (rule INPUTS); a required key is missing otherwise
-# (required by every kind it belongs to, or by those of a set: scroll's `to` is optional, drag's is not).
-_KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
-    # (v1.3) set_storage_item's and clear_storage's ``key`` is the storage key (rule KEY is press's).
-    "key": (frozenset({"press", "set_storage_item", "clear_storage"}), frozenset({"press", "set_storage_item"})),
-    "to": (frozenset({"drag", "scroll"}), frozenset({"drag"})),  # (v1.3) scroll's place (checks.check_scroll_to)
-    "direction": (frozenset({"scroll"}), False),
-    **{k: (frozenset({"click"}), False) for k in CLICK_KEYS},
-    "ms": (frozenset({"advance_clock"}), True),  # v1.2
-    "opens": (frozenset({"click", "press"}), False),  # v1.2
-    "page": (frozenset({"switch_page"}), True),  # v1.2
-    "viewport": (frozenset({"set_viewport"}), True),  # v1.3
-    "bypass_cache": (frozenset({"reload"}), False),  # v1.3
-    "event": (frozenset({"dispatch_event"}), True),  # v1.3 (actions)
-    "detail": (frozenset({"dispatch_event"}), False),  # v1.3
-    "position": (frozenset({"click", "hover"}), False),  # v1.3
-    "delay_ms": (frozenset({"fill"}), False),  # v1.3
-    "force": (frozenset({"click", "fill", "check", "uncheck"}), False),  # v1.3
-    "cookie": (frozenset({"set_cookie", "clear_cookies"}), frozenset({"set_cookie"})),  # v1.3 (state)
-    "area": (frozenset({"set_storage_item", "clear_storage"}), True),  # v1.3 (state)
-    "key_matches": (frozenset({"clear_storage"}), False),  # v1.3 (state)
-}
-
-
-def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report) -> None:
-    """INPUTS and KEY for the v1.1 keys: each on its own kind only; press needs a key in the
-    closed grammar (contract/validate/keys.py), drag a ``to``."""
-    kind = step.kind
-    for name, (kinds, required) in _KEY_KINDS.items():
-        value = getattr(step, name)
-        if kind in kinds:
-            if (required if isinstance(required, bool) else kind in required) and value is None:
-                add(loc + (name,), f"'{kind}' needs {name!r}", "INPUTS")
-        elif value is not None:
-            *others, last = sorted(kinds)
-            owners = f"{', '.join(others)} and {last}" if others else last
-            add(loc + (name,), f"{name!r} is not used by '{kind}' (only {owners})", "INPUTS")
-    if kind == "press" and step.key is not None:
-        problem = key_problem(step.key)
-        if problem:
-            add(loc + ("key",), problem, "KEY")
-    if step.modifiers is not None and len(set(step.modifiers)) < len(step.modifiers):
-        add(loc + ("modifiers",), "a modifier is listed twice", "INPUTS")
-    if step.page is not None:  # v1.2: switch_page's url_matches (patterns.py's bounded compile)
-        for where, problem in regex_problems(step.page, loc + ("page",)):
-            add(where, problem, "REGEX")
-
-
 def check_target_specs(step: ActionSpec, add: Report, specs: list[_Spec]) -> None:
     """U2 (text/label targets say how they match), U3 (nth needs a rationale and a stable base),
     FRAME_DEPTH, URL_TARGET inside frames, U4 (no repeated alternative); the step's target and its
@@ -304,8 +286,9 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
             parts = split_url(SECRET_REFERENCE.sub("SECRET", cond.args.url))
             if isinstance(parts, str):
                 add(loc + (phase, i, "args", "url"), parts, "URL")
-        for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):
-            add(where, problem, "REGEX")
+        if may_hold_regex(cond.args):  # most args cannot (patterns.py): not walked
+            for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):
+                add(where, problem, "REGEX")
         if ckind == "aria_snapshot_matches":
             problem = snapshot_problem(cond.args.snapshot)
             if problem:
