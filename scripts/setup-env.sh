@@ -5,9 +5,6 @@
 #     Playwright that drives Debian's Firefox ESR; an installed 1.65 is downgraded);
 #   - a Chromium: Playwright's own when it can be installed, else Debian's
 #     `chromium` package when apt is available;
-#   - Debian's `chromium-headless-shell` when apt is available (the headless browser the
-#     plugin prefers: Playwright's own headless choice, about half the processor time),
-#     unless COMETLOCAL_NO_HEADLESS_SHELL=1;
 #   - Debian's `firefox-esr` when apt is available (the Firefox tests and the demo's
 #     Firefox half), unless COMETLOCAL_NO_FIREFOX=1;
 #   - Debian's `xvfb` (a virtual display for the headed tests) when apt is available;
@@ -81,24 +78,6 @@ else
     log "installed Debian's chromium"
   else
     log "no Chromium could be installed: set COMETLOCAL_CHROMIUM to a Chromium binary"; exit 1
-  fi
-fi
-
-# Debian's old headless shell (issue 50): what the plugin launches for headless runs when it is installed
-# (executor/browser/chromium.py), as Playwright does with its own builds; the same engine as `chromium` at
-# about half the processor time. Optional: without it headless runs use `chromium`.
-if [ "${COMETLOCAL_NO_HEADLESS_SHELL:-}" = 1 ]; then
-  log "COMETLOCAL_NO_HEADLESS_SHELL=1: not installing chromium-headless-shell (headless runs use chromium)"
-elif [ -x /usr/lib/chromium/chromium-headless-shell ] || command -v chromium-headless-shell >/dev/null 2>&1; then
-  log "chromium-headless-shell found"
-elif command -v apt-get >/dev/null 2>&1 && [ -x /usr/bin/chromium ]; then
-  log "installing Debian's chromium-headless-shell with apt-get (first time: 30-60 s, ~100 MB)"
-  SUDO=""
-  if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
-  if { $SUDO apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium-headless-shell >/dev/null; }; then
-    log "installed Debian's chromium-headless-shell"
-  else
-    log "chromium-headless-shell could not be installed: headless runs use chromium"
   fi
 fi
 

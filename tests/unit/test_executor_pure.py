@@ -282,33 +282,9 @@ def test_find_chromium_prefers_explicit_then_playwright_then_system(tmp_path, mo
     monkeypatch.setenv("COMETLOCAL_CHROMIUM", str(fake))
     assert find_chromium(_FakePlaywright(None)) == str(fake)
     monkeypatch.delenv("COMETLOCAL_CHROMIUM")
-    monkeypatch.setattr("pytest_cometlocal.executor.browser.chromium.system_chromium", lambda headless=False: None)
+    monkeypatch.setattr("pytest_cometlocal.executor.browser.chromium.system_chromium", lambda: None)
     with pytest.raises(ChromiumNotFound, match="no Chromium found"):
         find_chromium(_FakePlaywright(str(tmp_path / "missing")))
-
-
-@pytest.mark.parametrize("shell_installed", [True, False])
-def test_a_headless_launch_takes_the_systems_headless_shell_and_a_headed_one_the_full_browser(
-        tmp_path, monkeypatch, shell_installed):
-    """Issue 50: the old headless shell (Playwright's own choice for headless runs) when installed; a headed
-    launch cannot use it; without it, the full browser as before; an explicit path or Playwright's build wins."""
-    from pytest_cometlocal.executor.browser import chromium as finder
-
-    monkeypatch.delenv("COMETLOCAL_CHROMIUM", raising=False)
-    shell, full = tmp_path / "lib" / "chromium-headless-shell", tmp_path / "bin" / "chromium"
-    for binary in (shell, full):
-        binary.parent.mkdir(exist_ok=True)
-        binary.write_text("#!/bin/sh\n")
-        binary.chmod(0o755)
-    monkeypatch.setattr(finder, "HEADLESS_SHELL_PATHS", (str(shell),) if shell_installed else ())
-    monkeypatch.setattr(finder, "HEADLESS_SHELL_NAMES", ())
-    monkeypatch.setattr(finder, "SYSTEM_NAMES", ())
-    monkeypatch.setattr(finder, "SYSTEM_PATHS", (str(full),))
-    no_build = _FakePlaywright(str(tmp_path / "missing"))
-    assert find_chromium(no_build, headless=True) == str(shell if shell_installed else full)
-    assert find_chromium(no_build, headless=False) == str(full)
-    assert find_chromium(no_build, str(full), headless=True) == str(full)  # an explicit path wins
-    assert find_chromium(_FakePlaywright(str(full)), headless=True) is None  # so does Playwright's own build
 
 
 @pytest.mark.parametrize("text", ["a" * 5000, "é" * 3000, "中" * 2000, "- listitem: ab中\n" * 300])

@@ -3,13 +3,8 @@
 Firefox has its own package (firefox/); the manager picks one by the browser's name.
 
 Order: an explicit path (option, ini or COMETLOCAL_CHROMIUM), Playwright's own
-downloaded build, then a system Chromium. For a headless launch the system's
-old headless shell comes first (Debian's ``chromium-headless-shell``): it is
-what Playwright itself runs headless, and it drives the same engine at about
-half the processor time of the full browser in its new headless mode
-(benchmarks/RESULTS.md, issue 50). A headed launch, or a system without the
-shell, gets the full browser (``/usr/bin/chromium`` and the usual names on
-PATH). The launch flags keep Chromium from phoning home,
+downloaded build, then a system Chromium (Debian's ``/usr/bin/chromium`` and
+the usual names on PATH). The launch flags keep Chromium from phoning home,
 which on a closed network otherwise means a stream of refused connections,
 and keep WebRTC from sending UDP around the allowlist proxy (channels.py).
 A headed launch with no display is refused in one line (:func:`display_problem`).
@@ -44,10 +39,6 @@ LAUNCH_ARGS = [
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 SYSTEM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")
-# The old headless shell: Debian's binary itself first (/usr/bin's name is a shell script that does not
-# exec it, so the browser would not be the process Playwright started), then the names on PATH.
-HEADLESS_SHELL_PATHS = ("/usr/lib/chromium/chromium-headless-shell",)
-HEADLESS_SHELL_NAMES = ("chromium-headless-shell",)
 
 
 def playwright_chromium(playwright: Playwright) -> str | None:
@@ -59,24 +50,7 @@ def playwright_chromium(playwright: Playwright) -> str | None:
     return path if path and Path(path).exists() else None
 
 
-def headless_shell() -> str | None:
-    """The system's old headless shell (Debian's ``chromium-headless-shell``), or None."""
-    for path in HEADLESS_SHELL_PATHS:
-        if Path(path).is_file() and os.access(path, os.X_OK):
-            return path
-    for name in HEADLESS_SHELL_NAMES:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
-def system_chromium(headless: bool = False) -> str | None:
-    """A system Chromium to launch; for ``headless``, the old headless shell when it is installed."""
-    if headless:
-        shell = headless_shell()
-        if shell:
-            return shell
+def system_chromium() -> str | None:
     for name in SYSTEM_NAMES:
         found = shutil.which(name)
         if found:
@@ -87,12 +61,8 @@ def system_chromium(headless: bool = False) -> str | None:
     return None
 
 
-def find_chromium(playwright: Playwright, explicit: str | None = None, headless: bool = True) -> str | None:
-    """Path to launch, or None to let Playwright use its own (already checked to exist).
-
-    ``headless``: the launch's mode, which decides between the system's headless
-    shell and its full browser (a headed launch needs the full one).
-    """
+def find_chromium(playwright: Playwright, explicit: str | None = None) -> str | None:
+    """Path to launch, or None to let Playwright use its own (already checked to exist)."""
     explicit = explicit or os.environ.get("COMETLOCAL_CHROMIUM") or None
     if explicit:
         resolved = shutil.which(explicit) or explicit
@@ -101,7 +71,7 @@ def find_chromium(playwright: Playwright, explicit: str | None = None, headless:
         return resolved
     if playwright_chromium(playwright):
         return None
-    found = system_chromium(headless)
+    found = system_chromium()
     if found:
         return found
     raise ChromiumNotFound(

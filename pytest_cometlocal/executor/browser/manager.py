@@ -138,7 +138,7 @@ class BrowserManager:
         assert self._playwright is not None
         # A channel (pytest-playwright's --browser-channel: chrome, msedge...) names its own binary.
         channel_only = bool(self.launch_kwargs.get("channel")) and not self.explicit_path
-        path = None if channel_only else find_chromium(self._playwright, self.explicit_path, headless)
+        path = None if channel_only else find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
         kwargs["args"] = LAUNCH_ARGS + list(kwargs.get("args") or [])
         if path:
