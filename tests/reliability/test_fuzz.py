@@ -14,8 +14,6 @@ not a Hypothesis deadline: a wall-clock deadline per example fails on a loaded
 machine without any hang; "never unbounded memory" is measured with
 tracemalloc on inputs built to blow up (aliases, nesting, size, documents).
 Runs are reproducible: derandomized, and no example database is written.
-The example counts are CI's (``tests.support.soak``); ``COMETLOCAL_SOAK=1``
-runs the full soak (300 mutated plans, 150 byte strings; CI: 100 and 50).
 """
 
 from __future__ import annotations
@@ -37,7 +35,6 @@ from pytest_cometlocal.contract.model.problems import MAX_MESSAGE
 from pytest_cometlocal.contract.model.records import EvidenceRef
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, ValidPlan, validate_path
 from pytest_cometlocal.executor.step.failures import invalid_plan_error
-from tests.support import soak
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 # Every rule id in a heading of docs/validation-rules.md (a heading may name several: DEVICE, TIMEZONE, ...).
@@ -47,7 +44,7 @@ ENV = {"PW": "hunter2", "TOKEN": "t0k3n"}
 
 pytestmark = pytest.mark.usefixtures("hard_limit")
 
-FUZZ = settings(max_examples=soak(100, 300), deadline=None, derandomize=True, database=None,
+FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.large_base_example])
 
 BASES = [
@@ -319,7 +316,7 @@ def test_the_bases_are_valid(folder: Path) -> None:
             p.format() for r in results if isinstance(r, InvalidPlan) for p in r.problems]
 
 
-@settings(max_examples=soak(50, 150), deadline=None, derandomize=True, database=None,
+@settings(max_examples=150, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=400) | st.text(max_size=300).map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_arbitrary_bytes_give_clean_problems(folder: Path, data: bytes) -> None:
