@@ -515,3 +515,13 @@ def one_page_site():
 def cometlocal_base_url(one_page_site):
     return one_page_site
 '''
+
+
+# ---------------------------------------------------------------------------
+# Soak counts
+
+
+def soak(ci: int, full: int) -> int:
+    """How many times a soak-style test repeats: ``ci`` by default (each repetition still lands at a
+    different moment, so CI stays meaningful), ``full`` when COMETLOCAL_SOAK=1 asks for the long run."""
+    return full if os.environ.get("COMETLOCAL_SOAK") == "1" else ci

@@ -14,6 +14,9 @@ timeout (Chromium needs more address space than any such limit). Both must
 print no traceback; every problem must be located (file:line:col); every plan
 must get its own outcome (an invalid one: INVALID_ACTIONSPEC when it runs, not
 an error at setup or collection); the five valid plans must pass.
+
+The counts (mutants, Hypothesis' seeds) are CI's (``tests.support.soak``);
+``COMETLOCAL_SOAK=1`` runs the full soak (66 mutants, 25 seeds; CI: 22 and 10).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from hypothesis import strategies as st
 
 from pytest_cometlocal.contract.validate.validator import InvalidPlan, ValidationContext, validate_text
 from tests.reliability.mutations import EXAMPLES, Mutant, mutants
-from tests.support import OUTCOMES_CONFTEST, PORTAL_CONFTEST, read_outcomes, served_pages
+from tests.support import OUTCOMES_CONFTEST, PORTAL_CONFTEST, read_outcomes, served_pages, soak
 
 pytestmark = pytest.mark.usefixtures("hard_limit")
 
@@ -43,7 +46,7 @@ REPO = Path(__file__).resolve().parents[2]
 # Every rule id in a heading of docs/validation-rules.md (a heading may name several: DEVICE, TIMEZONE, ...).
 DOCUMENTED_RULES = {rule for heading in re.findall(r"^### (.+)$", (REPO / "docs" / "validation-rules.md").read_text(), re.M)
                     for rule in re.findall(r"`([A-Z0-9_]+)`", heading)}
-SEED, COUNT = 35, 66
+SEED, COUNT = 35, soak(22, 66)  # every class of mutants.py in turn (11), twice or six times
 MEMORY = 1024 ** 3
 # Classes whose every mutant is invalid by construction.
 ALWAYS_INVALID = {"product", "rows", "groups", "control", "typo"}
@@ -191,7 +194,7 @@ def _failure_texts(path: Path) -> dict[str, str]:
     return texts
 
 
-@settings(max_examples=25, deadline=None, derandomize=True, database=None,
+@settings(max_examples=soak(10, 25), deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(0, 2 ** 32))
 def test_any_seed_gives_located_problems_in_process(seed: int):

@@ -1,18 +1,16 @@
 """Pages that misbehave can never hang the suite (issue 10).
 
-Each misbehaviour runs as an inner pytest session in a subprocess with a hard
-timeout: a session that does not finish in time is a hang, and fails the test
-saying so. The inner folder's conftest.py serves ``misbehaving.py`` on
-127.0.0.1 and holds two plans: plan A meets the misbehaviour and must end with
-the expected typed outcome (its error code in the JUnit report and in the
-trace, a trace whose every line parses with seq 1..n and ends with
-``run_finished``, a run folder that verifies), and plan B, collected after it
-in the same session and on the same browser, does something simple on a
-healthy page and must pass. The session's output has no Python traceback and
-no internal error. The last test runs every misbehaviour in one session, with
-healthy plans between them.
+Every misbehaviour runs in ONE inner pytest session (a module fixture: a browser
+and a session cost seconds to start), in a subprocess with a hard timeout: a
+session that does not finish in time is a hang, and fails every test saying so.
+Its conftest.py serves ``misbehaving.py`` on 127.0.0.1. Each misbehaving plan
+must end with the expected typed outcome (its error code in the JUnit report
+and in the trace, a trace whose every line parses with seq 1..n and ends with
+``run_finished``, a run folder that verifies), and the healthy plan collected
+after it, on the same browser, must pass. The output has no Python traceback
+and no internal error. Each misbehaviour's test reads its pair; the last, all.
 
-No timing is asserted: the hard timeouts only tell a hang from an end.
+No timing is asserted: the hard timeout only tells a hang from an end.
 """
 
 from __future__ import annotations
@@ -35,15 +33,16 @@ from pytest_cometlocal.executor.page.observation import UNPAINTED
 from tests.reliability import procs
 from tests.support import plan
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("lean_inner_runs")]
+pytestmark = pytest.mark.browser
+# What tests/conftest.py's lean_inner_runs (a function fixture) sets: the module's session sets it itself.
+LEAN_ADDOPTS = "-p no:hypothesispytest -p no:cacheprovider --assert=plain -p no:playwright"
 
 REPO = Path(__file__).resolve().parents[2]
 ERROR_CODES_DOC = REPO / "docs" / "error-codes.md"
 
-# A session of two plans whose plan A does not hang ends well within this; one
+# The module's session, none of whose plans hangs, ends well within this; one
 # that is still running then has hung.
-HARD_TIMEOUT_S = 150
-MIXED_HARD_TIMEOUT_S = 300
+HARD_TIMEOUT_S = 300
 
 CONFTEST = """
 import pytest
@@ -368,29 +367,34 @@ def assert_healthy_passed(inner: Inner, name: str) -> None:
 # The tests
 
 
+# Every misbehaving plan, each followed by a healthy one, after a healthy first plan.
+HEALTHY = ["healthy first", *(f"healthy after {name}" for name in CASES)]
+PLANS = [healthy(HEALTHY[0]), *(p for name, c in CASES.items() for p in (c.plan(name), healthy(f"healthy after {name}")))]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory: pytest.TempPathFactory) -> Inner:
+    """The module's one inner session: every test reads its case from it. A hang fails here, and so every
+    test of the module, with where each run stood."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_ADDOPTS", LEAN_ADDOPTS)
+        return run_inner(tmp_path_factory.mktemp("mixed"), PLANS)
+
+
 @pytest.mark.parametrize("name", list(CASES))
-def test_misbehaving_page_ends_typed_and_the_next_plan_passes(pytester: pytest.Pytester, name: str) -> None:
-    case = CASES[name]
-    inner = run_inner(pytester.path, [case.plan(name), healthy(f"healthy after {name}")])
-    assert_no_raw_failure(inner)
-    assert set(inner.items) == {name, f"healthy after {name}"}, sorted(inner.items)
-    assert_plan_outcome(inner, name, case)
-    assert_healthy_passed(inner, f"healthy after {name}")
-    if case.allowed() == {None}:
-        assert inner.returncode == pytest.ExitCode.OK, inner.output[-3000:]
-    elif None not in case.allowed():
-        assert inner.returncode == pytest.ExitCode.TESTS_FAILED, inner.output[-3000:]
+def test_misbehaving_page_ends_typed_and_the_next_plan_passes(mixed: Inner, name: str) -> None:
+    assert_no_raw_failure(mixed)
+    names = list(mixed.items)
+    assert name in names and names[names.index(name) + 1] == f"healthy after {name}", names  # same browser, next
+    assert_plan_outcome(mixed, name, CASES[name])  # a pass only where allowed, else a typed failure
+    assert_healthy_passed(mixed, f"healthy after {name}")
 
 
-def test_mixed_suite_with_every_misbehaviour_finishes_typed(pytester: pytest.Pytester) -> None:
-    plans, healthy_names = [healthy("healthy first")], ["healthy first"]
+def test_mixed_suite_with_every_misbehaviour_finishes_typed(mixed: Inner) -> None:
+    assert_no_raw_failure(mixed)
+    assert len(mixed.items) == len(PLANS), sorted(mixed.items)
+    assert mixed.returncode == pytest.ExitCode.TESTS_FAILED, mixed.output[-3000:]  # typed failures, nothing worse
     for name, case in CASES.items():
-        plans += [case.plan(name), healthy(f"healthy after {name}")]
-        healthy_names.append(f"healthy after {name}")
-    inner = run_inner(pytester.path, plans, hard_timeout=MIXED_HARD_TIMEOUT_S)
-    assert_no_raw_failure(inner)
-    assert len(inner.items) == len(plans), sorted(inner.items)
-    for name, case in CASES.items():
-        assert_plan_outcome(inner, name, case)
-    for name in healthy_names:
-        assert_healthy_passed(inner, name)
+        assert_plan_outcome(mixed, name, case)
+    for name in HEALTHY:
+        assert_healthy_passed(mixed, name)

@@ -20,6 +20,9 @@ server and its workers are killed at the end.
   padded, none of 900.
 - With a browser, workers run a long plan against the demo portal in one
   shared Chromium (over CDP), the way a real run is killed.
+
+The kill counts are CI's (``tests.support.soak``); ``COMETLOCAL_SOAK=1`` runs
+the full soak (150 writer kills, 30 plan kills).
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ import pytest
 from pytest_cometlocal.runs.verify import verify_run
 from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, system_chromium
 from pytest_cometlocal.executor.runfolder.trace_writer import LINE_ROOM
-from tests.support import DEFAULTS, LOGIN, defaults
+from tests.support import DEFAULTS, LOGIN, defaults, soak
 
 ROOT = Path(__file__).resolve().parents[2]
 NOT_FINISHED = "trace.jsonl: last event is "  # a killed run has no run_finished: expected
@@ -181,7 +184,7 @@ def run_folders(output: Path, count: int, deadline: float) -> list[Path]:
     raise AssertionError(f"not every worker opened its run folder: {sorted(output.rglob('trace.jsonl'))}")
 
 
-KILLS = 150  # each kills WRITERS workers at once
+KILLS = soak(40, 150)  # each kills WRITERS workers at once
 WRITERS = 2  # one a core: the kills land while both are writing
 
 
@@ -231,7 +234,7 @@ def cdp_chromium(tmp_path: Path) -> Iterator[str]:
         proc.wait(timeout=10)
 
 
-PLAN_KILLS = 30
+PLAN_KILLS = soak(10, 30)
 
 
 def wait_for(path: Path, deadline: float) -> None:
