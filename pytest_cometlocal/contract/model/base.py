@@ -85,7 +85,6 @@ def _may_nest(annotation: Any) -> bool:
     return not (isinstance(annotation, type) and issubclass(annotation, _SCALARS))
 
 
-
 def _holds(reach: set[type] | None, wanted: frozenset[type]) -> bool:
     return reach is None or any(issubclass(r, w) or issubclass(w, r) for r in reach for w in wanted)
 

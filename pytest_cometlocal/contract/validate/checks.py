@@ -32,7 +32,7 @@ from pytest_cometlocal.contract.model.checks.numbers import NUMBER_KEYS, NumberC
 from pytest_cometlocal.contract.numbers import bound_problem, read_number
 from pytest_cometlocal.contract.model.checks.audits import AXE_RULE_IDS, AXE_VERSION, pictures_missing, snapshot_name_problem
 from pytest_cometlocal.contract.model.problems import Loc
-from pytest_cometlocal.contract.model.base import nested_fields
+from pytest_cometlocal.contract.model.base import can_hold, nested_fields
 from pytest_cometlocal.contract.model.targets import ROLE_FILTER_ROLES, ROLE_FILTERS
 from pytest_cometlocal.contract.patterns import pattern_problem
 
@@ -222,8 +222,7 @@ def check_numbers(conditions: Iterable[tuple[Any, str, int, Any]], loc: Loc, add
     between's low is not above its high; no number key names a secret (INTERPOLATION: it is compared with
     page data, which a failure shows)."""
     for cond, phase, i, _target in conditions:
-        cls = type(cond.args)
-        if issubclass(cls, NumberChecks) or nested_fields(cls, _NUMBER_MODELS):  # most args: neither
+        if can_hold(type(cond.args), _NUMBER_MODELS):  # most args cannot: not walked
             for args, aloc in _number_models(cond.args, loc + (phase, i, "args")):
                 _check_number_keys(cond, args, aloc, add)
 

@@ -26,7 +26,7 @@ from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.checks import (
     check_numbers, check_role_filters, check_scroll_to, check_v12_conditions)
 from pytest_cometlocal.contract.validate.keys import snapshot_problem
-from pytest_cometlocal.contract.patterns import may_hold_regex, regex_problems
+from pytest_cometlocal.contract.patterns import regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.browsers.rules import check_browser_features
@@ -133,9 +133,8 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_extension_inputs(step, loc, add, seen.written)
     if seen.extension:
         check_extension_step(step, loc, add, describe)  # (extensions) rule EXTENSION, and `args`
-    written, condition_kinds = seen.written, seen.condition_kinds
-    for rule, keys, kinds, wanted_conditions in _GATED:  # seen.wants, inline: five rows a step
-        if step.kind in kinds or not written.isdisjoint(keys) or not condition_kinds.isdisjoint(wanted_conditions):
+    for rule, keys, kinds, wanted_conditions in _GATED:
+        if seen.wants(keys, kinds, wanted_conditions):
             rule(step, loc, add, allowlist)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
@@ -143,9 +142,9 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_target_specs(step, add, specs)
     check_role_filters((t for spec in specs for t in spec[2]), add)
     check_conditions(step, loc, add, conditions)
-    if not condition_kinds.isdisjoint(V12_CONDITION_KINDS):
+    if not seen.condition_kinds.isdisjoint(V12_CONDITION_KINDS):
         check_v12_conditions(conditions, loc, add)
-    if not condition_kinds.isdisjoint(STATE_CONDITION_KINDS):
+    if not seen.condition_kinds.isdisjoint(STATE_CONDITION_KINDS):
         check_state_conditions(conditions, loc, add)  # (v1.3)
     check_numbers(conditions, loc, add)  # (v1.3) rule NUMBER
     check_strong_postcondition(step, loc, add)
@@ -286,9 +285,8 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
             parts = split_url(SECRET_REFERENCE.sub("SECRET", cond.args.url))
             if isinstance(parts, str):
                 add(loc + (phase, i, "args", "url"), parts, "URL")
-        if may_hold_regex(cond.args):  # most args cannot (patterns.py): not walked
-            for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):
-                add(where, problem, "REGEX")
+        for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):  # not walked when it cannot hold one
+            add(where, problem, "REGEX")
         if ckind == "aria_snapshot_matches":
             problem = snapshot_problem(cond.args.snapshot)
             if problem:

@@ -18,7 +18,7 @@ machine). The screencast's first frame is copied after that; without the
 fence, a page slow to paint gave frames from before the change (a test pins it).
 
 **What each frame was** (issue 50): ``grab_frame`` and ``PendingFrame`` fill a
-``FrameRecord`` (``frame_ts``: the frame's ``metadata.timestamp``; ``fence_ms``:
+frame record, a dict (``method``; ``frame_ts``: the frame's ``metadata.timestamp``; ``fence_ms``:
 the fence sent to the fence resolved; ``waited_ms``: what the caller blocked
 for), which the observation keeps as ``metadata.screenshot_frame``: the trace
 then says which frame a state got and what it cost the step.
@@ -149,7 +149,7 @@ def _ms(since: float) -> float:
 
 def grab_frame(page: Page, caret: bool = True, record: dict[str, Any] | None = None) -> bytes | None:
     """One fresh screencast frame of the viewport (JPEG); None without the DevTools protocol.
-    ``record``, when given, gets the frame's ``FrameRecord`` fields (the module's docstring)."""
+    ``record``, when given, gets the frame record's fields (the module's docstring)."""
     session = cdp_session(page)
     if session is None:
         return None
@@ -219,7 +219,7 @@ class PendingFrame:
         self.session = cdp_session(page)
         self.handle: str | None = None
         self.done = False
-        self.record: dict[str, Any] = {}  # the FrameRecord of the frame result() gives
+        self.record: dict[str, Any] = {}  # the frame record of the frame result() gives
         self.sent = time.perf_counter()
         if self.session is None:
             return
