@@ -8,30 +8,26 @@ show the combinations users have: the newest pytest-playwright alone and with
 pytest-base-url, an old pytest-playwright (which requires pytest-base-url), and
 neither (which also has no pytest-xdist). The venvs are built without a pip
 of their own (this environment's pip installs into them), and this package
-goes in as a wheel built from this checkout. Building a venv costs far more
-than a test, so each combination is built once and kept (``CACHE``, keyed by
-Python, pyproject.toml and the packages; the wheel by its sources): each session
-gets a hard-linked copy of it and installs this checkout's wheel into the copy
-(``--no-deps --force-reinstall``), in parallel. Without a package registry the
-module skips.
+goes in as a wheel built from this checkout. Each combination is built once
+and kept (tests/integration/venvs.py); each session installs this checkout's
+wheel into a copy of it, in parallel. Without a package registry the module
+skips.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from pytest_cometlocal.executor.browser.chromium import system_chromium
+from tests.integration.venvs import cached_venv, clean_env, pip, wheel
 from tests.support import defaults, served_pages
 
 pytestmark = [
@@ -39,26 +35,15 @@ pytestmark = [
     pytest.mark.skipif(os.environ.get("COMETLOCAL_SKIP_PACKAGING") == "1", reason="COMETLOCAL_SKIP_PACKAGING=1"),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 OLD_PLAYWRIGHT = "pytest-playwright==0.9.0"  # the last release that required pytest-base-url
-INSTALL_TIMEOUT = 600
 RUN_TIMEOUT = 180
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "pytest-cometlocal-tests" / "beside"
-# What the outer session may have set that would leak into the inner ones.
-LEAKS = ("PYTHONPATH", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PYTEST_BASE_URL",
-         "COMETLOCAL_BASE_URL", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST")
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in LEAKS}
-    return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1", **extra}
 
 
 def _newest(package: str) -> str:
     """The newest release on the package index, or skip: this test needs a registry."""
     try:
         found = subprocess.run([sys.executable, "-m", "pip", "index", "versions", "--retries", "2", "--timeout", "30",
-                                package], capture_output=True, text=True, timeout=120, env=_env())
+                                package], capture_output=True, text=True, timeout=120, env=clean_env())
     except subprocess.TimeoutExpired:
         pytest.skip(f"package registry did not answer for {package} within 120 s")
     match = re.search(rf"^{re.escape(package)} \(([^)]+)\)", found.stdout, re.M)
@@ -67,86 +52,12 @@ def _newest(package: str) -> str:
     return match.group(1)
 
 
-def _wheel(tmp: Path) -> Path:
-    """One wheel of this checkout, built from a copy (so no build/ folder lands in the checkout), or the
-    cached one built from the same sources."""
-    source = tmp / "source"
-    shutil.copytree(REPO / "pytest_cometlocal", source / "pytest_cometlocal",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(REPO / name, source / name)
-    digest = hashlib.sha256()
-    for path in sorted(p for p in source.rglob("*") if p.is_file()):
-        digest.update(f"{path.relative_to(source)}\0".encode() + path.read_bytes() + b"\0")
-    cached = CACHE / "wheels" / digest.hexdigest()[:24]
-    if not cached.is_dir():
-        built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w",
-                                str(tmp / "dist"), str(source)],
-                               capture_output=True, text=True, timeout=INSTALL_TIMEOUT, env=_env())
-        assert built.returncode == 0, built.stderr[-3000:]
-        _keep(tmp / "dist", cached)
-    return next(cached.glob("pytest_cometlocal-*.whl"))
-
-
-def _keep(built: Path, cached: Path) -> None:
-    """Move ``built`` into the cache at ``cached`` in one rename (a concurrent session that got there first wins)."""
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        built.rename(cached)
-    except OSError:
-        if not cached.is_dir():
-            raise
-        shutil.rmtree(built, ignore_errors=True)
-
-
-def _pip(python: Path, *args: str, timeout: int = INSTALL_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    """This environment's pip, acting on the venv of ``python`` (``pip --python``): the venvs need no pip of
-    their own, whose install (ensurepip) cost each venv more than its packages."""
-    return subprocess.run([sys.executable, "-m", "pip", "--python", str(python), *args],
-                          capture_output=True, text=True, timeout=timeout, env=_env())
-
-
-def _venv(root: Path, wheel: Path, packages: list[str]) -> Path:
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True, timeout=120)
-    python = root / "bin" / "python"
-    install = _pip(python, "install", "--quiet", "--no-compile", str(wheel), *packages)
-    if install.returncode != 0 and re.search(r"(?i)connection|network is unreachable|name resolution", install.stderr):
-        pytest.skip(f"package registry unreachable: {install.stderr.strip()[-300:]}")
-    assert install.returncode == 0, install.stderr[-3000:]
-    return python
-
-
-def _cached_venv(root: Path, wheel: Path, packages: list[str]) -> Path:
-    """A venv at ``root``: a hard-linked copy of the cached one with ``packages`` (built on a miss), with this
-    checkout's wheel installed over the cached one's (pip replaces files, it never writes into a linked one)."""
-    key = hashlib.sha256(json.dumps([sys.version, (REPO / "pyproject.toml").read_text(encoding="utf-8"),
-                                     packages]).encode()).hexdigest()[:24]
-    cached = CACHE / "venvs" / key
-    if not (cached / "bin" / "python").exists():
-        building = CACHE / "building" / uuid.uuid4().hex
-        building.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            _venv(building, wheel, packages)
-            _keep(building, cached)
-        finally:
-            shutil.rmtree(building, ignore_errors=True)
-    try:
-        shutil.copytree(cached, root, symlinks=True, copy_function=os.link)
-    except (OSError, shutil.Error):  # the cache on another file system: a plain copy
-        shutil.rmtree(root, ignore_errors=True)
-        shutil.copytree(cached, root, symlinks=True)
-    python = root / "bin" / "python"
-    install = _pip(python, "install", "--quiet", "--no-compile", "--no-deps", "--force-reinstall", str(wheel))
-    assert install.returncode == 0, install.stderr[-3000:]
-    return python
-
-
 @pytest.fixture(scope="module")
 def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dict[str, str]]]:
     """name -> (python, {distribution: version}) for each combination."""
     newest = _newest("pytest-playwright")
     tmp = tmp_path_factory.mktemp("beside")
-    wheel = _wheel(tmp)
+    built = wheel(tmp)
     wanted = {
         "newest alone": [f"pytest-playwright=={newest}"],
         "newest with pytest-base-url": [f"pytest-playwright=={newest}", "pytest-base-url"],
@@ -154,12 +65,12 @@ def venvs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, dic
         "neither": [],
     }
     with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
-        futures = {name: pool.submit(_cached_venv, tmp / f"venv{i}", wheel, packages)
+        futures = {name: pool.submit(cached_venv, tmp / f"venv{i}", built, packages)
                    for i, (name, packages) in enumerate(wanted.items())}
         pythons = {name: future.result() for name, future in futures.items()}
     made = {}
     for name, python in pythons.items():
-        listed = _pip(python, "list", "--format", "json", timeout=120)
+        listed = pip(python, "list", "--format", "json", timeout=120)
         made[name] = (python, {d["name"].lower(): d["version"] for d in json.loads(listed.stdout)})
     # The combinations are the ones named: nothing leaked in from the outer environment.
     assert made["newest alone"][1]["pytest-playwright"] == newest and "pytest-base-url" not in made["newest alone"][1]
@@ -210,7 +121,7 @@ def _pytest(python: Path, suite: Path, *args: str, **env: str) -> subprocess.Com
     chromium = os.environ.get("COMETLOCAL_CHROMIUM") or system_chromium() or ""
     return subprocess.run([str(python), "-m", "pytest", "-p", "no:cacheprovider", "-v", *args], cwd=suite,
                           capture_output=True, text=True, timeout=RUN_TIMEOUT,
-                          env=_env(SYSTEM_CHROMIUM=chromium, **env))
+                          env=clean_env(SYSTEM_CHROMIUM=chromium, **env))
 
 
 def _base_urls(output: Path) -> dict[str, str]:
