@@ -12,6 +12,7 @@ a step group).
 from __future__ import annotations
 
 import copy
+import functools
 import random
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,8 +55,10 @@ class Mutant:
     extra: dict[str, bytes] = field(default_factory=dict)
 
 
-def base_trees() -> list[tuple[str, Any]]:
-    """(folder relative to example_plans, tree) of every document of every example plan."""
+@functools.lru_cache(maxsize=1)
+def base_trees() -> tuple[tuple[str, Any], ...]:
+    """(folder relative to example_plans, tree) of every document of every example plan: parsed once per
+    process (callers deep-copy a tree before they change it)."""
     found = []
     for path in sorted(EXAMPLES.rglob("*.actions.yaml")):
         try:
@@ -65,7 +68,7 @@ def base_trees() -> list[tuple[str, Any]]:
         for doc in docs:
             if isinstance(doc, dict) and isinstance(doc.get("steps"), list):
                 found.append((path.parent.relative_to(EXAMPLES).as_posix(), doc))
-    return found
+    return tuple(found)
 
 
 def _steps(tree: dict) -> list[dict]:

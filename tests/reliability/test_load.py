@@ -23,8 +23,8 @@ from tests.support import DEFAULTS, soak
 
 pytestmark = pytest.mark.browser  # the inner session runs its plans in Chromium
 
-# Thirty plans already put each worker through a dozen plans back to back (three negative among them);
-# the full hundred is the soak run's.
+# Thirty plans put each worker through about fifteen back to back, three of the thirty negative; the full
+# hundred is the soak run's.
 PLANS = soak(30, 100)
 
 
