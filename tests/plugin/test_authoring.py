@@ -280,11 +280,11 @@ steps:
                                            "--cometlocal-profile", "balanced")
     result.assert_outcomes(passed=1)
     assert manifests(pytester.path)["top"]["execution_profile"]["name"] == "balanced"
-    # A profile that does not exist: a usage error naming the choices, no traceback.
-    result = pytester.runpytest_subprocess("--cometlocal-profile", "quick")
+    # A profile that does not exist: a usage error naming the choices, no traceback. Nothing runs, so in process.
+    result = pytester.runpytest_inprocess("--cometlocal-profile", "quick")
     assert result.ret == 4 and "invalid choice: 'quick'" in result.stderr.str()
     pytester.makeini("[pytest]\ncometlocal_profile = quick\n")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     assert result.ret == 4 and "ini cometlocal_profile must be balanced, fast, forensic, not 'quick'" in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
 
