@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PORTAL_CONFTEST, read_trace, write
+from tests.support import OUTCOMES_CONFTEST, PORTAL_CONFTEST, read_outcomes, read_trace, write
 
 pytestmark = pytest.mark.browser
 
@@ -64,11 +64,13 @@ steps:
 """
 
 
-def manifests(root: Path) -> dict[str, dict]:
+def manifests(root: Path, under: str = "") -> dict[str, dict]:
+    """The run manifests by plan name, of the plans whose file is under the folder ``under`` (if given)."""
     out = {}
     for manifest in (root / "cometlocal-runs").glob("*/run_manifest.json"):
         data = json.loads(manifest.read_text())
-        out[data["plan"]["name"]] = data | {"_dir": str(manifest.parent)}
+        if data["plan"]["file"].startswith(under):
+            out[data["plan"]["name"]] = data | {"_dir": str(manifest.parent)}
     return out
 
 
@@ -127,40 +129,83 @@ def test_saved_login_is_reused_and_the_login_page_is_never_shown(pytester: pytes
     assert dash["redaction_policy"]["secret_count"] >= 1  # the state's values joined the masked values
 
 
-def test_a_plan_needing_a_state_runs_its_maker_on_demand(pytester: pytest.Pytester) -> None:
-    make_suite(pytester)
+# Four cases that select only the dashboards (``-k dashboard``) share one inner session (a session costs
+# seconds to start): each in a folder of its own, with a state of its own name (states are named per session,
+# so no folder's saver can make another's). It runs once per process, in the first asking test's folder.
+SELECTED = {
     # Only the dashboard is selected: the login plan is run once, on demand, in its own run folder.
-    result = pytester.runpytest_subprocess("-v", "-k", "dashboard")
-    result.assert_outcomes(passed=1, deselected=1)
-    runs = manifests(pytester.path)
+    "ondemand": {},
+    # The maker fails: every plan that needs its state errors.
+    "failing": {"groups/login.steps.yaml": LOGIN_GROUP.replace("{password: demo}", "{password: wrong}"),
+                "c_dashboard.actions.yaml": DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two")},
+    # Issue 24: a typo in one saver's ``with:`` (it comes first) must not take the state from the others.
+    "invalid": {"a_typo.actions.yaml": LOGIN_PLAN.replace("name: login", "name: typo").replace("{user:", "{usr:"),
+                "c_dashboard.actions.yaml": DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two")},
+    # No plan saves the state.
+    "nobody": None,
+}
+_SELECTED: dict[str, pytest.RunResult | str] = {}
+
+
+def state_of(case: str) -> str:
+    return f"signed_in_{case}"
+
+
+def selected(pytester: pytest.Pytester, case: str) -> tuple[pytest.RunResult, dict[str, tuple], dict[str, dict]]:
+    """The shared ``-k dashboard`` session's result, the outcomes of ``case``'s items (node ids inside its
+    folder) and the manifests of its runs by plan name."""
+    if "result" not in _SELECTED:
+        _SELECTED["result"] = "the shared -k dashboard session failed in an earlier test"
+        pytester.makeconftest(OUTCOMES_CONFTEST)
+        write(pytester, "cometlocal.yaml", SUITE)
+        for name, extra in SELECTED.items():
+            files = {"a_dashboard.actions.yaml": DASHBOARD_PLAN} if extra is None else {
+                "groups/login.steps.yaml": LOGIN_GROUP, "a_dashboard.actions.yaml": DASHBOARD_PLAN,
+                "b_login.actions.yaml": LOGIN_PLAN, **extra}
+            for file, text in files.items():
+                text = text.replace("storage_state: signed_in", f"storage_state: {state_of(name)}")
+                write(pytester, f"{name}/{file}", text)
+        result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "-k", "dashboard")
+        # ondemand: 1 passed, 1 deselected; failing: 2 errors, 1 deselected; invalid: 2 passed, 2 deselected;
+        # nobody: 1 error
+        result.assert_outcomes(passed=3, errors=3, deselected=4)
+        _SELECTED["result"], _SELECTED["path"] = result, pytester.path
+    result = _SELECTED["result"]
+    if isinstance(result, str):
+        pytest.fail(result, pytrace=False)
+    path = _SELECTED["path"]
+    outcomes = {nodeid.split("/", 1)[1]: outcome for nodeid, outcome in read_outcomes(path / "outcomes.jsonl").items()
+                if nodeid.startswith(f"{case}/")}
+    return result, outcomes, manifests(path, f"{case}/")
+
+
+def test_a_plan_needing_a_state_runs_its_maker_on_demand(pytester: pytest.Pytester) -> None:
+    _, outcomes, runs = selected(pytester, "ondemand")
+    assert outcomes == {"a_dashboard.actions.yaml::dashboard": ("passed", None)}  # the login plan deselected
     assert set(runs) == {"login", "dashboard"}
-    assert "storage state 'signed_in'" in runs["login"]["plan"]["purpose"]
+    assert f"storage state '{state_of('ondemand')}'" in runs["login"]["plan"]["purpose"]
     assert runs["dashboard"]["storage_state"]["made_on_demand_in"] == runs["login"]["_dir"]
 
 
 def test_a_failing_maker_errors_every_plan_that_needs_its_state(pytester: pytest.Pytester) -> None:
-    make_suite(pytester)
-    write(pytester, "groups/login.steps.yaml", LOGIN_GROUP.replace("{password: demo}", "{password: wrong}"))
-    write(pytester, "c_dashboard.actions.yaml", DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two"))
-    result = pytester.runpytest_subprocess("-v", "-k", "dashboard")
-    result.assert_outcomes(errors=2, deselected=1)
-    result.stdout.fnmatch_lines(["*storage state 'signed_in' could not be made: its maker b_login.actions.yaml::login failed"
+    result, outcomes, runs = selected(pytester, "failing")
+    assert set(outcomes) == {"a_dashboard.actions.yaml::dashboard", "c_dashboard.actions.yaml::dashboard two"}
+    assert {outcome for outcome, _ in outcomes.values()} == {"error"}
+    result.stdout.fnmatch_lines([f"*storage state '{state_of('failing')}' could not be made: its maker"
+                                 " failing/b_login.actions.yaml::login failed"
                                  " with POSTCONDITION_FAILED at step 'login.submit'*"])
-    assert len(manifests(pytester.path)) == 1  # the maker ran once, not once per plan
+    assert len(runs) == 1  # the maker ran once, not once per plan
 
 
 def test_an_invalid_saver_is_never_the_maker_while_a_valid_one_saves_the_state(pytester: pytest.Pytester) -> None:
     """Issue 24: a typo in one saver's ``with:`` (it comes first) must not take the state from the others."""
-    make_suite(pytester)
-    write(pytester, "a_typo.actions.yaml", LOGIN_PLAN.replace("name: login", "name: typo").replace("{user:", "{usr:"))
-    write(pytester, "c_dashboard.actions.yaml", DASHBOARD_PLAN.replace("name: dashboard", "name: dashboard two"))
     # Only the dashboards run: the state is made on demand, by the first *valid* saver.
-    result = pytester.runpytest_subprocess("-v", "-k", "dashboard")
-    result.assert_outcomes(passed=2, deselected=2)
-    runs = manifests(pytester.path)
+    _, outcomes, runs = selected(pytester, "invalid")
+    assert outcomes == {"a_dashboard.actions.yaml::dashboard": ("passed", None),
+                        "c_dashboard.actions.yaml::dashboard two": ("passed", None)}  # both savers deselected
     assert set(runs) == {"login", "dashboard", "dashboard two"}  # the maker ran once; the typo plan never ran
     for name in ("dashboard", "dashboard two"):
-        assert runs[name]["storage_state"]["made_by"] == "b_login.actions.yaml::login"
+        assert runs[name]["storage_state"]["made_by"] == "invalid/b_login.actions.yaml::login"
         assert runs[name]["storage_state"]["made_on_demand_in"] == runs["login"]["_dir"]
 
 
@@ -180,10 +225,9 @@ def test_when_no_saver_is_valid_the_error_names_each_and_its_first_problem(pytes
 
 
 def test_a_state_nobody_saves_is_a_clear_setup_error(pytester: pytest.Pytester) -> None:
-    make_suite(pytester)
-    result = pytester.runpytest_subprocess("a_dashboard.actions.yaml")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*storage state 'signed_in' is saved by no collected plan*"])
+    result, outcomes, _ = selected(pytester, "nobody")
+    assert outcomes == {"a_dashboard.actions.yaml::dashboard": ("error", None)}
+    result.stdout.fnmatch_lines([f"*storage state '{state_of('nobody')}' is saved by no collected plan*"])
 
 
 def test_group_step_failure_names_plan_and_group_lines(pytester: pytest.Pytester) -> None:
@@ -236,11 +280,11 @@ steps:
                                            "--cometlocal-profile", "balanced")
     result.assert_outcomes(passed=1)
     assert manifests(pytester.path)["top"]["execution_profile"]["name"] == "balanced"
-    # A profile that does not exist: a usage error naming the choices, no traceback.
-    result = pytester.runpytest_subprocess("--cometlocal-profile", "quick")
+    # A profile that does not exist: a usage error naming the choices, no traceback. Nothing runs, so in process.
+    result = pytester.runpytest_inprocess("--cometlocal-profile", "quick")
     assert result.ret == 4 and "invalid choice: 'quick'" in result.stderr.str()
     pytester.makeini("[pytest]\ncometlocal_profile = quick\n")
-    result = pytester.runpytest_subprocess()
+    result = pytester.runpytest_inprocess()
     assert result.ret == 4 and "ini cometlocal_profile must be balanced, fast, forensic, not 'quick'" in result.stderr.str()
     assert "Traceback" not in result.stderr.str()
 

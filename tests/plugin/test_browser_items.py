@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -28,45 +29,6 @@ steps:
     target: {type: testid, id: login-submit}
     postconditions: [{kind: url_matches, args: {pattern: /dashboard$}}]
 """
-
-
-def test_secret_is_absent_from_every_file_and_the_output(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
-    secret = "Zq9-secret-value-7781"
-    monkeypatch.setenv("PORTAL_PW", secret)
-    pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "login.actions.yaml", LOGIN)  # wrong password: fails with full evidence
-    result = pytester.runpytest_subprocess("-v", "--junitxml=junit.xml", "-rA")
-    result.assert_outcomes(failed=1)
-    output = result.stdout.str() + result.stderr.str()
-    assert "POSTCONDITION_FAILED at step 'submit'" in output
-    assert secret not in output
-    written = [p for p in pytester.path.rglob("*") if p.is_file()]
-    assert any(p.name == "trace.jsonl" for p in written) and any(p.suffix == ".html" for p in written)
-    for path in written:
-        assert secret.encode() not in path.read_bytes(), path
-
-
-def test_failure_text_names_code_step_line_conditions_and_run_folder(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "a.actions.yaml", "name: wrong title\n" + DEFAULTS + """\
-steps:
-  - id: open
-    kind: navigate
-    target: {type: url, url: /login}
-    postconditions: [{kind: title_contains, args: {text: Nowhere}}]
-""")
-    result = pytester.runpytest_subprocess("--junitxml=junit.xml")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines([
-        "POSTCONDITION_FAILED at step 'open' (navigate, normal) — a.actions.yaml:8",
-        "*failed postcondition title_contains: the title does not contain the text — expected {\"text\": \"Nowhere\"}"
-        " — seen {\"title\": \"Sign in\"}*",
-        "*run folder: *cometlocal-runs*wrong-title-*",
-    ])
-    assert "Traceback" not in result.stdout.str()
-    junit = (pytester.path / "junit.xml").read_text()
-    assert 'name="cometlocal.error_code" value="POSTCONDITION_FAILED"' in junit
-    assert 'name="cometlocal.step_id" value="open"' in junit
 
 
 def test_expect_and_dry_run_outcomes(pytester: pytest.Pytester) -> None:
@@ -191,25 +153,6 @@ steps:
     assert dom["title"] == "Protected"
 
 
-def test_verbose_step_lines_and_error_code_summary(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(PORTAL_CONFTEST)
-    for name in ("one", "two"):
-        write(pytester, f"{name}.actions.yaml", f"name: missing {name}\n" + DEFAULTS + """\
-steps:
-  - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: gone, kind: click, timeout_ms: 300, target: {type: testid, id: gone}}
-""")
-    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly")
-    result.assert_outcomes(failed=2)
-    result.stdout.fnmatch_lines([
-        "*ok   open * navigate * ms",
-        "*FAIL gone * click * ms  TARGET_NOT_FOUND: *",
-        "*cometlocal failures by error code*",
-        "TARGET_NOT_FOUND: 2 — missing one, missing two",
-    ])
-    result.stdout.fnmatch_lines(["*check it:   cometlocal verify *"])
-
-
 @pytest.mark.parametrize("mode, kept", [("off", set()), ("on", {"pass", "fail"}), ("retain-on-failure", {"fail"})])
 def test_playwright_tracing_modes(pytester: pytest.Pytester, mode: str, kept: set[str]) -> None:
     import zipfile
@@ -267,37 +210,121 @@ steps:
     assert (pytester.path / "allure-results" / "categories.json").is_file()
 
 
-def test_parametrized_plan_items_have_row_ids_and_own_run_folders(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "a.actions.yaml", "name: pages\nparametrize: {page: [login, reports]}\n" + DEFAULTS + """\
+# Five tests' plans share one inner session (their conftest and options agree; a session costs seconds to
+# start). Each file name sorts so that the plans of the frame test come first: "first" is the session's first
+# item. The session runs once per process, in the first test's folder (a failure is kept, not rerun).
+SECRET = "Zq9-secret-value-7781"
+SHARED_STEPS = "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
+SHARED_PLANS = {
+    "a_first.actions.yaml": "name: first\n" + DEFAULTS + SHARED_STEPS,
+    "b_second.actions.yaml": "name: second\n" + DEFAULTS + SHARED_STEPS,
+    "login.actions.yaml": LOGIN,  # wrong password: fails with full evidence
+    "wrong_title.actions.yaml": "name: wrong title\n" + DEFAULTS + """\
+steps:
+  - id: open
+    kind: navigate
+    target: {type: url, url: /login}
+    postconditions: [{kind: title_contains, args: {text: Nowhere}}]
+""",
+    "pages.actions.yaml": "name: pages\nparametrize: {page: [login, reports]}\n" + DEFAULTS + """\
 steps:
   - {id: open, kind: navigate, target: {type: url, url: "/${vars.page}"}, postconditions: [{kind: url_matches, args: {pattern: "${vars.page}$"}}]}
-""")
-    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml")
-    result.stdout.fnmatch_lines(["*a.actions.yaml::pages[[]login] PASSED*", "*a.actions.yaml::pages[[]reports] PASSED*"])
-    runs = sorted((pytester.path / "cometlocal-runs").iterdir())
+""",
+    **{f"{name}.actions.yaml": f"name: missing {name}\n" + DEFAULTS + """\
+steps:
+  - {id: open, kind: navigate, target: {type: url, url: /login}}
+  - {id: gone, kind: click, timeout_ms: 300, target: {type: testid, id: gone}}
+""" for name in ("one", "two")},
+}
+_SHARED: dict[str, pytest.RunResult | str] = {}
+
+
+def shared(pytester: pytest.Pytester) -> tuple[pytest.RunResult, Path]:
+    """The shared session's result and folder (run in the first asking test's folder)."""
+    if "result" not in _SHARED:
+        _SHARED["result"] = "the shared session failed in an earlier test"
+        pytester.makeconftest(PORTAL_CONFTEST)
+        for name, text in SHARED_PLANS.items():
+            write(pytester, name, text)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("PORTAL_PW", SECRET)
+            result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml", "-rA")
+        # every plan did what it is written for: first, second and the two rows pass, the others fail
+        result.assert_outcomes(passed=4, failed=4)
+        _SHARED["result"], _SHARED["path"] = result, pytester.path
+    result = _SHARED["result"]
+    if isinstance(result, str):
+        pytest.fail(result, pytrace=False)
+    return result, _SHARED["path"]
+
+
+def runs_of(path: Path, name: str) -> list[Path]:
+    """The run folders of the plan ``name``."""
+    return sorted(r for r in (path / "cometlocal-runs").iterdir()
+                  if (r / "run_manifest.json").is_file()
+                  and json.loads((r / "run_manifest.json").read_text())["plan"]["name"] == name)
+
+
+def test_secret_is_absent_from_every_file_and_the_output(pytester: pytest.Pytester) -> None:
+    result, path = shared(pytester)
+    output = result.stdout.str() + result.stderr.str()
+    assert "POSTCONDITION_FAILED at step 'submit'" in output
+    assert SECRET not in output
+    assert runs_of(path, "login")
+    written = [p for p in path.rglob("*") if p.is_file()]
+    assert any(p.name == "trace.jsonl" for p in written) and any(p.suffix == ".html" for p in written)
+    for file in written:
+        assert SECRET.encode() not in file.read_bytes(), file
+
+
+def test_failure_text_names_code_step_line_conditions_and_run_folder(pytester: pytest.Pytester) -> None:
+    import xml.etree.ElementTree as ET
+
+    result, path = shared(pytester)
+    result.stdout.fnmatch_lines([
+        "POSTCONDITION_FAILED at step 'open' (navigate, normal) — wrong_title.actions.yaml:8",
+        "*failed postcondition title_contains: the title does not contain the text — expected {\"text\": \"Nowhere\"}"
+        " — seen {\"title\": \"Sign in\"}*",
+        "*run folder: *cometlocal-runs*wrong-title-*",
+    ])
+    assert "Traceback" not in result.stdout.str()
+    (case,) = [c for c in ET.parse(path / "junit.xml").iter("testcase") if c.get("name") == "wrong title"]
+    props = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert props["cometlocal.error_code"] == "POSTCONDITION_FAILED" and props["cometlocal.step_id"] == "open"
+
+
+def test_verbose_step_lines_and_error_code_summary(pytester: pytest.Pytester) -> None:
+    result, _ = shared(pytester)
+    result.stdout.fnmatch_lines([
+        "*ok   open * navigate * ms",
+        "*FAIL gone * click * ms  TARGET_NOT_FOUND: *",
+        "*cometlocal failures by error code*",
+        "TARGET_NOT_FOUND: 2 — missing one, missing two",
+    ])
+    result.stdout.fnmatch_lines(["*check it:   cometlocal verify *"])
+
+
+def test_parametrized_plan_items_have_row_ids_and_own_run_folders(pytester: pytest.Pytester) -> None:
+    result, path = shared(pytester)
+    result.stdout.fnmatch_lines(["*pages.actions.yaml::pages[[]login] PASSED*",
+                                 "*pages.actions.yaml::pages[[]reports] PASSED*"])
+    runs = runs_of(path, "pages")
     assert len(runs) == 2
     rows = sorted(json.loads((r / "run_manifest.json").read_text())["plan"]["row_id"] for r in runs)
     assert rows == ["login", "reports"]
-    assert 'name="pages[login]"' in (pytester.path / "junit.xml").read_text()
+    assert 'name="pages[login]"' in (path / "junit.xml").read_text()
 
 
 def test_the_sessions_runs_share_the_frame_of_an_empty_page(pytester: pytest.Pytester) -> None:
     """The frames of empty pages are a field of each run's context, and the session hands every run the
     same: the first item's first look takes the frame of about:blank, the next item's reuses it."""
-    pytester.makeconftest(PORTAL_CONFTEST)
-    steps = "steps:\n  - {id: open, kind: navigate, target: {type: url, url: /login}}\n"
-    write(pytester, "a.actions.yaml", "name: first\n" + DEFAULTS + steps)
-    write(pytester, "b.actions.yaml", "name: second\n" + DEFAULTS + steps)
-    result = pytester.runpytest_subprocess("-p", "no:randomly")
-    result.assert_outcomes(passed=2)
+    _, path = shared(pytester)
     first_looks = {}
-    for trace in pytester.path.rglob("trace.jsonl"):
-        events = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
-        name = json.loads((trace.parent / "run_manifest.json").read_text())["plan"]["name"]
+    for name in ("first", "second"):
+        (run,) = runs_of(path, name)
+        events = [json.loads(line) for line in (run / "trace.jsonl").read_text().splitlines() if line.strip()]
         look = next(e for e in events if e["event_type"] == "observation_captured")
         first_looks[name] = look["state_signature_before"]
-    assert sorted(first_looks) == ["first", "second"]
     assert "screenshot_from" not in first_looks["first"]["metadata"]
     assert first_looks["second"]["metadata"]["screenshot_from"] == "blank_page"
     assert first_looks["second"]["screenshot_hash"] == first_looks["first"]["screenshot_hash"]

@@ -22,7 +22,8 @@ the state itself, on demand: each saver's breakages also run, with an unbroken
 copy, in a second session with ``-n 2``, where the savers of every copy go to
 one worker and the plans that start from the states to the other (a scheduler
 of the inner session's conftest), so that worker makes each copy's state
-itself. Each session runs once per process, under a hard timeout.
+itself. Each session runs once per process, under a hard timeout. CI runs a subset of the breaks (still
+every kind, every plan broken in one of the sessions); COMETLOCAL_SOAK=1 runs them all.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import TEXTS_CONFTEST, read_outcomes, write
+from tests.support import TEXTS_CONFTEST, read_outcomes, soak, write
 
 pytestmark = pytest.mark.browser
 
@@ -110,6 +111,15 @@ BREAKS = [
 SERIAL = [b for b in BREAKS if b.id not in ("account-unknown-key", "sign_in-missing-group")]
 # -n 2: every break of a saver (the plans that need the state are made to make it on demand).
 SAVERS = [b for b in BREAKS if b.file in ("sign_in.actions.yaml", "account.actions.yaml")]
+if not soak(0, 1):
+    # In CI each copy costs a run of the whole suite, so fewer copies, still every kind of break and every plan
+    # broken in one of the two sessions: serially, the saver first in collection order broken so that it still
+    # counts as one (the issue's case), each plan that starts from the state, and one document of the file of
+    # two; under -n 2 the same saver, and the other saver broken in the way the serial session no longer has
+    # (a missing group). COMETLOCAL_SOAK=1 runs the lists above in full.
+    SERIAL = [b for b in SERIAL if b.id in ("account-with-typo", "dashboard-unknown-key", "home-yaml-error",
+                                            "pages-bad-csv-row")]
+    SAVERS = [b for b in SAVERS if b.id in ("account-with-typo", "sign_in-missing-group")]
 UNBROKEN = "unbroken"  # the folder of the unbroken copy in each session
 TIMEOUT = 600  # seconds for one inner session (several copies): a hang fails the test instead of the CI job
 
