@@ -275,7 +275,8 @@ def test_overlay_blocking_names_the_overlay(run):
 def test_no_blocking_overlay_condition_is_overlay_blocking(run):
     r = run(plan(name="overlay-cond", steps=OPEN.format(url="/cookies") +
                  "  - {id: go, kind: click, timeout_ms: 500, target: {type: testid, id: continue},"
-                 " preconditions: [{kind: no_blocking_overlay}]}\n", extra="overlay_selectors: ['#cookie-wall']\n"))
+                 " preconditions: [{kind: no_blocking_overlay}]}\n",
+                 extra="overlay_selectors: ['#cookie-wall']\npolicy: {retry_on: []}\n"))
     error = assert_typed_error(r, "OVERLAY_BLOCKING", "go", "precondition")
     assert error["details"]["overlay_selector"] == "#cookie-wall"
 

@@ -14,7 +14,7 @@ from pytest_cometlocal.executor.page.observation import observe, observe_pending
 from pytest_cometlocal.runs.verify import verify_run
 from tests.executor.test_observation import page, throttled_heavy_references  # noqa: F401 (page: the fixture)
 from tests.executor.test_profiles import FORM, OPEN
-from tests.support import plan
+from tests.support import plan, soak
 
 pytestmark = pytest.mark.browser
 
@@ -64,7 +64,7 @@ def test_the_pending_frame_is_never_older_than_a_change_made_before_it_was_reque
     """The renderer-throttling freshness test, with read-only work between request and result."""
     reference = throttled_heavy_references(page)
     stale = []
-    for i in range(40):
+    for i in range(soak(16, 40)):  # 40 changes under COMETLOCAL_SOAK=1; each lands at another moment
         text = ("Red", "Blue")[i % 2]
         page.evaluate("(t) => document.getElementById('head').textContent = t", text)
         pending = observe_pending(page)

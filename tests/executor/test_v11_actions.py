@@ -24,6 +24,7 @@ pytestmark = pytest.mark.browser
 PASSING_MS = 10_000  # a plan expected to pass (a loaded machine); failing steps get short timeouts
 # A step that must first act (click a checkbox, open a dropdown) and then fail: time for the click on a loaded machine.
 ACTS_FIRST_MS = 3_000
+NO_RETRIES = "policy: {retries_per_action: 0}\n"  # for failures whose point is the code, not the retries
 
 COVERED = """<!doctype html><title>Covered</title>
 <style>.kit input { position: absolute; opacity: 0; width: 1px; height: 1px; } .kit { position: relative; padding-left: 2em; }</style>
@@ -239,8 +240,9 @@ def test_a_check_that_does_not_take_is_element_checked(go):
 @pytest.mark.parametrize("box", ["Plain", "Kit"])
 def test_an_overlay_over_a_checkbox_or_its_label_blocks_the_check(go, box):
     # 1.5 s: at 800 ms a loaded machine once left the overlay's hit test no time (PRECONDITION_FAILED).
+    # No retries: the point is the code, and OVERLAY_BLOCKING is in the default retry_on.
     r = go(steps_plan("/covered", f"- {{id: on, kind: check, target: {{type: label, text: {box}, exact: true}}}}\n",
-                      timeout_ms=1500))
+                      timeout_ms=1500, extra=NO_RETRIES))
     assert r.code == "OVERLAY_BLOCKING", r.error
     assert r.error.details["overlay_selector"] == "div.cookie-wall"
 

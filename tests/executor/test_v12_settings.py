@@ -1,12 +1,13 @@
 """(v1.2) browser: settings and clock.at in a real Chromium, through pytest sessions against the
 demo portal (/v12/settings shows the date, an amount, the zone, the width, touch and the user agent).
 
-- ``clock.at``: the page shows the time the plan pins, not the machine's. The
-  same plans run in two sessions, whose real clocks differ (they run one after
-  the other, and the machine's date is not 2024), and each time the page text
-  is the one derived from ``clock.at``; a minute's difference needs no waiting:
-  any real clock other than the pinned one would show another text.
-- Two plans with different ``browser.locale`` in ONE session each see their own.
+- ``clock.at``: the page shows the time the plan pins, not the machine's (the
+  machine's date is not 2024, so any real clock would show another text). Under
+  COMETLOCAL_SOAK=1 the same plans run in a second session, with a later real
+  clock, and show the same text; CI runs one session (each extra one is a full
+  subprocess and browser launch).
+- Two plans with different ``browser.locale`` in ONE session each see their own,
+  and a wrong setting in that same session fails the check that reads it.
 - A device sets the viewport, touch and the user agent.
 - A saved sign-in is reused only under the device/locale/time zone it was made under.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import PORTAL_CONFTEST, read_trace, write
+from tests.support import PORTAL_CONFTEST, read_trace, soak, write
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("lean_inner_runs")]
 
@@ -52,6 +53,7 @@ AMERICAN = settings_plan("american", "{locale: en-US, timezone: America/New_York
     ("iso", "2024-03-01T08:30Z")])
 PHONE = settings_plan("phone", "{device: Pixel 7}", [
     ("width", "412"), ("touch", "yes"), ("agent", "Pixel 7")])
+WRONG = GERMAN.replace("{locale: de-DE}", "{locale: en-US}")
 DESKTOP = settings_plan("desktop", "{viewport: {width: 1000, height: 700}}", [("width", "1000"), ("touch", "no")])
 BANNER = """\
 name: banner
@@ -76,17 +78,25 @@ def manifests(root: Path) -> dict[str, dict]:
 
 
 def test_locales_devices_and_the_pinned_clock_in_one_session_each_plan_its_own(pytester: pytest.Pytester) -> None:
+    """The checks can fail too: ``wrong`` expects German under an American locale and fails showing what it saw."""
     pytester.makeconftest(PORTAL_CONFTEST)
     write(pytester, "cometlocal.yaml", SUITE)
     for name, text in {"a_german": GERMAN, "b_american": AMERICAN, "c_phone": PHONE, "d_desktop": DESKTOP,
-                       "e_banner": BANNER}.items():
+                       "e_banner": BANNER, "f_wrong": WRONG}.items():
         write(pytester, f"{name}.actions.yaml", text)
-    for session in (1, 2):  # two sessions, two real clocks: the same pinned page text each time
+    sessions = soak(1, 2)  # under soak, two sessions, two real clocks: the same pinned page text each time
+    for session in range(sessions):
         result = pytester.runpytest_subprocess("-v", "-p", "no:randomly")
-        result.assert_outcomes(passed=5)
+        result.assert_outcomes(passed=5, failed=1)
+        result.stdout.fnmatch_lines(["*f_wrong.actions.yaml::german FAILED*"])
+        result.stdout.fnmatch_lines(["*POSTCONDITION_FAILED*"])
     runs = manifests(pytester.path)
-    assert all(len(found) == 2 for found in runs.values()), {k: len(v) for k, v in runs.items()}
-    german = runs["german"][0]["configuration"]
+    assert all(len(found) == sessions for name, found in runs.items() if name != "german"), runs.keys()
+    assert len(runs["german"]) == 2 * sessions  # the right and the wrong German plan
+    wrong = [r for r in runs["german"] if r["configuration"]["effective"]["browser"].get("locale") == "en-US"]
+    assert len(wrong) == sessions
+    german = [r["configuration"] for r in runs["german"]
+              if r["configuration"]["effective"]["browser"].get("locale") == "de-DE"][0]
     assert german["effective"]["browser"] == {"locale": "de-DE", "timezone": "Europe/Berlin"}
     assert german["effective"]["clock"] == {"at": "2024-03-01T09:30:00+01:00"}
     assert (german["sources"]["browser"], german["sources"]["clock"]) == ("plan+suite", "suite")
@@ -96,16 +106,6 @@ def test_locales_devices_and_the_pinned_clock_in_one_session_each_plan_its_own(p
     assert advanced and advanced[0]["metadata"]["ms"] == 10000
     opened = [e for e in trace if e["event_type"] == "proposal_received" and e["step_id"] == "ten_seconds"]
     assert opened[0]["action_spec"]["schema_version"] == "v1.2"
-
-
-def test_a_wrong_setting_fails_the_check_that_reads_it(pytester: pytest.Pytester) -> None:
-    """The checks above can fail: a plan expecting German under an American locale fails, showing what it saw."""
-    pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "cometlocal.yaml", SUITE)
-    write(pytester, "wrong.actions.yaml", GERMAN.replace("{locale: de-DE}", "{locale: en-US}"))
-    result = pytester.runpytest_subprocess("-v")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*POSTCONDITION_FAILED*"])
 
 
 LOGIN = """\

@@ -11,12 +11,16 @@ run folder that verifies, the code as marker and JUnit property, and the session
 - The browser closing while the context is made (a conftest's context-args fixture closes it):
   BROWSER_CRASHED; the next plan gets a new browser and passes. The same through a Playwright
   server (``--cometlocal-connect``).
+
+The four local refusals run in one session (each inner session costs a Python start and a
+browser launch); each seam touches only its own plan.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -61,71 +65,24 @@ def refused(result: pytest.RunResult, root: Path, name: str, code: str) -> dict:
     assert verification.ok, verification
     events = [json.loads(line) for line in (run["_dir"] / "trace.jsonl").read_text().splitlines()]
     assert [e["event_type"] for e in events] == ["run_started", "evidence_captured", "error_raised", "run_finished"]
-    junit = (root / "junit.xml").read_text()
-    assert f'name="cometlocal.error_code" value="{code}"' in junit
+    [case] = [c for c in ElementTree.parse(root / "junit.xml").iter("testcase") if c.get("name") == name]
+    assert ("cometlocal.error_code", code) in [(p.get("name"), p.get("value")) for p in case.iter("property")]
     return events[2]["error"]
 
 
-def test_a_zone_chromium_refuses_is_the_plans_typed_failure_at_its_line(pytester: pytest.Pytester,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PYTHONTZPATH", "")  # no time-zone database: validation checks the zone's shape only
-    pytester.makeconftest(PORTAL_CONFTEST)
-    write(pytester, "cometlocal.yaml", SUITE)
-    write(pytester, "a_mars.actions.yaml", a_plan("mars", "browser:\n  locale: de-DE\n  timezone: Mars/Olympus\n"))
-    write(pytester, "b_fine.actions.yaml", a_plan("fine"))
-    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml")
-    result.assert_outcomes(failed=1, passed=1)
-    result.stdout.fnmatch_lines([
-        "*INVALID_ACTIONSPEC*",
-        "*a_mars.actions.yaml:4:13 browser.timezone: the browser refused it*Invalid timezone ID: Mars/Olympus*[[]TIMEZONE]",
-        "FAILED a_mars.actions.yaml::mars - INVALID_ACTIONSPEC — a_mars.actions.yaml:4*",
-    ])
-    error = refused(result, pytester.path, "mars", "INVALID_ACTIONSPEC")
-    assert error["details"]["violated_rules"] == ["TIMEZONE"] and error["details"]["during"] == "new_page"
-    [problem] = error["details"]["validation_errors"]
-    assert (problem["file"], problem["line"], problem["key_path"]) == ("a_mars.actions.yaml", 4, "browser.timezone")
-    assert runs(pytester.path)["mars"]["configuration"]["effective"]["browser"]["timezone"] == "Mars/Olympus"
-
-
-CLOCK_SEAM = PORTAL_CONFTEST + '''
+CLOCK_SEAM = """
 from pytest_cometlocal.executor.browser import context_settings
 
 # clock.install refused, as by a Playwright server without it: the real call gets a time it refuses.
 context_settings.clock_time = lambda at: 1e300
-'''
+"""
 
-
-def test_a_refused_clock_install_is_the_plans_clock_failure(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CLOCK_SEAM)
-    write(pytester, "cometlocal.yaml", SUITE)
-    write(pytester, "a.actions.yaml", a_plan("pinned", "clock: {at: '2024-03-01T09:30:00+01:00'}\n"))
-    result = pytester.runpytest_subprocess("-v", "--junitxml=junit.xml")
-    result.assert_outcomes(failed=1)
-    result.stdout.fnmatch_lines(["*a.actions.yaml:2:* clock.at: the browser refused it*(clock.install)*[[]CLOCK]"])
-    error = refused(result, pytester.path, "pinned", "INVALID_ACTIONSPEC")
-    assert error["details"]["violated_rules"] == ["CLOCK"] and error["details"]["setting"] == "clock.at"
-
-
-CORRUPTING = PORTAL_CONFTEST + '''
+CORRUPTING = """
 def pytest_runtest_setup(item):
     if item.name == "dashboard":  # the state its maker saved is damaged before this item loads it
         for path in (item.config.rootpath / "cometlocal-runs" / ".storage-state").rglob("*.json"):
             path.write_text("{not json")
-'''
-
-
-def test_a_saved_state_that_is_no_longer_json_is_the_plans_typed_failure(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CORRUPTING)
-    write(pytester, "cometlocal.yaml", SUITE)
-    write(pytester, "a_login.actions.yaml", LOGIN)
-    write(pytester, "b_dashboard.actions.yaml", "name: dashboard\nstorage_state: signed_in\n" + OPEN)
-    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml")
-    result.assert_outcomes(failed=1, passed=1)
-    result.stdout.fnmatch_lines(["*b_dashboard.actions.yaml:2:16 storage_state: the browser refused the saved state*"
-                                 "cannot be loaded*[[]STORAGE_STATE]"])
-    error = refused(result, pytester.path, "dashboard", "INVALID_ACTIONSPEC")
-    assert error["details"]["violated_rules"] == ["STORAGE_STATE"] and error["details"]["during"] == "storage_state"
-
+"""
 
 CLOSING = PORTAL_CONFTEST + '''
 @pytest.fixture
@@ -136,17 +93,52 @@ def cometlocal_context_args(request, cometlocal_browser):
 '''
 
 
-def test_a_browser_that_closes_while_the_context_is_made_is_browser_crashed(pytester: pytest.Pytester) -> None:
-    pytester.makeconftest(CLOSING)
+def test_each_refused_context_is_its_plans_typed_failure_and_the_session_goes_on(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One session, four refusals, each its own item's failure; the plans after them pass.
+
+    The seams touch only their own plan: the clock seam only plans with ``clock.at`` (just
+    ``pinned``), the corrupting hook only ``dashboard``, the closing fixture only ``gone``.
+    """
+    monkeypatch.setenv("PYTHONTZPATH", "")  # no time-zone database: validation checks the zone's shape only
+    pytester.makeconftest(CLOSING + CLOCK_SEAM + CORRUPTING)
     write(pytester, "cometlocal.yaml", SUITE)
-    write(pytester, "a.actions.yaml", a_plan("gone", "browser: {locale: de-DE}\n"))
-    write(pytester, "b.actions.yaml", a_plan("after"))
+    write(pytester, "a_login.actions.yaml", LOGIN)
+    write(pytester, "b_dashboard.actions.yaml", "name: dashboard\nstorage_state: signed_in\n" + OPEN)
+    write(pytester, "c_mars.actions.yaml", a_plan("mars", "browser:\n  locale: de-DE\n  timezone: Mars/Olympus\n"))
+    write(pytester, "d_fine.actions.yaml", a_plan("fine"))
+    write(pytester, "e_pinned.actions.yaml", a_plan("pinned", "clock: {at: '2024-03-01T09:30:00+01:00'}\n"))
+    write(pytester, "f_gone.actions.yaml", a_plan("gone", "browser: {locale: de-DE}\n"))
+    write(pytester, "g_after.actions.yaml", a_plan("after"))
     result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml")
-    result.assert_outcomes(failed=1, passed=1)  # the next item gets a new browser
-    result.stdout.fnmatch_lines(["BROWSER_CRASHED — a.actions.yaml:1",
+    result.assert_outcomes(failed=4, passed=3)  # after each refusal the session goes on; after 'gone', a new browser
+    # A zone Chromium refuses: located at browser.timezone's line.
+    result.stdout.fnmatch_lines([
+        "*INVALID_ACTIONSPEC*",
+        "*c_mars.actions.yaml:4:13 browser.timezone: the browser refused it*Invalid timezone ID: Mars/Olympus*[[]TIMEZONE]",
+        "FAILED c_mars.actions.yaml::mars - INVALID_ACTIONSPEC — c_mars.actions.yaml:4*",
+    ])
+    error = refused(result, pytester.path, "mars", "INVALID_ACTIONSPEC")
+    assert error["details"]["violated_rules"] == ["TIMEZONE"] and error["details"]["during"] == "new_page"
+    [problem] = error["details"]["validation_errors"]
+    assert (problem["file"], problem["line"], problem["key_path"]) == ("c_mars.actions.yaml", 4, "browser.timezone")
+    assert runs(pytester.path)["mars"]["configuration"]["effective"]["browser"]["timezone"] == "Mars/Olympus"
+    # A refused clock.install.
+    result.stdout.fnmatch_lines(["*e_pinned.actions.yaml:2:* clock.at: the browser refused it*(clock.install)*[[]CLOCK]"])
+    error = refused(result, pytester.path, "pinned", "INVALID_ACTIONSPEC")
+    assert error["details"]["violated_rules"] == ["CLOCK"] and error["details"]["setting"] == "clock.at"
+    # A saved state that is no longer JSON.
+    result.stdout.fnmatch_lines(["*b_dashboard.actions.yaml:2:16 storage_state: the browser refused the saved state*"
+                                 "cannot be loaded*[[]STORAGE_STATE]"])
+    error = refused(result, pytester.path, "dashboard", "INVALID_ACTIONSPEC")
+    assert error["details"]["violated_rules"] == ["STORAGE_STATE"] and error["details"]["during"] == "storage_state"
+    # The browser closing while the context is made.
+    result.stdout.fnmatch_lines(["BROWSER_CRASHED — f_gone.actions.yaml:1",
                                  "  the browser context could not be made (new_context): *closed*"])
     error = refused(result, pytester.path, "gone", "BROWSER_CRASHED")
     assert error["stage"] == "execution" and "setting" not in error["details"]
+    assert {name: run["status"] for name, run in runs(pytester.path).items()
+            if name in ("login", "fine", "after")} == {"login": "passed", "fine": "passed", "after": "passed"}
 
 
 @pytest.mark.usefixtures("no_local_chromium")
