@@ -112,8 +112,8 @@ def validate_files(files: list[Path], root: Path, configs: SuiteConfigFinder,
                 valid_count += 1
                 entry["valid"] = True
                 entry["steps"] = len(result.plan.steps)
-                entry["format_versions"] = plan_format_versions(result.plan)  # v1.1: which formats it needs
-                if args.format == "json":  # only the JSON report shows the effective settings
+                if args.format == "json":  # only the JSON report shows these: text mode does not pay for them
+                    entry["format_versions"] = plan_format_versions(result.plan)  # v1.1: which formats it needs
                     eff = effective_settings(result, cli_base_url=args.base_url, env={})
                     entry["effective"] = {"base_url": eff.base_url, "allowlist": list(eff.allowlist),
                                           "sources": {k: eff.sources[k] for k in ("base_url", "allowlist")}}

@@ -80,6 +80,8 @@ def test_json_format(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert data["valid"] == 1 and data["invalid"] == 1
     bad = next(p for p in data["plans"] if p["plan"] == "bad")
     assert bad["problems"][0]["rule"] == "SCHEMA" and bad["problems"][0]["key_path"] == "steps"
+    good = next(p for p in data["plans"] if p["valid"])
+    assert good["format_versions"] and good["steps"] >= 1  # the JSON report says which formats a valid plan needs
 
 
 def test_root_confines_uploads_root(suite: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -991,3 +991,14 @@ def test_validate_action_spec_sorts_alternatives():
     }
     step = validate_action_spec(raw)
     assert [t.type for t in step.target] == ["testid", "css"]
+
+
+def test_policy_hashes_by_value_so_plans_share_the_default(validate) -> None:
+    """A plan that writes no policy gets the one default ``Policy()`` (hashable, so pydantic shares it rather than
+    deep-copying it per plan); a written policy is its own, and equal policies hash alike."""
+    from pytest_cometlocal.contract.model.plan import Policy
+
+    one, two = (only_valid(validate(VALID_PLAN)).plan for _ in range(2))
+    written = only_valid(validate(VALID_PLAN + "policy: {retries_per_action: 0}\n")).plan.policy
+    assert one.policy is two.policy and one.policy == Policy() and written is not one.policy
+    assert hash(Policy(backoff_ms=[5])) == hash(Policy(backoff_ms=[5])) and Policy(backoff_ms=[5]) != Policy()

@@ -26,6 +26,14 @@ class ContractModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
 
+class SharedDefault(ContractModel):
+    """A model that holds lists, hashable by its value: pydantic deep-copies an unhashable default
+    for every plan that does not write the key, and shares a hashable one (frozen: never changed)."""
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.model_dump_json()))
+
+
 def written(args: BaseModel, names: tuple[str, ...]) -> list[str]:
     """The keys of ``names`` a plan wrote: ``equals: null`` is a value, so this reads ``model_fields_set``."""
     return [n for n in names if n in args.model_fields_set]

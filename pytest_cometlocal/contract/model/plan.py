@@ -15,7 +15,7 @@ from pydantic import BeforeValidator, Field
 from pydantic_core import PydanticCustomError
 
 from pytest_cometlocal.contract.model.actionspec import ActionSpec, StepDefaults, StepId, TAG_PATTERN, format_versions
-from pytest_cometlocal.contract.model.base import ContractModel
+from pytest_cometlocal.contract.model.base import ContractModel, SharedDefault
 from pytest_cometlocal.contract.model.codes import ErrorCodeName
 from pytest_cometlocal.contract.model.profiles import ExecutionProfile
 from pytest_cometlocal.contract.model.targets import Pixels, Viewport  # noqa: F401 (v1.2's names, kept importable here)
@@ -103,7 +103,7 @@ BrowserMatrix = Annotated[_NAME_LIST, BeforeValidator(lambda v: _browser_names(v
 
 
 # Policy v1: the counters and limits that keep a run from looping silently.
-class Policy(ContractModel):
+class Policy(SharedDefault):
     """v1 defaults; a plan's ``policy`` overrides any of them."""
 
     retries_per_action: Annotated[int, Field(ge=0, le=20)] = 2

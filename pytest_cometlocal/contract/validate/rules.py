@@ -360,24 +360,27 @@ def check_plan(plan: Plan, add: Report, uploads_root: Path | None) -> None:
 
 def in_u4_order(step: ActionSpec) -> ActionSpec:
     """U4 applied: the step with every list of alternatives (its own, its conditions') in U4 order
-    (stable for equal types), so the executor just iterates."""
+    (stable for equal types), so the executor just iterates. Sorting is stable: an alternative that
+    moves passes only others of another rank, which it cannot equal, so "moved" is told by identity."""
     update: dict[str, Any] = {}
-    if isinstance(step.target, list):
-        ordered = sorted(step.target, key=T.u4_rank)
-        if ordered != list(step.target):
+    target = step.target
+    if isinstance(target, list):
+        ordered = sorted(target, key=T.u4_rank)
+        if any(new is not old for new, old in zip(ordered, target)):
             update["target"] = ordered
     for phase in PHASES:
-        conditions = list(getattr(step, phase))
-        changed = False
+        conditions = getattr(step, phase)
+        changed: list[Any] | None = None
         for i, cond in enumerate(conditions):
             target = field(cond.args, "target")
             if isinstance(target, list):
                 ordered = sorted(target, key=T.u4_rank)
-                if ordered != list(target):
-                    conditions[i] = cond.model_copy(update={"args": cond.args.model_copy(update={"target": ordered})})
-                    changed = True
-        if changed:
-            update[phase] = conditions
+                if any(new is not old for new, old in zip(ordered, target)):
+                    if changed is None:
+                        changed = list(conditions)
+                    changed[i] = cond.model_copy(update={"args": cond.args.model_copy(update={"target": ordered})})
+        if changed is not None:
+            update[phase] = changed
     return step.model_copy(update=update) if update else step
 
 
