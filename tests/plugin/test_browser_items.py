@@ -194,9 +194,11 @@ def test_xdist_two_workers_give_same_outcomes_folders_and_reports(pytester: pyte
 steps:
   - {id: open, kind: navigate, target: {type: url, url: /login}}
 """)
+        # 1 s, not 200 ms: the observation before the step is bounded by the step's timeout plus 2 s, which a
+        # loaded machine once ran out of (NAVIGATION_TIMEOUT instead of TARGET_NOT_FOUND).
         write(pytester, f"bad{i}.actions.yaml", f"name: bad {i}\n" + DEFAULTS + """\
 steps:
-  - {id: gone, kind: click, timeout_ms: 200, target: {type: testid, id: gone}}
+  - {id: gone, kind: click, timeout_ms: 1000, target: {type: testid, id: gone}}
 """)
     serial = pytester.runpytest_subprocess("-p", "no:randomly")
     serial.assert_outcomes(passed=3, failed=3)
