@@ -235,8 +235,8 @@ steps:
     **{f"{name}.actions.yaml": f"name: missing {name}\n" + DEFAULTS + """\
 steps:
   - {id: open, kind: navigate, target: {type: url, url: /login}}
-  - {id: gone, kind: click, timeout_ms: 300, target: {type: testid, id: gone}}
-""" for name in ("one", "two")},
+  - {id: gone, kind: click, timeout_ms: 1000, target: {type: testid, id: gone}}
+""" for name in ("one", "two")},  # 1 s: as in the xdist test below, 300 ms is short for a loaded machine
 }
 _SHARED: dict[str, pytest.RunResult | str] = {}
 
