@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin.shared_session import once
 from tests.support import OUTCOMES_CONFTEST, PORTAL_CONFTEST, read_outcomes, read_trace, write
 
 pytestmark = pytest.mark.browser
@@ -144,7 +145,6 @@ SELECTED = {
     # No plan saves the state.
     "nobody": None,
 }
-_SELECTED: dict[str, pytest.RunResult | str] = {}
 
 
 def state_of(case: str) -> str:
@@ -154,29 +154,27 @@ def state_of(case: str) -> str:
 def selected(pytester: pytest.Pytester, case: str) -> tuple[pytest.RunResult, dict[str, tuple], dict[str, dict]]:
     """The shared ``-k dashboard`` session's result, the outcomes of ``case``'s items (node ids inside its
     folder) and the manifests of its runs by plan name."""
-    if "result" not in _SELECTED:
-        _SELECTED["result"] = "the shared -k dashboard session failed in an earlier test"
-        pytester.makeconftest(OUTCOMES_CONFTEST)
-        write(pytester, "cometlocal.yaml", SUITE)
-        for name, extra in SELECTED.items():
-            files = {"a_dashboard.actions.yaml": DASHBOARD_PLAN} if extra is None else {
-                "groups/login.steps.yaml": LOGIN_GROUP, "a_dashboard.actions.yaml": DASHBOARD_PLAN,
-                "b_login.actions.yaml": LOGIN_PLAN, **extra}
-            for file, text in files.items():
-                text = text.replace("storage_state: signed_in", f"storage_state: {state_of(name)}")
-                write(pytester, f"{name}/{file}", text)
-        result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "-k", "dashboard")
-        # ondemand: 1 passed, 1 deselected; failing: 2 errors, 1 deselected; invalid: 2 passed, 2 deselected;
-        # nobody: 1 error
-        result.assert_outcomes(passed=3, errors=3, deselected=4)
-        _SELECTED["result"], _SELECTED["path"] = result, pytester.path
-    result = _SELECTED["result"]
-    if isinstance(result, str):
-        pytest.fail(result, pytrace=False)
-    path = _SELECTED["path"]
+    result, path = once("authoring -k dashboard", lambda: _run_selected(pytester))
     outcomes = {nodeid.split("/", 1)[1]: outcome for nodeid, outcome in read_outcomes(path / "outcomes.jsonl").items()
                 if nodeid.startswith(f"{case}/")}
     return result, outcomes, manifests(path, f"{case}/")
+
+
+def _run_selected(pytester: pytest.Pytester) -> tuple[pytest.RunResult, Path]:
+    pytester.makeconftest(OUTCOMES_CONFTEST)
+    write(pytester, "cometlocal.yaml", SUITE)
+    for name, extra in SELECTED.items():
+        files = {"a_dashboard.actions.yaml": DASHBOARD_PLAN} if extra is None else {
+            "groups/login.steps.yaml": LOGIN_GROUP, "a_dashboard.actions.yaml": DASHBOARD_PLAN,
+            "b_login.actions.yaml": LOGIN_PLAN, **extra}
+        for file, text in files.items():
+            text = text.replace("storage_state: signed_in", f"storage_state: {state_of(name)}")
+            write(pytester, f"{name}/{file}", text)
+    result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "-k", "dashboard")
+    # ondemand: 1 passed, 1 deselected; failing: 2 errors, 1 deselected; invalid: 2 passed, 2 deselected;
+    # nobody: 1 error
+    result.assert_outcomes(passed=3, errors=3, deselected=4)
+    return result, pytester.path
 
 
 def test_a_plan_needing_a_state_runs_its_maker_on_demand(pytester: pytest.Pytester) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin.shared_session import once
 from tests.support import DEFAULTS, PORTAL_CONFTEST, sigint_as_default, write
 
 pytestmark = pytest.mark.browser
@@ -238,26 +239,21 @@ steps:
   - {id: gone, kind: click, timeout_ms: 1000, target: {type: testid, id: gone}}
 """ for name in ("one", "two")},  # 1 s: as in the xdist test below, 300 ms is short for a loaded machine
 }
-_SHARED: dict[str, pytest.RunResult | str] = {}
-
-
 def shared(pytester: pytest.Pytester) -> tuple[pytest.RunResult, Path]:
     """The shared session's result and folder (run in the first asking test's folder)."""
-    if "result" not in _SHARED:
-        _SHARED["result"] = "the shared session failed in an earlier test"
-        pytester.makeconftest(PORTAL_CONFTEST)
-        for name, text in SHARED_PLANS.items():
-            write(pytester, name, text)
-        with pytest.MonkeyPatch.context() as mp:
-            mp.setenv("PORTAL_PW", SECRET)
-            result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml", "-rA")
-        # every plan did what it is written for: first, second and the two rows pass, the others fail
-        result.assert_outcomes(passed=4, failed=4)
-        _SHARED["result"], _SHARED["path"] = result, pytester.path
-    result = _SHARED["result"]
-    if isinstance(result, str):
-        pytest.fail(result, pytrace=False)
-    return result, _SHARED["path"]
+    return once("browser_items", lambda: _run_shared(pytester))
+
+
+def _run_shared(pytester: pytest.Pytester) -> tuple[pytest.RunResult, Path]:
+    pytester.makeconftest(PORTAL_CONFTEST)
+    for name, text in SHARED_PLANS.items():
+        write(pytester, name, text)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PORTAL_PW", SECRET)
+        result = pytester.runpytest_subprocess("-v", "-p", "no:randomly", "--junitxml=junit.xml", "-rA")
+    # every plan did what it is written for: first, second and the two rows pass, the others fail
+    result.assert_outcomes(passed=4, failed=4)
+    return result, pytester.path
 
 
 def runs_of(path: Path, name: str) -> list[Path]:

@@ -28,6 +28,7 @@ from typing import Any
 
 import pytest
 
+from tests.plugin.shared_session import once
 from tests.support import TEXTS_CONFTEST, OutsideServer, read_outcomes, read_trace, write
 
 pytestmark = pytest.mark.browser
@@ -205,18 +206,9 @@ class Session:
         return next(e for e in self.events(plan) if e["event_type"] == "run_finished")
 
 
-_SESSION: list[Session | str] = []
-
-
 def session(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Session:
     """The inner session, run once per process in the first test's folder (a failure is kept, not rerun)."""
-    if not _SESSION:
-        _SESSION.append("the inner session failed in an earlier test")
-        _SESSION[0] = _run(pytester, monkeypatch)
-    found = _SESSION[0]
-    if isinstance(found, str):
-        pytest.fail(found, pytrace=False)
-    return found
+    return once("extensions", lambda: _run(pytester, monkeypatch))
 
 
 def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Session:

@@ -36,6 +36,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin.shared_session import once
 from tests.support import TEXTS_CONFTEST, read_outcomes, soak, write
 
 pytestmark = pytest.mark.browser
@@ -221,18 +222,9 @@ def run_copies(pytester: pytest.Pytester, breaks: list[Break], *args: str) -> di
     return found
 
 
-_SESSIONS: dict[str, dict[str, Copy] | str] = {}
-
-
 def session(pytester: pytest.Pytester, mode: str, breaks: list[Break], *args: str) -> dict[str, Copy]:
     """The copies of one session, run once per process in the first test's folder (a failure is kept, not rerun)."""
-    if mode not in _SESSIONS:
-        _SESSIONS[mode] = f"the {mode} session failed in an earlier test"
-        _SESSIONS[mode] = run_copies(pytester, breaks, *args)
-    copies = _SESSIONS[mode]
-    if isinstance(copies, str):
-        pytest.fail(copies, pytrace=False)
-    return copies
+    return once(f"one broken plan, {mode}", lambda: run_copies(pytester, breaks, *args))
 
 
 def check_alone(copies: dict[str, Copy], broken: Break) -> list[dict]:
