@@ -9,6 +9,15 @@ which on a closed network otherwise means a stream of refused connections,
 and keep WebRTC from sending UDP around the allowlist proxy (channels.py).
 A headed launch with no display is refused in one line (:func:`display_problem`).
 No pytest here.
+
+**One ``--disable-features``.** Chromium keeps only the last ``--disable-features``
+(and ``--enable-features``) switch on its command line, and Playwright passes its
+own list before ours, so a list of ours replaces Playwright's. :func:`launch_args`
+therefore writes one switch holding Playwright's features (``PLAYWRIGHT_DISABLED``,
+a copy a browser test holds to what Playwright itself passes), ours, and the user's.
+Ours include the omnibox popup: each context of a headless Chromium is a window
+that preloads that WebUI in a renderer of its own, which cost more CPU than the
+page under test.
 """
 
 from __future__ import annotations
@@ -25,17 +34,56 @@ from pytest_cometlocal.executor.errors import ChromiumNotFound
 if TYPE_CHECKING:
     from playwright.sync_api import Playwright
 
+# What Playwright (1.64) disables itself: its own switch, which any later --disable-features replaces.
+PLAYWRIGHT_DISABLED = (
+    "AvoidUnnecessaryBeforeUnloadCheckSync", "DestroyProfileOnBrowserClose", "DialMediaRouteProvider",
+    "GlobalMediaControls", "HttpsUpgrades", "LensOverlay", "MediaRouter", "PaintHolding",
+    "ThirdPartyStoragePartitioning", "BlockOriginHeaderModificationOnRedirect",
+    "AvoidCorsURLLoaderRestartOnRedirect", "Translate", "AutoDeElevate", "OptimizationHints",
+    "NetworkTimeServiceQuerying", "AimEnabled",
+)
+# What Playwright enables: kept when a user's --enable-features would replace it.
+PLAYWRIGHT_ENABLED = ("CDPScreenshotNewSurface",)
+OUR_DISABLED = (
+    "AutofillServerCommunication",  # no form queries to Google
+    "WebUIOmniboxPopup", "WebUIOmniboxAimPopup",  # no omnibox WebUI renderer preloaded for each context
+)
+DISABLE_FEATURES, ENABLE_FEATURES = "--disable-features=", "--enable-features="
+
 LAUNCH_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
     "--no-first-run",
     "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",  # no form queries to Google
+    DISABLE_FEATURES + ",".join(dict.fromkeys(PLAYWRIGHT_DISABLED + OUR_DISABLED)),
     "--metrics-recording-only",
     "--password-store=basic",
     *WEBRTC_FLAGS,  # WebRTC's UDP would go around the allowlist proxy (channels.py)
 ]
+
+
+def launch_args(user_args: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """LAUNCH_ARGS, then the user's args, with every feature switch merged into one (Chromium keeps the last).
+
+    A user's ``--disable-features`` adds to Playwright's and ours; a user's
+    ``--enable-features`` adds to Playwright's (``PLAYWRIGHT_ENABLED``). Without
+    feature switches of the user's, this is ``LAUNCH_ARGS + user_args``.
+    """
+    user = [str(arg) for arg in user_args]
+    if not any(arg.startswith((DISABLE_FEATURES, ENABLE_FEATURES)) for arg in user):
+        return LAUNCH_ARGS + user
+    disabled, enabled = _names(user, DISABLE_FEATURES), _names(user, ENABLE_FEATURES)
+    ours = [arg for arg in LAUNCH_ARGS if not arg.startswith(DISABLE_FEATURES)]
+    merged = [DISABLE_FEATURES + ",".join(dict.fromkeys(PLAYWRIGHT_DISABLED + OUR_DISABLED + disabled))]
+    if enabled:
+        merged.append(ENABLE_FEATURES + ",".join(dict.fromkeys(PLAYWRIGHT_ENABLED + enabled)))
+    return ours + merged + [arg for arg in user if not arg.startswith((DISABLE_FEATURES, ENABLE_FEATURES))]
+
+
+def _names(args: list[str], switch: str) -> tuple[str, ...]:
+    return tuple(name for arg in args if arg.startswith(switch) for name in arg[len(switch):].split(",") if name)
+
 
 SYSTEM_NAMES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
 SYSTEM_PATHS = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/snap/bin/chromium")

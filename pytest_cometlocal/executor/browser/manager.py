@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_cometlocal.executor.browser.channels import CHROMIUM_FLAG, FIREFOX_PREF, mark_flagged
-from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS, display_problem, find_chromium, launch_problem
+from pytest_cometlocal.executor.browser.chromium import display_problem, find_chromium, launch_args, launch_problem
 from pytest_cometlocal.executor.browser.firefox import (FirefoxFound, find_firefox, firefox_launch_kwargs,
                                                         firefox_launch_problem, probe_pair)
 from pytest_cometlocal.executor.browser.remote import RemoteTarget, connect_browser
@@ -140,7 +140,7 @@ class BrowserManager:
         channel_only = bool(self.launch_kwargs.get("channel")) and not self.explicit_path
         path = None if channel_only else find_chromium(self._playwright, self.explicit_path)
         kwargs = dict(self.launch_kwargs)
-        kwargs["args"] = LAUNCH_ARGS + list(kwargs.get("args") or [])
+        kwargs["args"] = launch_args(kwargs.get("args") or [])
         if path:
             kwargs["executable_path"] = path
         try:

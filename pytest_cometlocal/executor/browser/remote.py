@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from pytest_cometlocal.executor.browser.chromium import LAUNCH_ARGS
+from pytest_cometlocal.executor.browser.chromium import launch_args
 from pytest_cometlocal.executor.browser.firefox import BIDI_CHANNEL, FIREFOX_PREFS, is_playwright_build
 from pytest_cometlocal.executor.errors import CdpNeedsChromium, RemoteBrowserUnavailable
 
@@ -131,7 +131,7 @@ def launch_options_header(launch_kwargs: dict[str, Any], executable_path: str | 
             options[name] = launch_kwargs[key]
     options["headless"] = bool(launch_kwargs.get("headless", True))
     if browser_name == "chromium":
-        options["args"] = LAUNCH_ARGS + list(launch_kwargs.get("args") or [])
+        options["args"] = launch_args(launch_kwargs.get("args") or [])
         if executable_path:
             options["executablePath"] = executable_path
         return {"x-playwright-launch-options": json.dumps(options)}
