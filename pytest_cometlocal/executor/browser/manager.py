@@ -1,7 +1,7 @@
 """One Playwright and one browser for a whole session, relaunched only when it has died.
 
 ``BrowserManager`` launches the Chromium that ``chromium.find_chromium``
-finds, with ``chromium.LAUNCH_ARGS``, or reaches a remote one through
+finds, with ``chromium.launch_args`` (LAUNCH_ARGS and the user's), or reaches a remote one through
 ``remote.py``. With ``browser_name="firefox"`` it launches the Firefox that
 ``firefox.find_firefox`` finds, with ``firefox.FIREFOX_PREFS``, and checks at
 once that this Playwright can drive it (``firefox.probe_pair``); with
