@@ -86,8 +86,7 @@ def playwrights_own(chromium):
 
 def test_ours_keep_every_feature_playwright_disables(chromium, playwrights_own) -> None:
     _, playwright_line = playwrights_own
-    edge_only = {"msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion"}  # Microsoft Edge's, not Chromium's
-    assert set(disabled_features(playwright_line)) - edge_only <= set(PLAYWRIGHT_DISABLED)
+    assert set(disabled_features(playwright_line)) <= set(PLAYWRIGHT_DISABLED)
     chromium.browser()
     ours = [line for line in browser_mains().values() if line != playwright_line]
     assert ours, "the suite's Chromium is not below this process"

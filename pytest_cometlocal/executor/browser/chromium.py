@@ -41,6 +41,7 @@ PLAYWRIGHT_DISABLED = (
     "ThirdPartyStoragePartitioning", "BlockOriginHeaderModificationOnRedirect",
     "AvoidCorsURLLoaderRestartOnRedirect", "Translate", "AutoDeElevate", "OptimizationHints",
     "NetworkTimeServiceQuerying", "AimEnabled",
+    "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",  # Microsoft Edge's (a channel), unknown to Chromium
 )
 # What Playwright enables: kept when a user's --enable-features would replace it.
 PLAYWRIGHT_ENABLED = ("CDPScreenshotNewSurface",)
