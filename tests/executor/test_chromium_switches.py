@@ -10,44 +10,22 @@ alone, it is (the neighbour that shows the switch does something).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from pytest_cometlocal.executor.browser.chromium import OUR_DISABLED, PLAYWRIGHT_DISABLED, system_chromium
 from tests.conftest import shared_playwright
+from tests.reliability.procs import command_line, descendants
 
 pytestmark = pytest.mark.browser
 
 WEBUI = "--top-chrome-webui"
 
 
-def descendants() -> dict[int, list[str]]:
-    """pid -> command line of every process below this one (the driver, its browsers and their children)."""
-    parent: dict[int, int] = {}
-    lines: dict[int, list[str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            # A renderer rewrites its title: one string of space-separated args, not NUL-separated ones.
-            lines[int(entry.name)] = (entry / "cmdline").read_bytes().decode(errors="replace").replace("\0", " ").split()
-        except OSError:
-            continue
-        parent[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-    mine, todo = set(), [os.getpid()]
-    while todo:
-        pid = todo.pop()
-        for child, up in parent.items():
-            if up == pid and child not in mine:
-                mine.add(child)
-                todo.append(child)
-    return {pid: lines[pid] for pid in mine if pid in lines}
-
-
 def browser_mains() -> dict[int, list[str]]:
-    return {pid: line for pid, line in descendants().items()
+    """pid -> command line of every Chromium main process below this one (the suite's, a test's own)."""
+    lines = {pid: command_line(pid) for pid in descendants(os.getpid())}
+    return {pid: line for pid, line in lines.items()
             if "--remote-debugging-pipe" in line and not any(arg.startswith("--type=") for arg in line)}
 
 
@@ -63,7 +41,7 @@ def webui_renderers(browser) -> int:
         for context in contexts:
             context.new_page().set_content("<p>a page</p>")
         contexts[-1].pages[0].wait_for_timeout(1000)  # a preloaded WebUI starts after the window
-        return sum(WEBUI in line for line in descendants().values())
+        return sum(WEBUI in command_line(pid) for pid in descendants(os.getpid()))
     finally:
         for context in contexts:
             context.close()

@@ -237,8 +237,10 @@ steps:
 steps:
   - {id: open, kind: navigate, target: {type: url, url: /login}}
   - {id: gone, kind: click, timeout_ms: 1000, target: {type: testid, id: gone}}
-""" for name in ("one", "two")},  # 1 s: as in the xdist test below, 300 ms is short for a loaded machine
+""" for name in ("one", "two")},  # 1 s: as in the xdist test above, 300 ms is short for a loaded machine
 }
+
+
 def shared(pytester: pytest.Pytester) -> tuple[pytest.RunResult, Path]:
     """The shared session's result and folder (run in the first asking test's folder)."""
     return once("browser_items", lambda: _run_shared(pytester))

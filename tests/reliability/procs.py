@@ -47,6 +47,12 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def command_line(pid: int) -> list[str]:
+    """``pid``'s arguments; [] once it is gone. A Chromium child rewrites its title: one string of
+    space-separated arguments, not NUL-separated ones, so both separators split."""
+    return _read(pid, "cmdline").decode(errors="replace").replace("\0", " ").split()
+
+
 def is_chromium(pid: int) -> bool:
     cmd = _read(pid, "cmdline")
     exe = cmd.split(b"\0", 1)[0]
