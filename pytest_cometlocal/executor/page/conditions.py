@@ -12,7 +12,7 @@ count it has now, never as a raw Playwright timeout.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urljoin
 
@@ -90,6 +90,10 @@ class CheckContext:
     # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
     title: str | None = None
     looks: int = 0
+    # When a condition that waits for a quiet moment (``upload_completed``, ``network_idle``) will hold
+    # if nothing changes, by ``id`` of the condition (``time.monotonic()``). Set by its look, cleared
+    # before each round: poll then looks again at that moment, not after its growing pause.
+    ready_at: dict[int, float] = field(default_factory=dict)
 
     def locate(self, spec: T.Target | list[T.Target] | None) -> tuple[Locator | None, dict[str, Any]]:
         """A condition's target (its own, else the step's), for rooms that may not import this one."""
@@ -194,7 +198,10 @@ def _network_idle(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool,
     tracker = ctx.network
     if tracker is None:
         return True, {"inflight": None}
-    return tracker.idle(), {"inflight": tracker.inflight}
+    idle = tracker.idle()
+    if not idle and tracker.inflight == 0:
+        ctx.ready_at[id(cond)] = tracker.quiet_at()
+    return idle, {"inflight": tracker.inflight}
 
 
 def _toast_contains(cond: Condition, ctx: CheckContext, phase: str) -> tuple[bool, Any]:
@@ -386,7 +393,9 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
     """Evaluate until every non-warning condition holds, or time runs out.
 
     The pause between looks grows from 20 ms to 200 ms; it is a polling
-    interval, never a fixed wait for the page.
+    interval, never a fixed wait for the page. When every condition still
+    missing waits only for a quiet moment it can name (``ready_at``), the next
+    look is at that moment instead: no later, as a growing pause would be.
 
     Warning conditions are evaluated on the final state only: they are
     recorded, never waited for.
@@ -396,18 +405,29 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
     delay, ctx.looks = 0.02, 0
     with matching_until(deadline):  # no pattern matches past the deadline (contract/patterns.py)
         while True:
+            ctx.ready_at.clear()
             results = {id(r.condition): r for r in check_once(required, ctx, phase)}
             ctx.title, ctx.looks = None, ctx.looks + 1  # the one read's title stands for the first look only
-            if all(r.ok or _at_once(r.condition.kind) for r in results.values()) \
+            missing = [key for key, r in results.items() if not (r.ok or _at_once(r.condition.kind))]
+            if not missing \
                     or any(gave_up_in(r.observed) or decided(r.observed) for r in results.values()) \
                     or time.monotonic() >= deadline:
                 break  # a pattern that gave up decides its condition (a step that cannot pass, found in bounded time)
-            pause(ctx.page, min(delay, max(0.0, deadline - time.monotonic())))
+            wait = next_look_in(missing, ctx.ready_at, delay)
+            pause(ctx.page, min(wait, max(0.0, deadline - time.monotonic())))
             delay = min(delay * 2, 0.2)
         for c in conditions:
             if c.severity == "warning":
                 results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
+
+
+def next_look_in(missing: list[int], ready_at: dict[int, float], delay: float) -> float:
+    """Seconds until poll's next look: the growing ``delay``, or, when every missing condition named the
+    moment it will hold (``ready_at``), the latest of those moments (none in the past)."""
+    if not all(key in ready_at for key in missing):
+        return delay
+    return max(0.0, max(ready_at[key] for key in missing) - time.monotonic())
 
 
 def required_of(conditions: list[Condition]) -> list[Condition]:

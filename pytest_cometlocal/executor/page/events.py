@@ -40,6 +40,10 @@ class NetworkTracker:
     def idle(self, quiet_s: float = 0.5) -> bool:
         return self.inflight == 0 and time.monotonic() - self.last_change >= quiet_s
 
+    def quiet_at(self, quiet_s: float = 0.5) -> float:
+        """When ``idle`` holds if no request starts or ends before (``time.monotonic()``)."""
+        return self.last_change + quiet_s
+
 
 @dataclass(frozen=True)
 class Marks:

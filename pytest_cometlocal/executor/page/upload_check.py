@@ -9,7 +9,9 @@ since the run's last ``upload`` action (events.PageEvents.upload_requests).
 The condition holds only when none is in flight, none failed (a network error
 or a status of 400 or more), and none started or ended for ``QUIET_S``: a
 request the page starts a moment after the action is not missed. The step's
-poll bounds the wait by its ``timeout_ms``.
+poll bounds the wait by its ``timeout_ms``; when the look holds and only the
+quiet moment is missing, it names that moment (``CheckContext.ready_at``), so
+poll looks again then rather than up to a pause later.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from pytest_cometlocal.executor.page.events import SentRequest
-from pytest_cometlocal.executor.page.locators import matches_now
+from pytest_cometlocal.executor.page.locators import matches_now, not_one
 from pytest_cometlocal.executor.page.texts import normalize, seen, shown_texts
 from pytest_cometlocal.executor.errors import is_crash
 
@@ -31,6 +33,9 @@ if TYPE_CHECKING:
 # How long the upload's requests must have been quiet (none started or ended) before it is complete.
 QUIET_S = 0.25
 
+# How many elements a file input's locator matches and, when one, the names of its files.
+_FILES_JS = "(els) => ({count: els.length, files: els.length === 1 ? Array.from(els[0].files || []).map(f => f.name) : []})"
+
 # The most requests a failure lists (the last ones).
 REQUESTS_SHOWN = 20
 
@@ -39,25 +44,30 @@ Resolver = Callable[["CheckContext", Any], "tuple[Locator | None, dict[str, Any]
 
 def upload_completed(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[bool, Any]:
     """Settled requests, and (with ``text``) the page shows it, or (without) the file input has a file."""
-    settled, requests = _requests(ctx)
+    quiet_at, requests = _requests(ctx)
+    settled = quiet_at is not None and time.monotonic() >= quiet_at  # of the requests seen so far: now, not after the look
     look = _text_look if cond.args.text is not None else _files_look
     ok, observed = look(cond, ctx, resolve)
+    if ok and quiet_at is not None and not settled:
+        ctx.ready_at[id(cond)] = quiet_at
     return ok and settled, {**observed, **requests}
 
 
-def _requests(ctx: CheckContext) -> tuple[bool, dict[str, Any]]:
+def _requests(ctx: CheckContext) -> tuple[float | None, dict[str, Any]]:
+    """When the upload's requests are quiet enough (``time.monotonic()``; None while one is in flight
+    or after one failed), and what a result records of them."""
     requests, since = ctx.upload_requests()
     if not requests:
-        return time.monotonic() - since >= QUIET_S, {}
+        return since + QUIET_S, {}
     pending = [r for r in requests if r.ended is None]
     failed = [r for r in requests if r.failed()]
     last = max([since] + [r.started for r in requests] + [r.ended for r in requests if r.ended is not None])
     shown = {"requests": [_described(r, ctx.mask_text) for r in requests[-REQUESTS_SHOWN:]]}
     if failed:
-        return False, {**shown, "problem": f"{len(failed)} of the upload's {len(requests)} request(s) failed"}
+        return None, {**shown, "problem": f"{len(failed)} of the upload's {len(requests)} request(s) failed"}
     if pending:
-        return False, {**shown, "problem": f"{len(pending)} of the upload's {len(requests)} request(s) still in flight"}
-    return time.monotonic() - last >= QUIET_S, shown
+        return None, {**shown, "problem": f"{len(pending)} of the upload's {len(requests)} request(s) still in flight"}
+    return last + QUIET_S, shown
 
 
 def _described(request: SentRequest, mask: Callable[[str], str]) -> dict[str, Any]:
@@ -82,10 +92,13 @@ def _files_look(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[
     locator, found = resolve(ctx, cond.args.target)
     if locator is None:
         return False, found
-    try:
-        files = locator.evaluate("(el) => Array.from(el.files || []).map(f => f.name)", timeout=1000)
+    try:  # one round trip that also counts (locator.evaluate makes three: wait, read, release)
+        got = locator.evaluate_all(_FILES_JS)
     except Exception as exc:
         if is_crash(exc) or (gone := matches_now(locator)) is None:
             raise
         return False, gone
-    return bool(files), {"files": files}
+    gone = not_one(got["count"])
+    if gone is not None:
+        return False, gone
+    return bool(got["files"]), {"files": got["files"]}
