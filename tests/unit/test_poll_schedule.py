@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 
 from pytest_cometlocal.contract.model.conditions import NetworkIdle
-from pytest_cometlocal.executor.page.conditions import CheckContext, next_look_in, poll
+from pytest_cometlocal.executor.page.conditions import CheckContext, poll
+from pytest_cometlocal.executor.page.locators import next_look_in
 from pytest_cometlocal.executor.page.events import NetworkTracker
 
 

@@ -31,7 +31,8 @@ from pytest_cometlocal.executor.http.response_checks import RESPONSE_EVALUATORS
 from pytest_cometlocal.executor.http.seen import SEEN_EVALUATORS, TrafficLook, decided
 from pytest_cometlocal.executor.page.controls import CHECKED_STATE_JS
 from pytest_cometlocal.executor.page.events import NetworkTracker, SentRequest
-from pytest_cometlocal.executor.page.locators import compile_target, condition_locators, matches_now, not_one, pause, resolve_now
+from pytest_cometlocal.executor.page.locators import (
+    compile_target, condition_locators, matches_now, next_look_in, not_one, pause, resolve_now)
 from pytest_cometlocal.executor.page.texts import (
     COUNTED, ELEMENT_CHECKS, aria_snapshot_matches, clip_utf8, element_texts_equal, first_lines, normalize, seen,
     shown_texts, shown_values)
@@ -90,9 +91,8 @@ class CheckContext:
     # look reads it instead of asking the page; later looks ask. ``looks``: how many looks poll took.
     title: str | None = None
     looks: int = 0
-    # When a condition that waits for a quiet moment (``upload_completed``, ``network_idle``) will hold
-    # if nothing changes, by ``id`` of the condition (``time.monotonic()``). Set by its look, cleared
-    # before each round: poll then looks again at that moment, not after its growing pause.
+    # When a condition waiting for a quiet moment (upload_completed, network_idle) holds if nothing
+    # changes, by id of the condition (time.monotonic()); poll's next look is then (locators.next_look_in).
     ready_at: dict[int, float] = field(default_factory=dict)
 
     def locate(self, spec: T.Target | list[T.Target] | None) -> tuple[Locator | None, dict[str, Any]]:
@@ -420,14 +420,6 @@ def poll(conditions: list[Condition], ctx: CheckContext, phase: str, timeout_ms:
             if c.severity == "warning":
                 results[id(c)] = CheckResult(c, *_safe_evaluate(c, ctx, phase))
     return [results[id(c)] for c in conditions]
-
-
-def next_look_in(missing: list[int], ready_at: dict[int, float], delay: float) -> float:
-    """Seconds until poll's next look: the growing ``delay``, or, when every missing condition named the
-    moment it will hold (``ready_at``), the latest of those moments (none in the past)."""
-    if not all(key in ready_at for key in missing):
-        return delay
-    return max(0.0, max(ready_at[key] for key in missing) - time.monotonic())
 
 
 def required_of(conditions: list[Condition]) -> list[Condition]:

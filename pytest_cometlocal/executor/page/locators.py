@@ -296,6 +296,14 @@ def poll_until(page: Page, deadline: float, look: Callable[[], bool]) -> bool:
         delay = min(delay * 2, 0.2)
 
 
+def next_look_in(missing: list[int], ready_at: dict[int, float], delay: float) -> float:
+    """Seconds until poll's next look: the growing ``delay``, or, when every missing condition named the
+    moment it will hold (``ready_at``), the latest of those moments (none in the past)."""
+    if not all(key in ready_at for key in missing):
+        return delay
+    return max(0.0, max(ready_at[key] for key in missing) - time.monotonic())
+
+
 def call_ms(deadline: float) -> float:
     """How long a Playwright call may take to end by ``deadline``; a last call still gets MIN_MATCH_BOUND_MS."""
     return max(MIN_MATCH_BOUND_MS, (deadline - time.monotonic()) * 1000)

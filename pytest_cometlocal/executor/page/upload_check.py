@@ -23,6 +23,7 @@ from pytest_cometlocal.executor.page.events import SentRequest
 from pytest_cometlocal.executor.page.locators import matches_now, not_one
 from pytest_cometlocal.executor.page.texts import normalize, seen, shown_texts
 from pytest_cometlocal.executor.errors import is_crash
+from pytest_cometlocal.executor.scripts import load_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 QUIET_S = 0.25
 
 # How many elements a file input's locator matches and, when one, the names of its files.
-_FILES_JS = "(els) => ({count: els.length, files: els.length === 1 ? Array.from(els[0].files || []).map(f => f.name) : []})"
+_FILES_JS = load_script(__package__, "input_files.js")
 
 # The most requests a failure lists (the last ones).
 REQUESTS_SHOWN = 20
