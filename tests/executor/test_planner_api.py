@@ -93,6 +93,26 @@ def test_secret_fields_are_masked_before_a_screenshot(executor):
     assert "Hush-4471" not in trace and "${secrets.pw}" in trace
 
 
+def test_a_password_field_shows_dots_so_its_secret_needs_no_mask_until_it_shows_the_text(executor):
+    """A secret typed into a password field alone is not on screen: the state gets its frame. The same
+    field made a text field ("show password") shows it: masked again."""
+    from pytest_cometlocal.executor.page.observation import observe
+
+    executor.settings.secrets["pw"] = "Hush-4471"
+    executor._secret_values = ("Hush-4471",)
+    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
+    executor.propose({"id": "pw", "kind": "fill", "target": {"type": "label", "text": "Password", "exact": True},
+                      "value": "${secrets.pw}", **BASE})
+    page = executor.page
+    observation = observe(page, secrets=("Hush-4471",))
+    assert page.locator("[data-cometlocal-secret]").count() == 0
+    assert observation.signature.algorithm_version == "v2-frame-320"
+    page.get_by_label("Password", exact=True).evaluate("(el) => { el.type = 'text'; }")
+    observation = observe(page, secrets=("Hush-4471",))
+    assert page.locator("input[data-cometlocal-secret]").count() == 1
+    assert observation.signature.algorithm_version == "v1" and observation.screenshot[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_unknown_secret_in_a_proposal_is_rejected(executor):
     with pytest.raises(ExecutorFailure) as caught:
         executor.propose({"id": "x", "kind": "fill", "target": {"type": "testid", "id": "subject"},

@@ -149,8 +149,12 @@
   let marked = 0;
   if (secrets.length && (document.body || document.documentElement)) {
     const has = (s) => !!s && secrets.some(v => s.includes(v));
+    // A password field draws a dot for each character: its value is not on screen. The browser's
+    // own style says so, and a page cannot override it on a password field (Chromium: "disc"
+    // !important); a field whose style says otherwise, or no style at all, is masked.
+    const dotted = (el) => el.type === "password" && ["disc", "circle", "square"].includes(getComputedStyle(el).webkitTextSecurity);
     for (const el of document.querySelectorAll("input, textarea, select")) {
-      if (has(el.value)) { el.setAttribute(attr, ""); marked++; }
+      if (has(el.value) && !dotted(el)) { el.setAttribute(attr, ""); marked++; }
     }
     const walker = document.createTreeWalker(document.body || document.documentElement, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {
