@@ -74,16 +74,21 @@ def test_failed_proposal_keeps_the_typed_error_and_its_string_form(executor):
     assert compat.error == "TARGET_NOT_UNIQUE: target resolution returned 2 matches; requires exactly 1"
 
 
-def test_secret_fields_are_masked_before_a_screenshot(executor):
+def _secret_typed_into(executor, label: str):
+    """The log-in page with the secret ``Hush-4471`` typed into the field ``label``; its observation now."""
     from pytest_cometlocal.executor.page.observation import observe
 
     executor.settings.secrets["pw"] = "Hush-4471"  # what a plan's secrets block would give
     executor._secret_values = ("Hush-4471",)
     executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
-    executor.propose({"id": "user", "kind": "fill", "target": {"type": "label", "text": "User name", "exact": True},
+    executor.propose({"id": "typed", "kind": "fill", "target": {"type": "label", "text": label, "exact": True},
                       "value": "${secrets.pw}", **BASE})
+    return observe(executor.page, secrets=("Hush-4471",))
+
+
+def test_secret_fields_are_masked_before_a_screenshot(executor):
+    observation = _secret_typed_into(executor, "User name")
     page = executor.page
-    observation = observe(page, secrets=("Hush-4471",))
     assert page.locator("[data-cometlocal-secret]").count() == 1
     assert page.locator("#user[data-cometlocal-secret]").count() == 1
     # A secret on screen: the hash comes from the masked full-size capture, not a frame.
@@ -98,13 +103,8 @@ def test_a_password_field_shows_dots_so_its_secret_needs_no_mask_until_it_shows_
     field made a text field ("show password") shows it: masked again."""
     from pytest_cometlocal.executor.page.observation import observe
 
-    executor.settings.secrets["pw"] = "Hush-4471"
-    executor._secret_values = ("Hush-4471",)
-    executor.propose({"id": "open", "kind": "navigate", "target": {"type": "url", "url": "/login"}, **BASE})
-    executor.propose({"id": "pw", "kind": "fill", "target": {"type": "label", "text": "Password", "exact": True},
-                      "value": "${secrets.pw}", **BASE})
+    observation = _secret_typed_into(executor, "Password")
     page = executor.page
-    observation = observe(page, secrets=("Hush-4471",))
     assert page.locator("[data-cometlocal-secret]").count() == 0
     assert observation.signature.algorithm_version == "v2-frame-320"
     page.get_by_label("Password", exact=True).evaluate("(el) => { el.type = 'text'; }")

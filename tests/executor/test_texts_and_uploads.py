@@ -252,24 +252,24 @@ def test_upload_completed_does_not_hold_while_the_upload_request_is_in_flight(ru
     assert site.answered == []
 
 
-def test_upload_completed_holds_once_the_upload_request_finished(run, site):
-    r = run(opened(site.url + "/widget?mode=delay", upload_step([UPLOADED, FINAL_ROW])))
+def held_after_the_request(r, site, mode: str) -> None:
+    """The upload step passed once its request (``mode``) was answered: the warning, looked at once when
+    upload_completed held, found the final row, which replaces the transient one when the answer comes."""
     assert r.result.status == "passed", r.error and r.error.message
-    assert site.answered == ["delay"]
-    # The warning looked once, when upload_completed held: the final row had replaced the transient one.
+    assert site.answered == [mode]
     warned = [e["metadata"]["warnings"] for e in r.events if e["step_id"] == "attach" and "warnings" in e["metadata"]]
     assert warned == []
+
+
+def test_upload_completed_holds_once_the_upload_request_finished(run, site):
+    held_after_the_request(run(opened(site.url + "/widget?mode=delay", upload_step([UPLOADED, FINAL_ROW]))), site, "delay")
 
 
 def test_a_request_sent_inside_the_quiet_moment_is_still_waited_for(run, site):
     # The name shows at once and no request is in flight: upload_completed names the end of its quiet
     # moment and looks again then. By then the page has sent its request (150 ms after the file was
     # set); the condition holds only after that request ended, when the final row is there.
-    r = run(opened(site.url + "/widget?mode=late", upload_step([UPLOADED, FINAL_ROW])))
-    assert r.result.status == "passed", r.error and r.error.message
-    assert site.answered == ["late"]
-    warned = [e["metadata"]["warnings"] for e in r.events if e["step_id"] == "attach" and "warnings" in e["metadata"]]
-    assert warned == []
+    held_after_the_request(run(opened(site.url + "/widget?mode=late", upload_step([UPLOADED, FINAL_ROW]))), site, "late")
 
 
 def test_upload_completed_does_not_hold_when_the_upload_request_fails(run, site):
