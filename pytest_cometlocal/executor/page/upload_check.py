@@ -46,7 +46,7 @@ Resolver = Callable[["CheckContext", Any], "tuple[Locator | None, dict[str, Any]
 def upload_completed(cond: Condition, ctx: CheckContext, resolve: Resolver) -> tuple[bool, Any]:
     """Settled requests, and (with ``text``) the page shows it, or (without) the file input has a file."""
     quiet_at, requests = _requests(ctx)
-    settled = quiet_at is not None and time.monotonic() >= quiet_at  # of the requests seen so far: now, not after the look
+    settled = quiet_at is not None and time.monotonic() >= quiet_at  # now: for the requests seen so far
     look = _text_look if cond.args.text is not None else _files_look
     ok, observed = look(cond, ctx, resolve)
     if ok and quiet_at is not None and not settled:
