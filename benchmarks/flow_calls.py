@@ -146,7 +146,9 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
 
     text = PLAN.format(tag=title.lower(), title=title, timeout=10_000)
     if variant.endswith("-no-critical"):
-        text = text.replace("criticality: critical, ", "")
+        text, critical = text.replace("criticality: critical, ", ""), text
+        if text == critical:
+            raise SystemExit("flow_calls: real_flow.PLAN has no 'criticality: critical, ' left to take out")
     path = root / "plans" / (re.sub(r"\W+", "-", title) + ".actions.yaml")
     path.write_text(text)
     (valid,) = validate_text(path.read_bytes(), ValidationContext(root=root, plan_path=path, env=env),
