@@ -67,7 +67,7 @@ input.addEventListener("change", async () => {
   files.innerHTML = `<div class="row" style="display: flex">Uploading 1 file... ${name(f)}</div>`;
   const body = new FormData(); body.append("files", f);
   if (mode === "remove") input.remove();
-  if (mode === "late") await new Promise((go) => setTimeout(go, 150));  // inside upload_completed's quiet window
+  if (mode === "late") await new Promise((go) => setTimeout(go, 100));  // inside upload_completed's quiet window
   const response = await fetch("/upload?mode=" + mode, {method: "POST", body});
   files.innerHTML = response.ok
     ? `<table><tr><td class="name" style="display: flex">${name(f)}</td><td>1 KB</td></tr></table><p id="done">Uploaded</p>`
@@ -79,7 +79,7 @@ input.addEventListener("change", async () => {
 
 class UploadSite:
     """The pages above and ``POST /upload``: ``hold`` answers only when released, ``delay`` after
-    0.8 s, ``late`` (sent 150 ms after the file was set) after 0.5 s, ``fail`` with a 500, anything else
+    0.8 s, ``late`` (sent 100 ms after the file was set) after 0.5 s, ``fail`` with a 500, anything else
     at once. Each answered upload is counted."""
 
     def __init__(self) -> None:
@@ -267,7 +267,7 @@ def test_upload_completed_holds_once_the_upload_request_finished(run, site):
 
 def test_a_request_sent_inside_the_quiet_moment_is_still_waited_for(run, site):
     # The name shows at once and no request is in flight: upload_completed names the end of its quiet
-    # moment and looks again then. By then the page has sent its request (150 ms after the file was
+    # moment and looks again then. By then the page has sent its request (100 ms after the file was
     # set); the condition holds only after that request ended, when the final row is there.
     held_after_the_request(run(opened(site.url + "/widget?mode=late", upload_step([UPLOADED, FINAL_ROW]))), site, "late")
 
