@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from pytest_cometlocal.executor.browser.network_guard import BlockedRequest, NetworkGuard
 
 
+# How long no request may start or end before ``network_idle`` holds.
+IDLE_QUIET_S = 0.5
+
+
 @dataclass
 class NetworkTracker:
     """In-flight requests of a page, for ``network_idle`` (no request for 500 ms)."""
@@ -37,12 +41,12 @@ class NetworkTracker:
         self.inflight = max(0, self.inflight - 1)
         self.last_change = time.monotonic()
 
-    def idle(self, quiet_s: float = 0.5) -> bool:
-        return self.inflight == 0 and time.monotonic() - self.last_change >= quiet_s
+    def idle(self) -> bool:
+        return self.inflight == 0 and time.monotonic() >= self.quiet_at()
 
-    def quiet_at(self, quiet_s: float = 0.5) -> float:
+    def quiet_at(self) -> float:
         """When ``idle`` holds if no request starts or ends before (``time.monotonic()``)."""
-        return self.last_change + quiet_s
+        return self.last_change + IDLE_QUIET_S
 
 
 @dataclass(frozen=True)
