@@ -2,7 +2,7 @@
 Playwright call of one flow.
 
     .venv/bin/python -m benchmarks.flow_calls                      # hand, fast, balanced; 4 flows each
-    .venv/bin/python -m benchmarks.flow_calls --flows 8 --variants hand,hand+read,hand+empty-read,hand+look
+    .venv/bin/python -m benchmarks.flow_calls --flows 8 --variants hand,hand+read,hand+empty-reads,hand+look
     .venv/bin/python -m benchmarks.flow_calls --variants fast,fast-no-critical --calls calls.txt
 
 Why: bench_real.py runs each variant in a pytest process of its own, where the processes' start-up and
@@ -13,17 +13,18 @@ each Playwright protocol call of the last plan flow with its duration, between t
 a step's time goes. It wraps ``Channel._inner_send``, a private part of Playwright's client: this is a
 measuring tool, never the plugin, and it stops with one line when that part is gone.
 
-Variants: ``hand`` (benchmarks/real_flow.py's flow with the same ``expect()`` checks); ``hand+read``
-(plus the plan's one read a step: the next target matched with the look, as the executor reads),
-``hand+empty-read`` (the same calls, scripts that read nothing), ``hand+look`` (the look alone, no
-selector); a profile (``fast``, ``balanced``, ``forensic``), and a profile with ``-no-critical`` (the
-plan without its two critical steps).
+Variants: the hand-written flow is real_flow.HAND_TEST's own (``hand``), in its reads modes
+(``hand+read``: the plan's one read a step; ``hand+reads``: a look before and after; ``hand+empty-reads``:
+those calls reading nothing; ``hand+picture``: one read and balanced's picture), and ``hand+look``: the
+look alone before each step, no selector; a profile (``fast``, ``balanced``, ``forensic``), and a profile
+with ``-no-critical`` (the plan without its two critical steps).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import statistics
 import sys
@@ -32,85 +33,34 @@ import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from .real_flow import PLAN
+from .real_flow import HAND_TEST, PLAN
 
 KINDS = ["navigate", "fill", "fill", "click", "click", "click", "fill", "upload", "click", "assert", "click",
          "assert", "click", "assert"]
 PROFILES = ("fast", "balanced", "forensic")
 
 
-def _reader(variant: str, arg: Any) -> Callable[..., None]:
-    """The read the hand-written flow makes before each step (none for ``hand``)."""
-    from pytest_cometlocal.executor.page.locators import _MATCH_OBSERVE_JS
-    from pytest_cometlocal.executor.page.observation import OBSERVE_JS
-
-    reads = {
-        "hand+read": (lambda page: page.evaluate(OBSERVE_JS, arg), lambda loc: loc.evaluate_all(_MATCH_OBSERVE_JS, arg)),
-        "hand+empty-read": (lambda page: page.evaluate("(a) => 0", arg), lambda loc: loc.evaluate_all("(els, a) => 0", arg)),
-        "hand+look": (lambda page: page.evaluate(OBSERVE_JS, arg), None),
-    }
-    if variant not in reads:
-        return lambda page, locator=None: None
-    look, matched = reads[variant]
-    return lambda page, locator=None: look(page) if locator is None or matched is None else matched(locator)
+# The hand-written variants: real_flow.HAND_TEST's own flow, in each of its ``reads`` modes ("one": the plan's
+# one read a step, "plan": a look before and after, "empty": the same calls reading nothing, "picture": one
+# read and balanced's picture), and "look": the look alone before each step, no selector.
+HAND = {"hand": "", "hand+read": "one", "hand+reads": "plan", "hand+empty-reads": "empty",
+        "hand+picture": "picture", "hand+look": ""}
 
 
-def hand_flow(page: Any, url: str, title: str, note: Path, password: str, read: Callable[..., None],
-              mark: Callable[[], None]) -> None:
-    """real_flow.py's flow by hand; ``read`` before each step, ``mark`` after each."""
-    from playwright.sync_api import expect
+def hand_module(variant: str, root: Path) -> dict[str, Any]:
+    """HAND_TEST in ``variant``'s reads mode, run as a module whose file is in ``root`` (its note to upload
+    is ``root``/plans/files/note.txt): its ``flow(page, url, title)``, ``before``, ``after``."""
+    text = HAND_TEST.format(timeout=10_000, titles=[], traced=False, reads=HAND[variant])
+    module: dict[str, Any] = {"__file__": str(root / "test_hand.py"), "__name__": "flow_calls_hand"}
+    exec(compile(text, "benchmarks/real_flow.py:HAND_TEST", "exec"), module)  # noqa: S102 - our own template
+    if variant == "hand+look":
+        from pytest_cometlocal.executor.page.observation import OBSERVE_JS, look_arg
 
-    def step(locator: Any = None) -> Any:
-        read(page, locator)
-        return locator
-
-    def url_is(pattern: str) -> None:
-        expect(page).to_have_url(re.compile(pattern))
-        mark()
-
-    step()
-    page.goto(url + "/admin/login/")
-    expect(page).to_have_title(re.compile("Log in"))
-    mark()
-    field = step(page.get_by_label("Username:", exact=True))
-    field.fill("admin")
-    expect(field).to_have_value("admin")
-    mark()
-    step(page.get_by_label("Password:", exact=True)).fill(password)
-    mark()
-    step(page.get_by_role("button", name="Log in", exact=True)).click()
-    url_is("/admin/$")
-    step(page.get_by_role("link", name="Documents", exact=True)).click()
-    url_is("/admin/library/document/$")
-    step(page.get_by_role("link", name="Add document", exact=True)).click()
-    url_is("/admin/library/document/add/$")
-    field = step(page.get_by_label("Title:", exact=True))
-    field.fill(title)
-    expect(field).to_have_value(title)
-    mark()
-    field = step(page.get_by_label("File:", exact=True))
-    field.set_input_files(note)
-    expect(field).to_have_value(re.compile(r"note\.txt$"))
-    mark()
-    step(page.get_by_role("button", name="Save", exact=True)).click()
-    url_is("/admin/library/document/$")
-    step()
-    expect(page.locator(".messagelist .success")).to_contain_text("was added successfully")
-    mark()
-    step(page.locator("#result_list").get_by_role("link", name=title, exact=True)).click()
-    url_is(r"/admin/library/document/\d+/change/$")
-    step()
-    expect(page.locator("#content h2")).to_contain_text(title)
-    expect(page.get_by_label("Title:", exact=True)).to_have_value(title)
-    mark()
-    step(page.get_by_role("button", name="Log out", exact=True)).click()
-    url_is("/admin/logout/$")
-    step()
-    expect(page).to_have_title(re.compile("Logged out"))
-    mark()
-    step()
+        arg = look_arg((os.environ["BENCH_ADMIN_PASSWORD"],), True)
+        module["before"] = lambda page, locator=None: (page.evaluate(OBSERVE_JS, arg), locator)[1]
+    return module
 
 
 class CallLog:
@@ -168,16 +118,25 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
     return total, [(b - a) * 1000 for a, b in zip(ends, ends[1:])], run_dir
 
 
-def _hand(browser: Any, url: str, variant: str, title: str, note: Path, password: str, arg: Any) -> tuple[float, list[float]]:
+def _hand(browser: Any, url: str, variant: str, title: str, root: Path) -> tuple[float, list[float]]:
+    """One hand-written flow in a context of its own; each step's ms, from one ``before`` call to the next
+    (the flow calls it at the start of each of its 14 steps; "one" and "picture" once more at its end)."""
     from pytest_cometlocal.executor.session import DEFAULT_CONTEXT_ARGS
 
+    module = hand_module(variant, root)
     marks: list[float] = []
+    before = module["before"]
+
+    def marked(page: Any, locator: Any = None) -> Any:
+        marks.append(time.perf_counter())
+        return before(page, locator)
+
+    module["before"] = marked
     start = time.perf_counter()
     context = browser.new_context(**DEFAULT_CONTEXT_ARGS)
     try:
-        page = context.new_page()
-        marks.append(time.perf_counter())
-        hand_flow(page, url, title, note, password, _reader(variant, arg), lambda: marks.append(time.perf_counter()))
+        module["flow"](context.new_page(), url, title)
+        marks = marks[:len(KINDS)] + [time.perf_counter()]
     finally:
         context.close()
     return time.perf_counter() - start, [(b - a) * 1000 for a, b in zip(marks, marks[1:])]
@@ -200,11 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--calls", metavar="FILE", help="log every Playwright call of each plan variant's last flow there")
     args = p.parse_args(argv)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
-    known = {"hand", "hand+read", "hand+empty-read", "hand+look"} | set(PROFILES) | {f + "-no-critical" for f in PROFILES}
+    known = set(HAND) | set(PROFILES) | {f + "-no-critical" for f in PROFILES}
     if unknown := [v for v in variants if v not in known]:
         p.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from tests.django_admin import django_admin
+    from tests.django_admin import PASSWORD, django_admin
+
+    os.environ["BENCH_ADMIN_PASSWORD"] = PASSWORD  # HAND_TEST reads it, as in bench_real's processes
 
     tally = Tally({v: [] for v in variants}, {v: [] for v in variants})
     log = CallLog() if args.calls else None
@@ -222,7 +183,6 @@ def main(argv: list[str] | None = None) -> int:
 def _flows(variants: list[str], flows: int, url: str, root: Path, log: CallLog | None, tally: Tally) -> None:
     """Every variant's flows, alternating, in one browser; the first round warms every variant up."""
     from pytest_cometlocal.executor.browser.manager import BrowserManager
-    from pytest_cometlocal.executor.page.observation import look_arg
     from tests.django_admin import PASSWORD
 
     (root / "plans" / "files").mkdir(parents=True)
@@ -230,12 +190,12 @@ def _flows(variants: list[str], flows: int, url: str, root: Path, log: CallLog |
     note.write_text("A short note to upload.\n")
     manager = BrowserManager({"headless": True}, None)
     try:
-        browser, arg = manager.browser(), look_arg((PASSWORD,), True)
+        browser = manager.browser()
         for flow in range(flows + 1):
             for variant in variants:
                 title = f"Doc {variant} {flow} {time.time_ns()}"
-                if variant.startswith("hand"):
-                    total, per_step = _hand(browser, url, variant, title, note, PASSWORD, arg)
+                if variant in HAND:
+                    total, per_step = _hand(browser, url, variant, title, root)
                 else:
                     first = len(log.rows) if log else 0
                     total, per_step, run_dir = _plan_flow(browser, root, url, variant, title,
