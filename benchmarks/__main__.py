@@ -6,7 +6,7 @@
     .venv/bin/python -m benchmarks --only scaling       # page size 10 -> 5,000 rows, ~8-10 min
     .venv/bin/python -m benchmarks --only real          # a 14-step flow on Django's admin, ~10 min
     .venv/bin/python -m benchmarks --only http --rounds 3   # a request step vs context.request by hand, ~1 min
-    .venv/bin/python -m benchmarks --only goals --before /tmp/base --after .   # issue 38's goals, two checkouts
+    .venv/bin/python -m benchmarks --only goals --before /tmp/base --after .   # issue 50's speed goals, two checkouts
 
 Sections: validation, overhead, fixed, disk, profile, http, scaling, real, throughput (run in
 this order; throughput last, sized to what is left of ``--budget-min`` unless
@@ -23,7 +23,7 @@ navigate/assert plan for context; alternating in one session, ms per step and th
 ratio. ``--cprofile FILE`` also profiles the request plan alone and splits a step's
 time (HTTP call, looks, evidence file, trace, hashing).
 
-goals (issue 38; only when named in ``--only``): every goal of the issue measured on
+goals (issues 38 and 50; only when named in ``--only``): every goal of the issue measured on
 two checkouts of the package side by side, alternating round by round, each side in
 processes importing its own checkout (bench_goals.py); ``--goals-md FILE`` writes the
 table. ~45-60 min with the defaults and ``--goals-unit`` at load ~20 on 2 CPUs. The
