@@ -19,7 +19,8 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from pytest_cometlocal.contract.errors import CometLocalError
-from pytest_cometlocal.contract.load.safe_yaml import MAX_FILE_BYTES, resolve_scalar
+from pytest_cometlocal.contract.load.core_schema import resolve_scalar
+from pytest_cometlocal.contract.load.safe_yaml import MAX_FILE_BYTES
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

@@ -4,7 +4,7 @@ Plans are untrusted input, so this module does not use PyYAML's constructors at
 all. It reads the *event* stream (libyaml's C parser when available) and builds
 plain Python values itself, which lets it:
 
-* give YAML 1.2 core-schema meaning to scalars (only ``true``/``false`` are
+* give YAML 1.2 core-schema meaning to scalars (core_schema.py) (only ``true``/``false`` are
   booleans, ``0123`` and ``11:30`` stay strings, no timestamps, no merge keys);
 * refuse every tag beyond the core ones, so ``!!python/object`` is an error and
   never constructed;
@@ -19,8 +19,6 @@ plain Python values itself, which lets it:
 
 from __future__ import annotations
 
-import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +41,7 @@ _Parser = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 from pytest_cometlocal.contract.model.problems import Mark, Problem, SourceMark
 from pytest_cometlocal.contract.errors import YamlError
 from pytest_cometlocal.contract.load.yaml_errors import problem_from_yaml_error
+from pytest_cometlocal.contract.load.core_schema import ALLOWED_TAGS, CORE, NOT_SPECIAL_START, resolve_scalar
 
 MAX_FILE_BYTES = 2 * 1024 * 1024
 MAX_EXPANDED_NODES = 200_000
@@ -50,22 +49,6 @@ MAX_DEPTH = 64
 # Documents per file: each is an item with its own run folder, so a small file of
 # "---" lines must not turn into a hundred thousand of them.
 MAX_DOCUMENTS = 1000
-# Digits of an integer: Python cannot even print one above 4300 decimal digits, and
-# hex or octal literals are not held to that; no plan number needs more than 64.
-MAX_INT_DIGITS = 64
-
-_CORE = "tag:yaml.org,2002:"
-_ALLOWED_TAGS = {_CORE + t for t in ("str", "int", "float", "bool", "null", "map", "seq")}
-
-_NULL = re.compile(r"^(?:~|null|Null|NULL|)$")
-_BOOL = {"true": True, "True": True, "TRUE": True, "false": False, "False": False, "FALSE": False}
-# Decimal integers without leading zeros: "0123" is a string, as the spec says.
-_INT10 = re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$")
-_INT8 = re.compile(r"^0o[0-7]+$")
-_INT16 = re.compile(r"^0x[0-9a-fA-F]+$")
-_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|(?:0|[1-9][0-9]*)(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$")
-_INF = re.compile(r"^[-+]?\.(?:inf|Inf|INF)$")
-_NAN = re.compile(r"^\.(?:nan|NaN|NAN)$")
 
 
 class MarkMap(dict):
@@ -154,64 +137,6 @@ def _mark(event: Any) -> Mark:
     return Mark(event.start_mark.line + 1, event.start_mark.column + 1)
 
 
-_NOT_SPECIAL_START = frozenset("abcdeghijklmopqrsuvwxyzABCDEGHIJKLMOPQRSUVWXYZ_/\"'$%&*()[]{}<>=?!@#`|:;,^ ")
-
-
-def resolve_scalar(value: str, tag: str | None, style: str | None, implicit: Any) -> Any:
-    """YAML 1.2 core schema resolution for one scalar."""
-    plain = implicit[0] if isinstance(implicit, tuple) else bool(implicit)
-    if tag == "!":
-        return value  # the non-specific tag "!" makes a string (YAML 1.2, 3.3.2)
-    if tag is None:
-        if not plain:
-            return value  # quoted or block scalar without a tag: always a string
-        if value and value[0] in _NOT_SPECIAL_START:
-            return value  # fast path: cannot be null, bool, int or float
-        tag = _implicit_tag(value)
-    kind = tag[len(_CORE):]
-    if kind == "str":
-        return value
-    if kind == "null":
-        if not _NULL.match(value):
-            raise ValueError(f"{value!r} is not a null")
-        return None
-    if kind == "bool":
-        if value not in _BOOL:
-            raise ValueError(f"{value!r} is not a boolean (only true/false)")
-        return _BOOL[value]
-    if kind == "int":
-        if len(value.lstrip("+-")) > MAX_INT_DIGITS + 2 and (_INT10.match(value) or _INT8.match(value) or _INT16.match(value)):
-            raise ValueError(f"integer of {len(value)} characters; at most {MAX_INT_DIGITS} digits")
-        if _INT10.match(value):
-            return int(value)
-        if _INT8.match(value):
-            return int(value[2:], 8)
-        if _INT16.match(value):
-            return int(value[2:], 16)
-        raise ValueError(f"{value!r} is not an integer")
-    if kind == "float":
-        if _INF.match(value):
-            return -math.inf if value.startswith("-") else math.inf
-        if _NAN.match(value):
-            return math.nan
-        if _FLOAT.match(value) or _INT10.match(value):
-            return float(value)
-        raise ValueError(f"{value!r} is not a float")
-    raise ValueError(f"tag !!{kind} is not allowed on a scalar")
-
-
-def _implicit_tag(value: str) -> str:
-    if _NULL.match(value):
-        return _CORE + "null"
-    if value in _BOOL:
-        return _CORE + "bool"
-    if _INT10.match(value) or _INT8.match(value) or _INT16.match(value):
-        return _CORE + "int"
-    if _FLOAT.match(value) or _INF.match(value) or _NAN.match(value):
-        return _CORE + "float"
-    return _CORE + "str"
-
-
 class _Builder:
     """Turns one document's events into YDict/YList/scalars, with budgets."""
 
@@ -236,60 +161,73 @@ class _Builder:
     def _check_tag(self, tag: str | None, mark: Mark, expected: str) -> None:
         if tag in (None, "!"):
             return
-        if tag not in _ALLOWED_TAGS:
-            shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
+        if tag not in ALLOWED_TAGS:
+            shown = tag.replace(CORE, "!!") if tag.startswith(CORE) else tag
             raise self.fail(mark, f"tag {shown} is not allowed (only YAML core tags are accepted)")
-        if tag != _CORE + expected:
-            raise self.fail(mark, f"tag {tag.replace(_CORE, '!!')} cannot be used on a {expected}")
+        if tag != CORE + expected:
+            raise self.fail(mark, f"tag {tag.replace(CORE, '!!')} cannot be used on a {expected}")
 
     def build(self, get_event: Any) -> Any:
         """Consume events up to and including the end of one node.
 
         Iterative, with an explicit stack, so nesting depth is a checked
         limit rather than a Python recursion error. This loop runs once per
-        YAML event of every plan, so it is written for speed: class identity
-        checks, keys taken as text without resolution, locals for hot names.
-        Without ``positions``, keys and values of nested mappings get no
-        position of their own (the error path loads the file again with them).
+        YAML event of every plan, so it is written for speed: the open
+        container's state is held in locals (saved on the stack only while a
+        child container is open), class identity checks, keys taken as text
+        without resolution. Without ``positions``, keys and values of nested
+        mappings get no position of their own (the error path loads the file
+        again with them).
         """
         anchors = self.anchors
         positions = self.positions
         new_mark = tuple.__new__
-        not_special = _NOT_SPECIAL_START
+        not_special = NOT_SPECIAL_START
         limit = MAX_EXPANDED_NODES
         expanded = self.expanded
-        # Each frame: [container, size, pending_key, pending_key_mark, anchor, mark]
-        stack: list[list[Any]] = []
+        # The open container: itself (None before the first), whether it is a mapping, the key whose
+        # value comes next (mappings) and its position, its size in nodes (what an alias of it costs),
+        # its anchor and position. Each enclosing container's are on the stack.
+        cur: Any = None
+        cur_map = False
+        key: Any = None
+        key_mark: Any = None
+        cur_size = 0
+        cur_anchor = None
+        cur_mark: Any = None
+        depth = 0
+        stack: list[tuple[Any, ...]] = []
         while True:
             event = get_event()
             cls = type(event)
-            if cls is MappingEndEvent or cls is SequenceEndEvent:
-                mark = None
-            elif not positions and cls is ScalarEvent and len(stack) > 1 and type(stack[-1][0]) is YDict:
-                mark = None
-            else:
-                sm = event.start_mark
-                mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
             size = 1
             if cls is ScalarEvent:
-                frame = stack[-1] if stack else None
                 expanded += 1
-                if frame is not None and frame[2] is None and type(frame[0]) is YDict:
+                if cur_map and key is None:
                     # A mapping key: always the text as written ("1:" is the key "1").
+                    if positions or depth == 1:
+                        sm = event.start_mark
+                        mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
+                    else:
+                        mark = None
                     tag = event.tag
-                    if tag is not None and tag != "!" and tag != _CORE + "str":
-                        self._check_tag(tag, mark, "str")
+                    if tag is not None and tag != "!" and tag != CORE + "str":
+                        self._check_tag(tag, mark or _mark(event), "str")
                     key = event.value
-                    parent = frame[0]
-                    if key in parent:
-                        raise self.fail(mark, f"duplicate key {key!r}")
+                    if key in cur:
+                        raise self.fail(mark or _mark(event), f"duplicate key {key!r}")
                     if event.anchor:
                         anchors[event.anchor] = (key, 1)
-                    frame[2], frame[3] = key, mark
+                    key_mark = mark
                     continue
+                if cur_map and not positions and depth > 1:
+                    mark = None
+                else:
+                    sm = event.start_mark
+                    mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
                 if expanded > limit:
                     self.expanded = expanded
-                    self._charge(0, mark)
+                    self._charge(0, mark or _mark(event))
                 value = event.value
                 tag = event.tag
                 if tag is not None or (event.implicit[0] and not (value and value[0] in not_special)):
@@ -298,33 +236,42 @@ class _Builder:
                         value = resolve_scalar(value, tag, event.style, event.implicit)
                     except ValueError as exc:
                         tag = tag or ""
-                        if tag and tag not in _ALLOWED_TAGS:
-                            shown = tag.replace(_CORE, "!!") if tag.startswith(_CORE) else tag
+                        if tag and tag not in ALLOWED_TAGS:
+                            shown = tag.replace(CORE, "!!") if tag.startswith(CORE) else tag
                             raise self.fail(
-                                mark, f"tag {shown} is not allowed (only YAML core tags are accepted)"
+                                mark or _mark(event), f"tag {shown} is not allowed (only YAML core tags are accepted)"
                             ) from None
-                        raise self.fail(mark, str(exc)) from None
+                        raise self.fail(mark or _mark(event), str(exc)) from None
                 if event.anchor:
                     anchors[event.anchor] = (value, 1)
             elif cls is MappingStartEvent or cls is SequenceStartEvent:
                 expanded += 1
+                sm = event.start_mark
+                mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
                 is_map = cls is MappingStartEvent
                 if event.tag is not None:
                     self._check_tag(event.tag, mark, "map" if is_map else "seq")
-                if len(stack) >= MAX_DEPTH:
+                if depth >= MAX_DEPTH:
                     raise self.fail(mark, f"nesting deeper than {MAX_DEPTH} levels")
-                if stack and stack[-1][2] is None and type(stack[-1][0]) is YDict:
+                if cur_map and key is None:
                     raise self.fail(mark, "mapping keys must be plain scalars")
-                container = YDict(mark) if is_map else YList(mark)
-                stack.append([container, 1, None, None, event.anchor, mark])
+                if depth:
+                    stack.append((cur, cur_map, key, key_mark, cur_size, cur_anchor, cur_mark))
+                cur = YDict(mark) if is_map else YList(mark)
+                cur_map, key, key_mark, cur_size, cur_anchor, cur_mark = is_map, None, None, 1, event.anchor, mark
+                depth += 1
                 continue
             elif cls is MappingEndEvent or cls is SequenceEndEvent:
-                container, size, _k, _km, anchor, mark = stack.pop()
-                value = container
-                if anchor:
-                    anchors[anchor] = (value, size)
+                value, size, mark = cur, cur_size, cur_mark
+                if cur_anchor:
+                    anchors[cur_anchor] = (value, size)
+                depth -= 1
+                if depth:
+                    cur, cur_map, key, key_mark, cur_size, cur_anchor, cur_mark = stack.pop()
             elif cls is AliasEvent:
-                if stack and stack[-1][2] is None and type(stack[-1][0]) is YDict:
+                sm = event.start_mark
+                mark = new_mark(Mark, (sm.line + 1, sm.column + 1))
+                if cur_map and key is None:
                     raise self.fail(mark, "mapping keys must be plain scalars")
                 if event.anchor not in anchors:
                     raise self.fail(mark, f"alias *{event.anchor} has no anchor before it")
@@ -334,24 +281,21 @@ class _Builder:
                     self.expanded = expanded
                     self._charge(0, mark)
             else:  # pragma: no cover - document/stream events never reach here
-                raise self.fail(mark, f"unexpected YAML event {cls.__name__}")
+                raise self.fail(_mark(event), f"unexpected YAML event {cls.__name__}")
 
-            if not stack:
+            if not depth:
                 self.expanded = expanded
                 return value
-            frame = stack[-1]
-            frame[1] += size
-            parent = frame[0]
-            if type(parent) is YList:
-                parent.append(value)
-                parent.item_marks.append(mark)
+            cur_size += size
+            if cur_map:
+                cur[key] = value
+                if positions or depth == 1:
+                    cur.key_marks[key] = key_mark
+                    cur.value_marks[key] = mark
+                key = key_mark = None
             else:
-                key = frame[2]
-                parent[key] = value
-                if positions or len(stack) == 1:
-                    parent.key_marks[key] = frame[3]
-                    parent.value_marks[key] = mark
-                frame[2] = frame[3] = None
+                cur.append(value)
+                cur.item_marks.append(mark)
 
 
 def load_documents(text: str | bytes, path: str = "<string>", positions: bool = True) -> list[Document]:

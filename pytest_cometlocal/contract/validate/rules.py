@@ -26,7 +26,7 @@ from pytest_cometlocal.contract.model.problems import Loc
 from pytest_cometlocal.contract.validate.checks import (
     check_numbers, check_role_filters, check_scroll_to, check_v12_conditions)
 from pytest_cometlocal.contract.validate.keys import snapshot_problem
-from pytest_cometlocal.contract.patterns import regex_problems
+from pytest_cometlocal.contract.patterns import may_hold_regex, regex_problems
 from pytest_cometlocal.contract.allowlist import is_absolute_http, split_url
 from pytest_cometlocal.contract.validate.settings_rules import check_settings
 from pytest_cometlocal.contract.browsers.rules import check_browser_features
@@ -133,9 +133,10 @@ def check_step(step: ActionSpec, loc: Loc, add: Report, *, uploads_root: Path | 
     check_extension_inputs(step, loc, add, seen.written)
     if seen.extension:
         check_extension_step(step, loc, add, describe)  # (extensions) rule EXTENSION, and `args`
-    for rule, keys, kinds, wanted_conditions in _GATED:
-        if seen.wants(keys, kinds, wanted_conditions):
-            rule(step, loc, add, allowlist)
+    if seen.wants(*_ANY_GATED):  # most steps: none of the families below has anything to look at
+        for rule, keys, kinds, wanted_conditions in _GATED:
+            if seen.wants(keys, kinds, wanted_conditions):
+                rule(step, loc, add, allowlist)
     if in_recovery and step.kind == "stop":
         add(loc + ("kind",), "recovery steps cannot stop the run", "RECOVERY")
     specs = in_conditions if own is None else [own, *in_conditions]
@@ -173,6 +174,9 @@ _GATED: tuple[tuple[Callable[..., None], frozenset[str], frozenset[str], frozens
     # (v1.3) request_seen's url glob and pointers
     (lambda step, loc, add, _allowlist: check_seen(step, loc, add), _NONE, _NONE, frozenset({"request_seen"})),
 )
+
+# What any of them looks at: a step with none of it skips the table at once.
+_ANY_GATED = tuple(frozenset().union(*(row[i] for row in _GATED)) for i in (1, 2, 3))
 
 
 def check_targets_by_kind(step: ActionSpec, loc: Loc, add: Report, own: _Spec | None, in_conditions: list[_Spec]) -> None:
@@ -285,8 +289,9 @@ def check_conditions(step: ActionSpec, loc: Loc, add: Report, conditions: list[t
             parts = split_url(SECRET_REFERENCE.sub("SECRET", cond.args.url))
             if isinstance(parts, str):
                 add(loc + (phase, i, "args", "url"), parts, "URL")
-        for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):  # not walked when it cannot hold one
-            add(where, problem, "REGEX")
+        if may_hold_regex(cond.args):  # most args cannot hold a regex field: neither walked nor located
+            for where, problem in regex_problems(cond.args, loc + (phase, i, "args")):
+                add(where, problem, "REGEX")
         if ckind == "aria_snapshot_matches":
             problem = snapshot_problem(cond.args.snapshot)
             if problem:

@@ -46,11 +46,12 @@ class StepIndex:
         defaults = always(type(step))
         written = step.model_fields_set
         self.written: frozenset[str] | set[str] = written | defaults if defaults else written
-        self.condition_kinds = frozenset(condition_kinds)
+        kinds = self.condition_kinds = frozenset(condition_kinds)
         # Rule EXTENSION reads an extension kind (the step's or a condition's) and ``args`` (only theirs);
         # a built-in kind is never an extension kind's name (model/checks/extension.py).
         self.extension = ("args" in self.written or (self.kind not in BUILT_IN_ACTIONS and is_extension_kind(self.kind))
-                          or any(is_extension_kind(k) for k in self.condition_kinds - BUILT_IN_CONDITIONS))
+                          or (not kinds <= BUILT_IN_CONDITIONS
+                              and any(is_extension_kind(k) for k in kinds - BUILT_IN_CONDITIONS)))
 
     def wants(self, keys: frozenset[str], kinds: frozenset[str], condition_kinds: frozenset[str]) -> bool:
         """Whether the step writes one of ``keys``, is of one of ``kinds`` or has a condition of ``condition_kinds``."""

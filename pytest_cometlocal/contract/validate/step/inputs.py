@@ -45,6 +45,23 @@ _KIND_KEYS: dict[str, frozenset[str]] = {  # each kind's own keys
     for kinds, _required in _KEY_KINDS.values() for kind in kinds}
 
 
+def _in_order(names: frozenset[str] | set[str]) -> list[str]:
+    return sorted(names, key=_ORDER.__getitem__)
+
+
+_BY_KIND: dict[str, list[str]] = {}
+
+
+def _kind_keys_in_order(kind: str) -> list[str]:
+    """A kind's own keys of the table, in its order (read for every step: sorted once a kind)."""
+    found = _BY_KIND.get(kind)
+    if found is None:
+        if kind not in _KIND_KEYS:  # a kind with none of the table's keys (an extension kind's name too)
+            return []
+        found = _BY_KIND[kind] = _in_order(_KIND_KEYS[kind])
+    return found
+
+
 def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report, written: frozenset[str] | None = None) -> None:
     """INPUTS and KEY for the v1.1 keys: each on its own kind only; press needs a key in the
     closed grammar (contract/validate/keys.py), drag a ``to``.
@@ -52,8 +69,12 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report, written: fro
     ``written``: the step's written keys (step/index.py); only those and the step kind's own keys
     are read, in the table's order (None: every key of the table)."""
     kind = step.kind
-    names = KEY_NAMES if written is None else _KIND_KEYS.get(kind, frozenset()) | (written & KEY_NAMES)
-    for name in sorted(names, key=_ORDER.__getitem__):
+    if written is None:
+        names = _in_order(KEY_NAMES)
+    else:
+        extra = written & KEY_NAMES
+        names = _kind_keys_in_order(kind) if not extra else _in_order(_KIND_KEYS.get(kind, frozenset()) | extra)
+    for name in names:
         kinds, required = _KEY_KINDS[name]
         value = getattr(step, name)
         if kind in kinds:
