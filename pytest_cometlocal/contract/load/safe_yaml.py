@@ -4,7 +4,7 @@ Plans are untrusted input, so this module does not use PyYAML's constructors at
 all. It reads the *event* stream (libyaml's C parser when available) and builds
 plain Python values itself, which lets it:
 
-* give YAML 1.2 core-schema meaning to scalars (core_schema.py) (only ``true``/``false`` are
+* give YAML 1.2 core-schema meaning to scalars (core_schema.py: only ``true``/``false`` are
   booleans, ``0123`` and ``11:30`` stay strings, no timestamps, no merge keys);
 * refuse every tag beyond the core ones, so ``!!python/object`` is an error and
   never constructed;
