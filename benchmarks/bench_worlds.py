@@ -22,11 +22,11 @@ engine, which a hand-written test also pays); its cost is its median less the
 from __future__ import annotations
 
 import argparse
-import http.server
 import statistics
-import threading
 import time
 from typing import Any, Callable
+
+from .site import BenchSite
 
 ROWS = "".join(f"<tr><td>row {i}</td><td><a href='#'>link {i}</a></td><td><input name=f{i} value=v{i}></td></tr>"
                for i in range(150))
@@ -35,16 +35,11 @@ HTML = (f"<html><head><title>t</title></head><body><h1>Page</h1><form><label for
 READ = "(els) => JSON.stringify({count: els.length, tags: els.map((e) => e.tagName)})"
 
 
-class _Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        self.send_response(200)
-        self.send_header("content-type", "text/html")
-        self.send_header("content-length", str(len(HTML)))
-        self.end_headers()
-        self.wfile.write(HTML)
+class WorldsSite(BenchSite):
+    """The benchmarks' local server (site.py), with this page at every path."""
 
-    def log_message(self, *args: Any) -> None:
-        pass
+    def route(self, path: str) -> bytes | None:
+        return HTML
 
 
 def variants(page: Any) -> dict[str, Callable[[], None]]:
@@ -80,25 +75,24 @@ def measure(documents: int) -> dict[str, list[float]]:
     """ms of each variant on each of ``documents`` fresh documents, the variants interleaved."""
     from pytest_cometlocal.executor.browser.manager import BrowserManager
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Page)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
-    manager = BrowserManager({"headless": True}, None)
-    try:
-        page = manager.browser().new_context().new_page()
-        runs = variants(page)
-        times: dict[str, list[float]] = {name: [] for name in runs}
-        for i in range(documents):
-            for name, run in runs.items():
-                page.goto(f"{url}?{name}{i}")
-                start = time.perf_counter()
-                run()
-                times[name].append((time.perf_counter() - start) * 1000)
-        return times
-    finally:
-        manager.close()
-        server.shutdown()
+    with WorldsSite() as site:
+        manager = BrowserManager({"headless": True}, None)
+        try:
+            return _measure(manager.browser().new_context().new_page(), f"{site.url}/", documents)
+        finally:
+            manager.close()
+
+
+def _measure(page: Any, url: str, documents: int) -> dict[str, list[float]]:
+    runs = variants(page)
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    for i in range(documents):
+        for name, run in runs.items():
+            page.goto(f"{url}?{name}{i}")
+            start = time.perf_counter()
+            run()
+            times[name].append((time.perf_counter() - start) * 1000)
+    return times
 
 
 def main() -> None:
