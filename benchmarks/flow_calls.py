@@ -17,12 +17,15 @@ Variants: the hand-written flow is real_flow.HAND_TEST's own (``hand``), in its 
 (``hand+read``: the plan's one read a step; ``hand+reads``: a look before and after; ``hand+empty-reads``:
 those calls reading nothing; ``hand+picture``: one read and balanced's picture), and ``hand+look``: the
 look alone before each step, no selector; a profile (``fast``, ``balanced``, ``forensic``), and a profile
-with ``-no-critical`` (the plan without its two critical steps).
+with ``-no-critical`` (the plan without its two critical steps); ``balanced`` and ``balanced-no-critical`` with
+``-unfenced``: every fresh picture replaced by the newest frame of a screencast kept running (``unfenced.py``:
+the price of a contract decision, not the plugin).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -36,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from .real_flow import HAND_TEST, PLAN
+from .unfenced import unfenced_pictures
 
 KINDS = ["navigate", "fill", "fill", "click", "click", "click", "fill", "upload", "click", "assert", "click",
          "assert", "click", "assert"]
@@ -95,6 +99,8 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
     from pytest_cometlocal.executor.session import run_plan
 
     text = PLAN.format(tag=title.lower(), title=title, timeout=10_000)
+    unfenced = variant.endswith("-unfenced")
+    variant = variant.removesuffix("-unfenced")
     if variant.endswith("-no-critical"):
         text, critical = text.replace("criticality: critical, ", ""), text
         if text == critical:
@@ -106,9 +112,10 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
     if isinstance(valid, InvalidPlan):
         raise SystemExit("\n".join(p.format() for p in valid.problems))
     settings = effective_settings(valid, default_base_url=url, env=env, cli_profile=variant.removesuffix("-no-critical"))
-    start = time.perf_counter()
-    result = run_plan(browser, valid, root / "runs", settings)
-    total = time.perf_counter() - start
+    with unfenced_pictures() if unfenced else contextlib.nullcontext():
+        start = time.perf_counter()
+        result = run_plan(browser, valid, root / "runs", settings)
+        total = time.perf_counter() - start
     if result.status != "passed":
         raise SystemExit(f"{variant}: the plan {result.status}")
     run_dir = Path(result.run_dir)
@@ -160,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     variants = [v.strip() for v in args.variants.split(",") if v.strip()]
     known = set(HAND) | set(PROFILES) | {f + "-no-critical" for f in PROFILES}
+    known |= {f + "-unfenced" for f in known if f.startswith("balanced")}
     if unknown := [v for v in variants if v not in known]:
         p.error(f"unknown variant(s) {', '.join(unknown)}; choose from {', '.join(sorted(known))}")
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
