@@ -99,7 +99,7 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
     from pytest_cometlocal.executor.session import run_plan
 
     text = PLAN.format(tag=title.lower(), title=title, timeout=10_000)
-    unfenced = variant.endswith("-unfenced")
+    name, unfenced = variant, variant.endswith("-unfenced")
     variant = variant.removesuffix("-unfenced")
     if variant.endswith("-no-critical"):
         text, critical = text.replace("criticality: critical, ", ""), text
@@ -117,7 +117,7 @@ def _plan_flow(browser: Any, root: Path, url: str, variant: str, title: str, env
         result = run_plan(browser, valid, root / "runs", settings)
         total = time.perf_counter() - start
     if result.status != "passed":
-        raise SystemExit(f"{variant}: the plan {result.status}")
+        raise SystemExit(f"{name}: the plan {result.status}")
     run_dir = Path(result.run_dir)
     stamps = [(datetime.fromisoformat(e["ts_utc"]).timestamp(), e["event_type"])
               for e in map(json.loads, (run_dir / "trace.jsonl").read_text().splitlines()) if e.get("ts_utc")]

@@ -52,19 +52,20 @@ class _Running:
         return base64.b64decode(self.newest["data"])
 
 
-def _running(pages: dict[int, _Running], page: Any) -> _Running | None:
+def _running(pages: dict[Any, _Running], page: Any) -> _Running | None:
+    """The page's running screencast, started on its first picture (one DevTools session a page)."""
     session = cdp_session(page)
     if session is None:
         return None
-    running = pages.get(id(session))
+    running = pages.get(session)
     if running is None:
-        running = pages[id(session)] = _Running(page, session)
+        running = pages[session] = _Running(page, session)
     return running
 
 
 @contextlib.contextmanager
 def unfenced_pictures() -> Iterator[None]:
-    pages: dict[int, _Running] = {}
+    pages: dict[Any, _Running] = {}  # by DevTools session, held for the block: no reused id
 
     def grab_frame(page: Any, caret: bool = True, record: dict[str, Any] | None = None) -> bytes | None:
         running = _running(pages, page)

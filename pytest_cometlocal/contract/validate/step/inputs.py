@@ -40,26 +40,14 @@ _KEY_KINDS: dict[str, tuple[frozenset[str], bool | frozenset[str]]] = {
 }
 KEY_NAMES = frozenset(_KEY_KINDS)
 _ORDER = {name: i for i, name in enumerate(_KEY_KINDS)}
-_KIND_KEYS: dict[str, frozenset[str]] = {  # each kind's own keys
-    kind: frozenset(name for name, (kinds, _required) in _KEY_KINDS.items() if kind in kinds)
+# Each kind's own keys, in the table's order (read for every step: listed once, at import).
+_KIND_KEYS: dict[str, list[str]] = {
+    kind: [name for name, (kinds, _required) in _KEY_KINDS.items() if kind in kinds]
     for kinds, _required in _KEY_KINDS.values() for kind in kinds}
 
 
 def _in_order(names: frozenset[str] | set[str]) -> list[str]:
     return sorted(names, key=_ORDER.__getitem__)
-
-
-_BY_KIND: dict[str, list[str]] = {}
-
-
-def _kind_keys_in_order(kind: str) -> list[str]:
-    """A kind's own keys of the table, in its order (read for every step: sorted once a kind)."""
-    found = _BY_KIND.get(kind)
-    if found is None:
-        if kind not in _KIND_KEYS:  # a kind with none of the table's keys (an extension kind's name too)
-            return []
-        found = _BY_KIND[kind] = _in_order(_KIND_KEYS[kind])
-    return found
 
 
 def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report, written: frozenset[str] | None = None) -> None:
@@ -70,10 +58,11 @@ def check_extension_inputs(step: ActionSpec, loc: Loc, add: Report, written: fro
     are read, in the table's order (None: every key of the table)."""
     kind = step.kind
     if written is None:
-        names = _in_order(KEY_NAMES)
+        names = list(_KEY_KINDS)
     else:
+        own = _KIND_KEYS.get(kind, [])  # none for a kind with no key of the table (an extension kind's name too)
         extra = written & KEY_NAMES
-        names = _kind_keys_in_order(kind) if not extra else _in_order(_KIND_KEYS.get(kind, frozenset()) | extra)
+        names = _in_order(extra.union(own)) if extra else own
     for name in names:
         kinds, required = _KEY_KINDS[name]
         value = getattr(step, name)
